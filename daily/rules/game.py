@@ -1,0 +1,254 @@
+"""The game state machine: rolls, holds, scoring, and replay of a move log.
+
+A :class:`GameState` is immutable; :func:`apply` returns the next state, so a
+replay is a fold of :func:`apply` over the moves. Dice come from the state's
+injected :data:`DiceSource`, never from a global random state, so the same
+source and the same moves always give the same game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from daily.errors import IllegalMoveError, InvalidMoveError, ReplayError, RulesError
+from daily.rules.rulesets import JOKER_POINTS, Ruleset
+from daily.rules.scoring import Dice
+
+Hold = tuple[int, ...]
+#: ``source(turn, holds, count)`` gives *count* fresh dice for a roll of *turn*
+#: (1-based) after the holds made so far in that turn; the game keeps the held
+#: positions and takes the fresh die at every other position.
+DiceSource = Callable[[int, tuple[Hold, ...], int], Dice]
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """Re-roll every die except those at the *hold* positions."""
+
+    hold: Hold
+
+    def to_dict(self) -> dict[str, Any]:
+        """The move as it is written in a move log."""
+        return {"hold": list(self.hold)}
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """Score the dice on the table in *row*, ending the turn."""
+
+    row: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The move as it is written in a move log."""
+        return {"score": self.row}
+
+
+Move = Roll | Score
+
+
+def parse_move(data: Any) -> Move:
+    """Reads a move-log entry: ``{"hold": [positions]}`` or ``{"score": "row"}``.
+
+    >>> parse_move({"hold": [0, 3]})
+    Roll(hold=(0, 3))
+    >>> parse_move({"score": "chance"})
+    Score(row='chance')
+    """
+    if isinstance(data, Mapping) and set(data) == {"hold"}:
+        hold = data["hold"]
+        if not isinstance(hold, list) or any(type(p) is not int for p in hold):
+            raise InvalidMoveError(f"hold must be a list of dice positions, got {hold!r}")
+        return Roll(tuple(hold))
+    if isinstance(data, Mapping) and set(data) == {"score"}:
+        if not isinstance(data["score"], str):
+            raise InvalidMoveError(f"score must name a row, got {data['score']!r}")
+        return Score(data["score"])
+    raise InvalidMoveError(f'a move is {{"hold": [...]}} or {{"score": "row"}}, got {data!r}')
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """One moment of a game: the sheet, the dice on the table and the rolls left."""
+
+    ruleset: Ruleset
+    scores: tuple[int | None, ...]
+    dice: Dice  # empty once the game is over
+    turn: int  # 1-based; stays at the last turn once the game is over
+    roll: int  # rolls made this turn, the first included
+    rolls_left: int
+    holds: tuple[Hold, ...]  # the holds made so far this turn
+    extra_bonuses: int = 0  # extra five-of-a-kinds scored (Yahtzee)
+    source: DiceSource = field(default=lambda t, h, n: (), compare=False, repr=False)
+
+    @property
+    def is_finished(self) -> bool:
+        """Whether every row has been scored."""
+        return not self.dice
+
+    @property
+    def upper(self) -> int:
+        """The sum of the upper rows scored so far."""
+        rows = self.ruleset.rows
+        return sum(p for row, p in zip(rows, self.scores, strict=True) if row.face and p)
+
+    @property
+    def bonus(self) -> int:
+        """The upper bonus, once earned."""
+        return self.ruleset.bonus if self.upper >= self.ruleset.bonus_threshold else 0
+
+    @property
+    def extra_bonus(self) -> int:
+        """The points of the extra five-of-a-kind bonuses (Yahtzee)."""
+        return self.extra_bonuses * self.ruleset.extra_bonus
+
+    @property
+    def total(self) -> int:
+        """Every scored row plus the upper bonus and any extra bonuses."""
+        return sum(p for p in self.scores if p) + self.bonus + self.extra_bonus
+
+    def scorecard(self) -> dict[str, int | None]:
+        """Every row id with its points, or None while open."""
+        return dict(zip(self.ruleset.row_ids, self.scores, strict=True))
+
+    def open_rows(self) -> list[str]:
+        """The rows that may be scored now, in sheet order."""
+        if self.is_finished:
+            return []
+        return [self.ruleset.rows[i].id for i in _scorable(self)]
+
+    def potential(self) -> dict[str, int]:
+        """Points each row open now would score with the dice on the table."""
+        return {self.ruleset.rows[i].id: _points(self, i) for i in _scorable(self)}
+
+
+def new_game(ruleset: Ruleset, source: DiceSource) -> GameState:
+    """Starts a game: an empty sheet and the first roll of turn 1 dealt."""
+    return GameState(
+        ruleset=ruleset,
+        scores=(None,) * len(ruleset.rows),
+        dice=source(1, (), ruleset.dice),
+        turn=1,
+        roll=1,
+        rolls_left=ruleset.rerolls,
+        holds=(),
+        source=source,
+    )
+
+
+def legal_moves(state: GameState) -> list[Move]:
+    """Every move :func:`apply` accepts now: each re-roll hold, then each row."""
+    if state.is_finished:
+        return []
+    moves: list[Move] = []
+    if state.rolls_left > 0:
+        n = len(state.dice)
+        # Holding every die re-rolls nothing, so it is not a roll.
+        moves.extend(Roll(tuple(i for i in range(n) if mask >> i & 1)) for mask in range(2**n - 1))
+    moves.extend(Score(state.ruleset.rows[i].id) for i in _scorable(state))
+    return moves
+
+
+def apply(state: GameState, move: Move) -> GameState:
+    """Returns the state after *move*, or raises :class:`RulesError` if it is not legal."""
+    if state.is_finished:
+        raise IllegalMoveError("the game is over")
+    if isinstance(move, Roll):
+        return _roll(state, move.hold)
+    if isinstance(move, Score):
+        return _score(state, move.row)
+    raise InvalidMoveError(f"not a move: {move!r}")
+
+
+def replay(ruleset: Ruleset, source: DiceSource, moves: Iterable[Any]) -> GameState:
+    """Replays a move log (dicts or moves) from a new game; raises :class:`ReplayError`."""
+    state = new_game(ruleset, source)
+    for index, entry in enumerate(moves):
+        try:
+            move = entry if isinstance(entry, Roll | Score) else parse_move(entry)
+            state = apply(state, move)
+        except RulesError as e:
+            raise ReplayError(index, str(e)) from e
+    return state
+
+
+def _roll(state: GameState, hold: Hold) -> GameState:
+    n = len(state.dice)
+    if any(not 0 <= p < n for p in hold):
+        raise InvalidMoveError(f"hold positions must be 0 to {n - 1}, got {list(hold)}")
+    kept = frozenset(hold)
+    if len(kept) != len(hold):
+        raise InvalidMoveError(f"hold positions repeated: {list(hold)}")
+    if len(kept) == n:
+        raise IllegalMoveError("every die is held: nothing to roll")
+    if state.rolls_left <= 0:
+        raise IllegalMoveError("no rolls left this turn")
+    holds = (*state.holds, tuple(sorted(kept)))
+    fresh = state.source(state.turn, holds, n)
+    dice = tuple(d if i in kept else fresh[i] for i, d in enumerate(state.dice))
+    return GameState(
+        state.ruleset, state.scores, dice, state.turn, state.roll + 1,
+        state.rolls_left - 1, holds, state.extra_bonuses, state.source,
+    )  # fmt: skip
+
+
+def _score(state: GameState, row: str) -> GameState:
+    ruleset = state.ruleset
+    index = ruleset.index_of(row)
+    if state.scores[index] is not None:
+        raise IllegalMoveError(f"row already scored: {row!r}")
+    if index not in _scorable(state):
+        if ruleset.forced:
+            raise IllegalMoveError(f"forced order: the next row is {state.open_rows()[0]!r}")
+        raise IllegalMoveError(f"joker rule: {row!r} may not be scored with five equal now")
+    scores = list(state.scores)
+    scores[index] = _points(state, index)
+    extra = state.extra_bonuses + _earns_extra(state)
+    return _next_turn(state, tuple(scores), extra)
+
+
+def _next_turn(state: GameState, scores: tuple[int | None, ...], extra: int) -> GameState:
+    ruleset = state.ruleset
+    if None not in scores:
+        return GameState(ruleset, scores, (), state.turn, state.roll, 0, (), extra, state.source)
+    turn = state.turn + 1
+    banked = state.rolls_left if ruleset.saved_rolls else 0
+    dice = state.source(turn, (), ruleset.dice)
+    return GameState(
+        ruleset, scores, dice, turn, 1, ruleset.rerolls + banked, (), extra, state.source
+    )
+
+
+def _is_joker(state: GameState) -> bool:
+    """Whether five equal are on the table after the joker row was filled (Yahtzee)."""
+    ruleset = state.ruleset
+    if not ruleset.joker_row or len(set(state.dice)) != 1:
+        return False
+    return state.scores[ruleset.index_of(ruleset.joker_row)] is not None
+
+
+def _earns_extra(state: GameState) -> bool:
+    if not _is_joker(state):
+        return False
+    return state.scores[state.ruleset.index_of(state.ruleset.joker_row)] != 0
+
+
+def _scorable(state: GameState) -> list[int]:
+    open_ = [i for i, points in enumerate(state.scores) if points is None]
+    if state.ruleset.forced:
+        return open_[:1]
+    if not _is_joker(state):
+        return open_
+    rows = state.ruleset.rows
+    # The forced joker: the matching upper row if open, else any lower row, else any upper.
+    matching = [i for i in open_ if rows[i].face == state.dice[0]]
+    lower = [i for i in open_ if not rows[i].is_upper]
+    return matching or lower or open_
+
+
+def _points(state: GameState, index: int) -> int:
+    row = state.ruleset.rows[index]
+    if _is_joker(state) and not row.face:
+        return JOKER_POINTS.get(row.id, sum(state.dice))
+    return state.ruleset.score(state.dice)[index]

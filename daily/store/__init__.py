@@ -1,0 +1,1 @@
+"""The Redis store: the only package that talks to Redis."""

