@@ -32,6 +32,8 @@ def score_lines(ruleset_id: str, lines: TextIO, out: TextIO) -> None:
             data = json.loads(line)
         except json.JSONDecodeError as e:
             raise UsageError(f"line {number}: not JSON: {e.msg}") from None
+        except RecursionError:  # json gives up on very deep nesting this way
+            raise UsageError(f"line {number}: not JSON: nested too deeply") from None
         if not isinstance(data, dict) or set(data) - {"dice", "options"} or "dice" not in data:
             raise UsageError(f'line {number}: expected {{"dice": [...], "options": {{...}}}}')
         options = data.get("options")
@@ -67,6 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.run(args)
     except DailyError as e:
         print(f"daily {args.command}: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except UnicodeDecodeError:  # stdin is decoded strictly under a UTF-8 locale
+        print(f"daily {args.command}: input is not UTF-8 text", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130

@@ -120,7 +120,8 @@ class GameState:
 
     def potential(self) -> dict[str, int]:
         """Points each row open now would score with the dice on the table."""
-        return {self.ruleset.rows[i].id: _points(self, i) for i in _scorable(self)}
+        joker = _is_joker(self)
+        return {self.ruleset.rows[i].id: _points(self, i, joker) for i in _scorable(self)}
 
 
 def new_game(ruleset: Ruleset, source: DiceSource) -> GameState:
@@ -175,36 +176,59 @@ def replay(ruleset: Ruleset, source: DiceSource, moves: Iterable[Any]) -> GameSt
 
 def _roll(state: GameState, hold: Hold) -> GameState:
     n = len(state.dice)
-    if any(not 0 <= p < n for p in hold):
-        raise InvalidMoveError(f"hold positions must be 0 to {n - 1}, got {list(hold)}")
-    kept = frozenset(hold)
-    if len(kept) != len(hold):
-        raise InvalidMoveError(f"hold positions repeated: {list(hold)}")
+    try:
+        kept = frozenset(hold)
+    except TypeError:
+        kept = frozenset()
+    # One subset test covers the usual move; the slow checks only name what is wrong.
+    if len(kept) != len(hold) or not kept <= _positions(n):
+        _check_hold(hold, n)
     if len(kept) == n:
         raise IllegalMoveError("every die is held: nothing to roll")
     if state.rolls_left <= 0:
         raise IllegalMoveError("no rolls left this turn")
     holds = (*state.holds, tuple(sorted(kept)))
-    fresh = state.source(state.turn, holds, n)
-    dice = tuple(d if i in kept else fresh[i] for i, d in enumerate(state.dice))
+    dice = list(state.source(state.turn, holds, n))
+    for i in kept:
+        dice[i] = state.dice[i]
     return GameState(
-        state.ruleset, state.scores, dice, state.turn, state.roll + 1,
+        state.ruleset, state.scores, tuple(dice), state.turn, state.roll + 1,
         state.rolls_left - 1, holds, state.extra_bonuses, state.source,
     )  # fmt: skip
 
 
+_POSITIONS = {n: frozenset(range(n)) for n in range(1, 11)}
+
+
+def _positions(n: int) -> frozenset[int]:
+    return _POSITIONS.get(n) or frozenset(range(n))
+
+
+def _check_hold(hold: Any, n: int) -> None:
+    if not isinstance(hold, tuple) or any(type(p) is not int for p in hold):
+        raise InvalidMoveError(f"hold must be a tuple of dice positions, got {hold!r}")
+    if any(not 0 <= p < n for p in hold):
+        raise InvalidMoveError(f"hold positions must be 0 to {n - 1}, got {list(hold)}")
+    if len(set(hold)) != len(hold):
+        raise InvalidMoveError(f"hold positions repeated: {list(hold)}")
+
+
 def _score(state: GameState, row: str) -> GameState:
     ruleset = state.ruleset
-    index = ruleset.index_of(row)
+    index = ruleset.row_index.get(row) if isinstance(row, str) else None
+    if index is None:
+        raise InvalidMoveError(f"unknown row for {ruleset.id}: {row!r}")
     if state.scores[index] is not None:
         raise IllegalMoveError(f"row already scored: {row!r}")
-    if index not in _scorable(state):
+    joker = _is_joker(state)
+    if not _may_score(state, index, joker):
         if ruleset.forced:
             raise IllegalMoveError(f"forced order: the next row is {state.open_rows()[0]!r}")
         raise IllegalMoveError(f"joker rule: {row!r} may not be scored with five equal now")
     scores = list(state.scores)
-    scores[index] = _points(state, index)
-    extra = state.extra_bonuses + _earns_extra(state)
+    scores[index] = _points(state, index, joker)
+    # A joker earns the extra bonus only if the joker row holds points (not scratched).
+    extra = state.extra_bonuses + (joker and state.scores[_joker_index(ruleset)] != 0)
     return _next_turn(state, tuple(scores), extra)
 
 
@@ -220,18 +244,23 @@ def _next_turn(state: GameState, scores: tuple[int | None, ...], extra: int) -> 
     )
 
 
+def _joker_index(ruleset: Ruleset) -> int:
+    return ruleset.row_index[ruleset.joker_row]
+
+
 def _is_joker(state: GameState) -> bool:
     """Whether five equal are on the table after the joker row was filled (Yahtzee)."""
     ruleset = state.ruleset
     if not ruleset.joker_row or len(set(state.dice)) != 1:
         return False
-    return state.scores[ruleset.index_of(ruleset.joker_row)] is not None
+    return state.scores[_joker_index(ruleset)] is not None
 
 
-def _earns_extra(state: GameState) -> bool:
-    if not _is_joker(state):
-        return False
-    return state.scores[state.ruleset.index_of(state.ruleset.joker_row)] != 0
+def _may_score(state: GameState, index: int, joker: bool) -> bool:
+    """Whether the open row at *index* may be scored now (forced order, forced joker)."""
+    if state.ruleset.forced or joker:
+        return index in _scorable(state)
+    return True
 
 
 def _scorable(state: GameState) -> list[int]:
@@ -247,8 +276,8 @@ def _scorable(state: GameState) -> list[int]:
     return matching or lower or open_
 
 
-def _points(state: GameState, index: int) -> int:
+def _points(state: GameState, index: int, joker: bool) -> int:
     row = state.ruleset.rows[index]
-    if _is_joker(state) and not row.face:
+    if joker and not row.face:
         return JOKER_POINTS.get(row.id, sum(state.dice))
     return state.ruleset.score(state.dice)[index]

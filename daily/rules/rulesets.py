@@ -84,7 +84,12 @@ class Ruleset:
         >>> find_ruleset("yatzy").score((6, 6, 4, 4, 3))[:8]
         (0, 0, 3, 8, 0, 12, 12, 20)
         """
-        return self.table[tuple(sorted(dice))]
+        try:
+            return self.table[tuple(sorted(dice))]
+        except (KeyError, TypeError):
+            raise RulesError(
+                f"{self.id} scores {self.dice} dice from 1 to 6, got {dice!r}"
+            ) from None
 
     def score_row(self, dice: Dice, row: str) -> int:
         """Returns the points of *row* for *dice*.
@@ -92,7 +97,7 @@ class Ruleset:
         >>> find_ruleset("maxi").score_row((5, 5, 5, 2, 2, 2), "villa")
         21
         """
-        return self.table[tuple(sorted(dice))][self.index_of(row)]
+        return self.score(dice)[self.index_of(row)]
 
     def index_of(self, row: str) -> int:
         """Returns the position of *row* on the sheet, or raises :class:`RulesError`."""
