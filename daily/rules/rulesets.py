@@ -122,12 +122,13 @@ class Ruleset:
         return dict(self.options)
 
 
-def _upper_rows() -> tuple[Row, ...]:
+def _upper_rows(dice: int) -> tuple[Row, ...]:
     names = ("ones", "twos", "threes", "fours", "fives", "sixes")
-    examples = ((1, 1, 1, 4, 6), (2, 2, 3, 5, 6), (3, 3, 3, 3, 1), (4, 4, 4, 2, 6),
-                (5, 5, 5, 1, 3), (6, 6, 6, 2, 4))  # fmt: skip
+    # The seed pages' five-dice examples; six-dice rulesets add a die of another face.
+    examples = ((1, 1, 1, 4, 6, 2), (2, 2, 3, 5, 6, 1), (3, 3, 3, 3, 1, 5), (4, 4, 4, 2, 6, 1),
+                (5, 5, 5, 1, 3, 2), (6, 6, 6, 2, 4, 1))  # fmt: skip
     return tuple(
-        Row(name, scoring.upper(face), example, face)
+        Row(name, scoring.upper(face), example[:dice], face)
         for face, name, example in zip(scoring.FACES, names, examples, strict=True)
     )
 
@@ -138,7 +139,7 @@ YATZY = Ruleset(
     id="yatzy",
     name="Yatzy",
     dice=5,
-    rows=_upper_rows()
+    rows=_upper_rows(5)
     + (
         Row("one_pair", scoring.of_a_kind(2), (6, 6, 5, 3, 2)),
         Row("two_pairs", scoring.pairs(2), (6, 6, 4, 4, 3)),
@@ -159,7 +160,7 @@ MAXI = Ruleset(
     id="maxi",
     name="Maxi Yatzy",
     dice=6,
-    rows=_upper_rows()
+    rows=_upper_rows(6)
     + (
         Row("one_pair", scoring.of_a_kind(2), (6, 6, 5, 3, 2, 1)),
         Row("two_pairs", scoring.pairs(2), (6, 6, 4, 4, 3, 1)),
@@ -190,7 +191,7 @@ YACHT = Ruleset(
     id="yacht",
     name="Yacht",
     dice=5,
-    rows=_upper_rows()
+    rows=_upper_rows(5)
     + (
         Row("choice", scoring.dice_sum, (6, 5, 4, 3, 3)),
         Row("four_of_a_kind", scoring.of_a_kind(4, sum_all=True), (5, 5, 5, 5, 2)),
@@ -208,7 +209,7 @@ YAHTZEE = Ruleset(
     id="yahtzee",
     name="Classic 13",
     dice=5,
-    rows=_upper_rows()
+    rows=_upper_rows(5)
     + (
         Row("three_of_a_kind", scoring.of_a_kind(3, sum_all=True), (5, 5, 5, 3, 2)),
         Row("four_of_a_kind", scoring.of_a_kind(4, sum_all=True), (5, 5, 5, 5, 2)),

@@ -1,0 +1,1 @@
+"""Tests of the rules engine: scoring, the game state machine, properties and ``daily score``."""
