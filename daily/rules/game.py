@@ -181,7 +181,7 @@ def _roll(state: GameState, hold: Hold) -> GameState:
     except TypeError:
         kept = frozenset()
     # One subset test covers the usual move; the slow checks only name what is wrong.
-    if len(kept) != len(hold) or not kept <= _positions(n):
+    if len(kept) != len(hold) or not kept <= _positions(n) or _has_non_int(hold):
         _check_hold(hold, n)
     if len(kept) == n:
         raise IllegalMoveError("every die is held: nothing to roll")
@@ -204,8 +204,16 @@ def _positions(n: int) -> frozenset[int]:
     return _POSITIONS.get(n) or frozenset(range(n))
 
 
+def _has_non_int(hold: Hold) -> bool:
+    # 1.0 == 1 and True == 1 would pass the subset test: positions must be true ints.
+    for p in hold:
+        if type(p) is not int:
+            return True
+    return False
+
+
 def _check_hold(hold: Any, n: int) -> None:
-    if not isinstance(hold, tuple) or any(type(p) is not int for p in hold):
+    if not isinstance(hold, tuple) or _has_non_int(hold):
         raise InvalidMoveError(f"hold must be a tuple of dice positions, got {hold!r}")
     if any(not 0 <= p < n for p in hold):
         raise InvalidMoveError(f"hold positions must be 0 to {n - 1}, got {list(hold)}")
