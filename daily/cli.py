@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -53,12 +54,32 @@ def _cmd_score(args: argparse.Namespace) -> None:
     score_lines(args.ruleset, sys.stdin, sys.stdout)
 
 
+def _cmd_verify(args: argparse.Namespace) -> None:
+    from daily.verify import sheet_str, verify
+
+    state = verify(sys.stdin.read(), os.environ.get("SECRET_KEY"))
+    print(sheet_str(state))
+
+
+def _cmd_serve(args: argparse.Namespace) -> None:
+    from daily import create_app
+
+    # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (see README).
+    create_app().run(host=args.host, port=args.port, threaded=True)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="daily", description="The daily Maxi Yatzy service.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     score = commands.add_parser("score", help="score JSON lines of dice on stdin")
     score.add_argument("ruleset", metavar="RULESET", help=", ".join(BASE_RULESETS))
     score.set_defaults(run=_cmd_score)
+    verify = commands.add_parser("verify", help="replay a game record on stdin, print its sheet")
+    verify.set_defaults(run=_cmd_verify)
+    serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.set_defaults(run=_cmd_serve)
     return parser
 
 

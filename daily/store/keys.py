@@ -8,3 +8,48 @@ tests/store/test_keys.py pins the exact strings.
 from __future__ import annotations
 
 PREFIX = "daily"
+
+
+# Players and games (issue 3). A game's hash and its move list share the game id
+# as hash tag, so the append script touches one slot; per-player indexes share
+# the player id as hash tag.
+
+
+def player(player_id: str) -> str:
+    """The hash of a player: ``name``, ``created``."""
+    return f"{PREFIX}:player:{{{player_id}}}"
+
+
+def player_games(player_id: str) -> str:
+    """The sorted set of a player's game ids, scored by start time."""
+    return f"{PREFIX}:player:{{{player_id}}}:games"
+
+
+def player_daily(player_id: str, day: str) -> str:
+    """The id of a player's game of the daily puzzle of *day* (``YYYY-MM-DD``)."""
+    return f"{PREFIX}:player:{{{player_id}}}:daily:{day}"
+
+
+def player_friend(player_id: str, code: str) -> str:
+    """The id of a player's game on friend code *code* (normalized)."""
+    return f"{PREFIX}:player:{{{player_id}}}:friend:{code}"
+
+
+def game(game_id: str) -> str:
+    """The hash of a game: mode, ruleset, options, seed reference, player, result."""
+    return f"{PREFIX}:game:{{{game_id}}}"
+
+
+def game_moves(game_id: str) -> str:
+    """The list of a game's moves, as JSON strings, in order."""
+    return f"{PREFIX}:game:{{{game_id}}}:moves"
+
+
+def friend_code(code: str) -> str:
+    """The hash of a friend code: ruleset, options, creator, creator's game, seed origin."""
+    return f"{PREFIX}:code:{{{code}}}"
+
+
+def pending_results() -> str:
+    """The sorted set of games that may have finished without their result counted yet."""
+    return f"{PREFIX}:results:pending"

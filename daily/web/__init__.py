@@ -30,9 +30,14 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_SECURE=config.is_production,
         JSON_SORT_KEYS=False,
     )
+    # Flask 3 ignores JSON_SORT_KEYS: keep scorecards in sheet order, not alphabetical.
+    app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["daily.config"] = config
     app.extensions["daily.redis"] = connect(config.redis_url, config.data_dir)
     errors.register(app)
+    from daily.web import api  # the views import this module's helpers
+
+    app.register_blueprint(api.bp)
     return app
 
 

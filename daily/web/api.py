@@ -1,0 +1,417 @@
+"""The JSON API of players, the daily puzzle and games, under ``/api/v1`` (see API.md).
+
+Views parse the request, call the pure rules and the store, and return JSON;
+every error is raised and turned into the error JSON in one place
+(:mod:`daily.web.errors`). The server deals every die: a response carries only
+the dice on the table, never one that a later hold decides.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from daily import dice
+from daily.codes import CodeError, code_str, parse_code
+from daily.errors import RulesError
+from daily.rules import GameState, Roll, Score, parse_options
+from daily.store import games, keys, players
+from daily.store.games import MoveConflict, Record
+from daily.web import current_config, current_redis
+from daily.web.auth import current_player_id, require_player_id, token_for
+from daily.web.errors import HttpError, bad_request, conflict, not_found
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+#: Modes that POST /games can start now; computer and party come with issues 6 and 7.
+Starter = Callable[[Mapping[str, Any], str], tuple[Record, bool]]
+
+
+# Players
+
+
+@bp.post("/players")
+def create_player() -> tuple[Response, int]:
+    """Creates a player; the token in the answer signs later calls."""
+    data = _body(required={"name"})
+    player = players.create(current_redis(), _name(data["name"]))
+    body = {"player_id": player.id, "name": player.name, "token": token_for(player.id)}
+    return jsonify(body), 201
+
+
+@bp.get("/players/me")
+def get_me() -> Response:
+    """The player making the request (a browser gets a guest on first need)."""
+    return jsonify(_player_json(require_player_id()))
+
+
+@bp.patch("/players/me")
+def update_me() -> Response:
+    """Changes the name of the player making the request."""
+    data = _body(required={"name"})
+    player = players.rename(current_redis(), require_player_id(), _name(data["name"]))
+    return jsonify({"player_id": player.id, "name": player.name})
+
+
+def _player_json(player_id: str) -> dict[str, Any]:
+    player = players.get(current_redis(), player_id)
+    if player is None:
+        raise not_found("no such player")
+    return {"player_id": player.id, "name": player.name}
+
+
+def _name(value: object) -> str:
+    try:
+        return players.parse_name(value)
+    except players.InvalidNameError as e:
+        raise bad_request(str(e)) from None
+
+
+# The daily puzzle
+
+
+@bp.get("/daily")
+def today() -> Response:
+    """Today's puzzle: its number, commitment and closing time."""
+    config = current_config()
+    return jsonify(_daily_json(dice.today(config.now(), config.timezone)))
+
+
+@bp.get("/daily/<day>")
+def daily(day: str) -> Response:
+    """The puzzle of *day*; its seed once the day has closed, 404 for a day not open yet."""
+    config = current_config()
+    puzzle = dice.Day(_date(day), config.timezone)
+    if not puzzle.is_open(config.now()):
+        raise HttpError(404, "not_open", f"the puzzle of {day} is not open")
+    return jsonify(_daily_json(puzzle))
+
+
+def _daily_json(puzzle: dice.Day) -> dict[str, Any]:
+    config = current_config()
+    seed = dice.daily_seed(config.secret_key, puzzle.date)
+    revealed = puzzle.is_revealed(config.now())
+    player_id = current_player_id()
+    mine = None
+    if player_id is not None:
+        index = keys.player_daily(player_id, puzzle.date.isoformat())
+        mine = games.index_lookup(current_redis(), index)
+    return {
+        "date": puzzle.date.isoformat(),
+        "number": puzzle.number,
+        "ruleset": "maxi",
+        "commitment": dice.commitment(seed),
+        "closes_at": puzzle.closes_at.isoformat(),
+        "reveals_at": puzzle.reveals_at.isoformat(),
+        "advent_door": puzzle.advent_door,
+        "seed": seed.hex() if revealed else None,
+        "game": _summary(mine) if mine else None,
+    }
+
+
+def _summary(record: Record) -> dict[str, Any]:
+    return {"id": record.id, "finished": record.finished, "total": record.total}
+
+
+def _date(text: str) -> date:
+    try:
+        if len(text) != 10:
+            raise ValueError
+        return date.fromisoformat(text)
+    except ValueError:
+        raise bad_request(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+# Games
+
+
+@bp.post("/games")
+def create_game() -> tuple[Response, int]:
+    """Starts a game; 409 with the existing id for a second daily or friend game."""
+    data = _body(required={"mode"}, optional={"ruleset", "options", "code", "target"})
+    mode = data["mode"]
+    starter = STARTERS.get(mode) if isinstance(mode, str) else None
+    if starter is None:
+        raise bad_request(f"unknown mode: {mode!r} (known: {', '.join(STARTERS)})")
+    record, created = starter(data, require_player_id())
+    if not created:
+        raise conflict("you already have this game", game_id=record.id)
+    return jsonify(_state_json(record, _state(record))), 201
+
+
+@bp.get("/games/<game_id>")
+def get_game(game_id: str) -> Response:
+    """The game as its player sees it now."""
+    record = _own_game(game_id)
+    if record.finished and not record.submitted:
+        record = games.finish(current_redis(), current_config(), record)  # a lost count heals
+    return jsonify(_state_json(record, _state(record)))
+
+
+@bp.post("/games/<game_id>/roll")
+def roll(game_id: str) -> Response:
+    """Re-rolls every die except the held positions."""
+    data = _body(required={"hold"}, optional={"move"})
+    hold = data["hold"]
+    if not isinstance(hold, list) or any(type(p) is not int for p in hold):
+        raise bad_request(f"hold must be a list of dice positions, got {hold!r}")
+    return _play(game_id, Roll(tuple(hold)), data.get("move"))
+
+
+@bp.post("/games/<game_id>/score")
+def score(game_id: str) -> Response:
+    """Scores the dice in a row; the next turn's first roll is dealt at once."""
+    data = _body(required={"category"}, optional={"move"})
+    if not isinstance(data["category"], str):
+        raise bad_request(f"category must name a row, got {data['category']!r}")
+    return _play(game_id, Score(data["category"]), data.get("move"))
+
+
+@bp.get("/games/<game_id>/record")
+def record(game_id: str) -> Response:
+    """The record ``daily verify`` reads; the seed once it may be published."""
+    found = _own_game(game_id)
+    if not found.finished:
+        raise conflict("the game is not finished yet")
+    body: dict[str, Any] = {
+        "ruleset": found.ruleset,
+        "options": dict(found.options),
+        "seed": _public_seed(found),
+        "commitment": dice.commitment(_seed(found)),
+        "moves": list(found.moves),
+        "total": found.total,
+    }
+    if found.day:
+        body["date"] = found.day.isoformat()
+    return jsonify(body)
+
+
+def _play(game_id: str, move: Roll | Score, expected: object) -> Response:
+    if expected is not None and (type(expected) is not int or expected < 0):
+        raise bad_request(f"move must be the number of moves made so far, got {expected!r}")
+    record = _own_game(game_id)
+    try:
+        record, state = games.play(current_redis(), current_config(), record, move, expected)
+    except MoveConflict as e:
+        raise conflict(str(e), moves=len(record.moves)) from None
+    return jsonify(_state_json(record, state))
+
+
+def _own_game(game_id: str) -> Record:
+    player_id = current_player_id()
+    found = games.load(current_redis(), game_id) if len(game_id) <= 64 else None
+    # Another player's game is as invisible as a missing one: its dice are private.
+    if found is None or found.player_id != player_id:
+        raise not_found(f"no such game: {game_id!r}")
+    return found
+
+
+def _seed(record: Record) -> bytes:
+    return dice.seed_from_ref(record.seed_ref, current_config().secret_key)
+
+
+def _public_seed(record: Record) -> str | None:
+    kind, _, value = record.seed_ref.partition(":")
+    if kind == "hex":
+        return value  # a random seed: nobody else ever plays it
+    if kind == "daily":
+        config = current_config()
+        puzzle = dice.Day(date.fromisoformat(value), config.timezone)
+        return _seed(record).hex() if puzzle.is_revealed(config.now()) else None
+    return None  # a friend code's dice stay playable, so its seed stays secret
+
+
+def _state(record: Record) -> GameState:
+    return record.state(current_config().secret_key)
+
+
+# Starting each mode
+
+
+def _start_daily(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
+    _only(data, {"mode"})
+    config = current_config()
+    day = dice.today(config.now(), config.timezone).date
+    record = _new_record(data, player_id, "maxi", {}, f"daily:{day.isoformat()}", day=day)
+    return games.start(current_redis(), record, keys.player_daily(player_id, day.isoformat()))
+
+
+def _start_friend(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
+    if "code" in data:
+        return _join_friend(data, player_id)
+    _only(data, {"mode", "ruleset", "options"})
+    ruleset, options = _rules(data)
+    game_id = games.new_id()
+    code = games.create_code(current_redis(), player_id, ruleset, options, None, game_id)
+    record = _new_record(data, player_id, ruleset, options, f"friend:{code}", game_id, code=code)
+    return games.start(current_redis(), record, keys.player_friend(player_id, code))
+
+
+def _join_friend(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
+    _only(data, {"mode", "code", "target"})
+    target = data.get("target", False)
+    if not isinstance(target, bool):
+        raise bad_request(f"target must be true or false, got {target!r}")
+    code = _code(data["code"])
+    found = games.load_code(current_redis(), code)
+    if found is None:
+        raise not_found(f"no such friend code: {code_str(code)}")
+    record = _new_record(
+        data, player_id, found.ruleset, found.options, found.seed_ref, code=code, target=target
+    )
+    return games.start(current_redis(), record, keys.player_friend(player_id, code))
+
+
+def _start_solo(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
+    _only(data, {"mode", "ruleset", "options"})
+    ruleset, options = _rules(data)
+    seed = secrets.token_bytes(32)
+    return games.start(
+        current_redis(), _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}")
+    )
+
+
+STARTERS: dict[str, Starter] = {
+    "daily": _start_daily,
+    "friend": _start_friend,
+    "solo": _start_solo,
+}
+
+
+def _new_record(
+    data: Mapping[str, Any],
+    player_id: str,
+    ruleset: str,
+    options: Mapping[str, Any],
+    seed_ref: str,
+    game_id: str | None = None,
+    **extra: Any,
+) -> Record:
+    return Record(
+        id=game_id or games.new_id(),
+        mode=str(data["mode"]),
+        ruleset=ruleset,
+        options=dict(options),
+        player_id=player_id,
+        seed_ref=seed_ref,
+        created=current_config().now().timestamp(),
+        **extra,
+    )
+
+
+def _rules(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    ruleset = data.get("ruleset", "maxi")
+    options = data.get("options", {})
+    if not isinstance(ruleset, str):
+        raise bad_request(f"ruleset must be a string, got {ruleset!r}")
+    if not isinstance(options, dict):
+        raise bad_request(f"options must be an object, got {options!r}")
+    try:
+        return ruleset, dict(parse_options(ruleset, options))
+    except RulesError as e:
+        raise bad_request(str(e)) from None
+
+
+def _code(text: object) -> str:
+    try:
+        return parse_code(text)
+    except CodeError as e:
+        raise bad_request(str(e)) from None
+
+
+# The game state a client sees
+
+
+def _state_json(record: Record, state: GameState) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": record.id,
+        "mode": record.mode,
+        "ruleset": record.ruleset,
+        "options": state.ruleset.options_dict(),
+    }
+    if record.day:
+        body["date"] = record.day.isoformat()
+        body["number"] = dice.Day(record.day, current_config().timezone).number
+    if record.code:
+        body["code"] = code_str(record.code)
+    body.update(_sheet_json(state))
+    body["moves"] = list(record.moves)
+    if record.finished:
+        share = record.share or record.code
+        body["share_code"] = code_str(share) if share else None
+        body["rank"] = None
+    if record.mode == "friend" and (record.target or record.finished):
+        body["target"] = _target_json(record)
+    return body
+
+
+def _sheet_json(state: GameState) -> dict[str, Any]:
+    return {
+        "turn": state.turn,
+        "roll": state.roll,
+        "rolls_left": state.rolls_left,
+        "dice": list(state.dice),
+        "scorecard": state.scorecard(),
+        "potential": state.potential(),
+        "upper": state.upper,
+        "bonus": state.bonus,
+        "extra_bonus": state.extra_bonus,
+        "total": state.total,
+        "finished": state.is_finished,
+    }
+
+
+def _target_json(record: Record) -> dict[str, Any] | None:
+    """The creator's game of a friend code: their name, sheet and total so far."""
+    code = games.load_code(current_redis(), record.code or "")
+    if code is None or code.game_id == record.id:
+        return None
+    theirs = games.load(current_redis(), code.game_id)
+    if theirs is None:
+        return None
+    player = players.get(current_redis(), theirs.player_id)
+    state = _state(theirs)
+    return {
+        "player_id": theirs.player_id,
+        "name": player.name if player else None,
+        "scorecard": state.scorecard(),
+        "upper": state.upper,
+        "bonus": state.bonus,
+        "total": state.total,
+        "finished": state.is_finished,
+    }
+
+
+# Reading request bodies
+
+
+def _body(required: set[str], optional: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+    """The JSON object of the request, with exactly the *required* and some *optional* keys."""
+    if not request.is_json:
+        raise HttpError(415, "unsupported_media_type", "send JSON (Content-Type: application/json)")
+    try:
+        data = json.loads(request.get_data(), parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as e:
+        raise bad_request(f"malformed JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise bad_request("the body must be a JSON object")
+    missing = sorted(required - set(data))
+    if missing:
+        raise bad_request(f"missing field: {missing[0]!r}")
+    _only(data, required | set(optional))
+    return data
+
+
+def _only(data: Mapping[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise bad_request(f"unknown field: {unknown[0]!r}")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")

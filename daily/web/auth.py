@@ -1,0 +1,114 @@
+"""Who is playing: a signed bearer token for API clients, the signed session cookie for browsers.
+
+A player id is only ever trusted when it carries our signature; a tampered
+token or cookie is a 401, never a silent new identity. Browsers get an
+anonymous player on first need.
+"""
+
+from __future__ import annotations
+
+from flask import current_app, g, request, session
+from flask.sessions import SecureCookieSessionInterface
+from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer
+
+from daily.store import players
+from daily.store.players import Player
+from daily.web import current_config, current_redis
+from daily.web.errors import HttpError
+
+_TOKEN_SALT = "daily.player-token"
+_SESSION_KEY = "player_id"
+
+
+def unauthorized(message: str) -> HttpError:
+    """A 401 for a token or cookie that does not carry our signature."""
+    return HttpError(401, "unauthorized", message)
+
+
+def _serializer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_config().secret_key, salt=_TOKEN_SALT)
+
+
+def token_for(player_id: str) -> str:
+    """The bearer token of *player_id*: the id signed with the app's secret."""
+    return str(_serializer().dumps(player_id))
+
+
+def player_id_of(token: str) -> str:
+    """The player id a bearer token carries, or a 401 if its signature is wrong."""
+    try:
+        player_id = _serializer().loads(token)
+    except BadSignature:
+        raise unauthorized("the bearer token is not valid") from None
+    if not isinstance(player_id, str):
+        raise unauthorized("the bearer token is not valid")
+    return player_id
+
+
+def current_player_id(create: bool = False) -> str | None:
+    """The id of the player making the request; a new guest if *create* and none is known."""
+    if "player_id" not in g:
+        g.player_id = _from_header() or _from_session()
+    if g.player_id is None and create:
+        g.player_id = players.create(current_redis()).id
+        session[_SESSION_KEY] = g.player_id
+        session.permanent = True
+    return g.player_id  # type: ignore[no-any-return]
+
+
+def current_player(create: bool = False) -> Player | None:
+    """The player making the request, with their name (one Redis read)."""
+    player_id = current_player_id(create)
+    if player_id is None:
+        return None
+    player = players.get(current_redis(), player_id)
+    if player is None:
+        raise unauthorized("this player no longer exists")
+    return player
+
+
+def require_player_id() -> str:
+    """The id of the player making the request, creating a browser guest on first need."""
+    player_id = current_player_id(create=True)
+    assert player_id is not None  # create=True always gives one
+    return player_id
+
+
+def _from_header() -> str | None:
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise unauthorized("send Authorization: Bearer <token>")
+    return player_id_of(token.strip())
+
+
+def _from_session() -> str | None:
+    player_id = session.get(_SESSION_KEY)
+    if isinstance(player_id, str):
+        return player_id
+    if _has_tampered_cookie():
+        session.clear()  # the response deletes the bad cookie, so the next request starts clean
+        raise unauthorized("the session cookie is not valid")
+    return None
+
+
+def _has_tampered_cookie() -> bool:
+    # Flask quietly treats a bad cookie as an empty session; we want to say so.
+    cookie = request.cookies.get(current_app.config["SESSION_COOKIE_NAME"])
+    interface = current_app.session_interface
+    if not cookie or not isinstance(interface, SecureCookieSessionInterface):
+        return False
+    serializer = interface.get_signing_serializer(current_app)
+    if serializer is None:
+        return False
+    try:
+        serializer.loads(
+            cookie, max_age=int(current_app.permanent_session_lifetime.total_seconds())
+        )
+    except SignatureExpired:
+        return False  # an old cookie, not a forged one
+    except BadSignature:
+        return True
+    return False

@@ -1,0 +1,62 @@
+"""Writes the golden games once (``python tests/data/make_golden.py``); tests pin what it wrote.
+
+Re-running it on a changed dice stream or rules engine would hide the change:
+the golden files exist so that such a change fails tests/dice/test_golden.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+from daily.dice import stream
+from daily.rules import GameState, Move, Roll, Score, apply, find_ruleset, new_game
+
+HERE = Path(__file__).parent
+GAMES = [
+    ("maxi-default", "maxi", {}),
+    ("maxi-saved-rolls", "maxi", {"saved_rolls": True, "bonus": "50@75", "full_straight": 30}),
+    ("yatzy-forced", "yatzy", {"forced": True}),
+    ("yacht", "yacht", {}),
+    ("yahtzee", "yahtzee", {}),
+]
+
+
+def policy(state: GameState, turn_style: int) -> Move:
+    """A fixed, varied way to play: keep the most common face, sometimes scratch early."""
+    potential = state.potential()
+    face, count = Counter(state.dice).most_common(1)[0]
+    if state.rolls_left and count < len(state.dice) and (state.roll == 1 or turn_style % 3 == 0):
+        return Roll(tuple(i for i, d in enumerate(state.dice) if d == face))
+    return Score(max(potential, key=lambda row: potential[row]))
+
+
+def play(name: str, ruleset_id: str, options: dict[str, object]) -> dict[str, object]:
+    seed = hashlib.sha256(f"golden:{name}".encode()).digest()
+    rules = find_ruleset(ruleset_id, options)
+    state = new_game(rules, stream(seed))
+    moves: list[dict[str, object]] = []
+    seen = [list(state.dice)]
+    while not state.is_finished:
+        move = policy(state, state.turn)
+        state = apply(state, move)
+        moves.append(move.to_dict())
+        seen.append(list(state.dice))
+    return {
+        "description": f"{name}: seed sha256('golden:{name}'), pinned dice after every move",
+        "ruleset": ruleset_id,
+        "options": options,
+        "seed": seed.hex(),
+        "moves": moves,
+        "dice": seen,
+        "scorecard": state.scorecard(),
+        "total": state.total,
+    }
+
+
+if __name__ == "__main__":
+    for name, ruleset_id, options in GAMES:
+        record = play(name, ruleset_id, options)
+        (HERE / f"golden-{name}.json").write_text(json.dumps(record, indent=1) + "\n")

@@ -1,0 +1,133 @@
+"""``daily verify`` replays a record from stdin: its sheet, or the first bad move; ``serve``."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daily import cli, dice
+from daily.verify import VerifyError, verify
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+GOLDEN = json.loads((DATA / "golden-maxi-default.json").read_text())
+SECRET = "verify-secret"
+
+
+def run(record: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> tuple[int, str, str]:
+    text = record if isinstance(record, str) else json.dumps(record)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    status = cli.main(["verify"])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_prints_the_sheet_and_total(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    status, out, err = run(GOLDEN, monkeypatch, capsys)
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].split() == ["ones", str(GOLDEN["scorecard"]["ones"])]
+    assert lines[-1].split() == ["total", str(GOLDEN["total"])]
+
+
+def test_names_the_first_bad_move(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    moves = [*GOLDEN["moves"][:3], {"score": "nope"}, *GOLDEN["moves"][3:]]
+    status, out, err = run({**GOLDEN, "moves": moves}, monkeypatch, capsys)
+    assert status == 2 and out == ""
+    assert err.startswith('daily verify: bad move 3 {"score": "nope"}: unknown row')
+
+
+def test_a_wrong_claimed_total(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    status, _, err = run({**GOLDEN, "total": GOLDEN["total"] + 1}, monkeypatch, capsys)
+    assert status == 2 and "claims a total" in err
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("{nope", "not JSON"),
+        ("[]", "JSON object"),
+        ({**GOLDEN, "seed": "zz"}, "hex"),
+        ({**GOLDEN, "seed": "00"}, "32 bytes"),
+        ({**GOLDEN, "moves": "all"}, "moves"),
+        ({**GOLDEN, "extra": 1}, "unknown field"),
+        ({**GOLDEN, "ruleset": "chess"}, "unknown ruleset"),
+        ({**GOLDEN, "date": "2026-12-01"}, "exactly one"),
+        ({**GOLDEN, "commitment": "00"}, "commitment"),
+    ],
+    ids=["json", "array", "hex", "short", "moves", "unknown", "ruleset", "two-seeds", "commit"],
+)
+def test_bad_records(
+    record: Any, message: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    status, out, err = run(record, monkeypatch, capsys)
+    assert status == 2 and out == "" and message in err and "Traceback" not in err
+
+
+def test_a_daily_record_needs_the_secret(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    seed = dice.daily_seed(SECRET, date(2026, 12, 1))
+    record = {"ruleset": "maxi", "date": "2026-12-01", "moves": [{"score": "chance"}]}
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    status, _, err = run(record, monkeypatch, capsys)
+    assert status == 2 and "SECRET_KEY" in err
+    monkeypatch.setenv("SECRET_KEY", SECRET)
+    status, out, _ = run(record, monkeypatch, capsys)
+    assert status == 0
+    assert f"chance{sum(dice.faces(seed, 1, (), 6)):>16}" in out
+
+
+def test_friend_record_reads_the_code() -> None:
+    record = {"ruleset": "yatzy", "code": "k7p2-qx9d", "moves": []}
+    state = verify(json.dumps(record), SECRET)
+    assert state.dice == dice.faces(dice.friend_seed(SECRET, "K7P2QX9D"), 1, (), 5)
+    with pytest.raises(VerifyError):
+        verify(json.dumps({**record, "code": "??"}), SECRET)
+
+
+def test_installed_command_exit_status() -> None:
+    daily = Path(sys.executable).parent / "daily"
+    bad = json.dumps({**GOLDEN, "moves": [{"hold": [9]}]})
+    result = subprocess.run([str(daily), "verify"], input=bad, capture_output=True, text=True)
+    assert result.returncode == 2 and "bad move 0" in result.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.redis
+def test_serve_runs_the_site_on_the_embedded_redis(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "DAILY_DATA": str(tmp_path), "DAILY_ENV": "development",
+           "DAILY_NOW": "2026-12-03T12:00:00"}  # fmt: skip
+    env.pop("REDIS_URL", None)
+    daily = Path(sys.executable).parent / "daily"
+    server = subprocess.Popen(
+        [str(daily), "serve", "--port", str(port)], env=env, stderr=subprocess.DEVNULL
+    )
+    try:
+        body = None
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/daily") as response:
+                    body = json.load(response)
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert body is not None and body["date"] == "2026-12-03" and body["number"] == 337
+        assert (tmp_path / "daily.rdb").exists() or any(tmp_path.iterdir())
+    finally:
+        server.terminate()
+        server.wait(10)

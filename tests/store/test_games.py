@@ -1,0 +1,227 @@
+"""Games on a real Redis: start once, append only what replays, finish and count exactly once."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+import redis
+
+from daily import config as config_mod
+from daily import dice
+from daily.errors import IllegalMoveError, InvalidMoveError, RulesError
+from daily.rules import GameState, Move, Roll, Score
+from daily.store import boards, games, keys
+from daily.store.games import MoveConflict, Record
+
+pytestmark = pytest.mark.redis
+
+SECRET = "test-secret-" + "x" * 32
+DAY = date(2026, 12, 3)
+NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+
+
+@pytest.fixture
+def client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url, decode_responses=True)
+
+
+def settings(at: datetime = NOON) -> config_mod.Config:
+    return config_mod.load({}, env="testing", secret_key=SECRET, clock=lambda: at)
+
+
+def daily_record(player: str = "p1", game_id: str | None = None) -> Record:
+    return Record(
+        id=game_id or games.new_id(),
+        mode="daily",
+        ruleset="maxi",
+        options={},
+        player_id=player,
+        seed_ref=f"daily:{DAY}",
+        created=NOON.timestamp(),
+        day=DAY,
+    )
+
+
+def greedy(state: GameState) -> Move:
+    """Holds the most common face once, then scores the row worth most now."""
+    if state.roll == 1 and state.rolls_left:
+        face = Counter(state.dice).most_common(1)[0][0]
+        return Roll(tuple(i for i, d in enumerate(state.dice) if d == face))
+    potential = state.potential()
+    return Score(max(potential, key=lambda row: potential[row]))
+
+
+def stored(client: redis.Redis, game_id: str) -> tuple[dict[str, Any], list[str]]:
+    return client.hgetall(keys.game(game_id)), client.lrange(keys.game_moves(game_id), 0, -1)  # type: ignore[return-value]
+
+
+def start_daily(client: redis.Redis, player: str = "p1") -> Record:
+    record, created = games.start(client, daily_record(player), keys.player_daily(player, str(DAY)))
+    assert created
+    return record
+
+
+def test_start_and_load(client: redis.Redis) -> None:
+    record = start_daily(client)
+    assert games.load(client, record.id) == record
+    assert games.games_of(client, "p1") == [record.id]
+    assert games.load(client, "nope") is None
+
+
+def test_second_daily_start_returns_the_first(client: redis.Redis) -> None:
+    first = start_daily(client)
+    again, created = games.start(client, daily_record(), keys.player_daily("p1", str(DAY)))
+    assert not created and again == first
+    assert games.games_of(client, "p1") == [first.id]
+    assert len(client.keys(keys.game("*"))) == 1
+
+
+def test_play_appends_what_replays(client: redis.Redis) -> None:
+    record = start_daily(client)
+    state = record.state(SECRET)
+    record, after = games.play(client, settings(), record, Roll((0, 1)), expected=0)
+    assert record.moves == ({"hold": [0, 1]},)
+    assert after.dice[:2] == state.dice[:2]
+    loaded = games.load(client, record.id)
+    assert loaded is not None and loaded.state(SECRET) == after
+
+
+@pytest.mark.parametrize(
+    ("move", "error"),
+    [
+        (Roll((6,)), InvalidMoveError),
+        (Roll((0, 0)), InvalidMoveError),
+        (Score("nope"), RulesError),
+    ],
+    ids=["hold-out-of-range", "hold-repeated", "unknown-row"],
+)
+def test_bad_moves_change_nothing(client: redis.Redis, move: Move, error: type[Exception]) -> None:
+    record = start_daily(client)
+    before = stored(client, record.id)
+    with pytest.raises(error):
+        games.play(client, settings(), record, move)
+    assert stored(client, record.id) == before
+
+
+def test_no_rolls_left_and_used_row(client: redis.Redis) -> None:
+    record = start_daily(client)
+    record, _ = games.play(client, settings(), record, Roll(()))
+    record, _ = games.play(client, settings(), record, Roll(()))
+    before = stored(client, record.id)
+    with pytest.raises(IllegalMoveError, match="no rolls left"):
+        games.play(client, settings(), record, Roll(()))
+    record, _ = games.play(client, settings(), record, Score("chance"))
+    before = stored(client, record.id)
+    with pytest.raises(IllegalMoveError, match="already scored"):
+        games.play(client, settings(), record, Score("chance"))
+    assert stored(client, record.id) == before
+
+
+def test_stale_move_is_a_conflict(client: redis.Redis) -> None:
+    record = start_daily(client)
+    games.play(client, settings(), record, Roll(()))
+    before = stored(client, record.id)
+    with pytest.raises(MoveConflict):
+        games.play(client, settings(), record, Roll(()))  # built on the log before the move
+    fresh = games.load(client, record.id)
+    assert fresh is not None
+    with pytest.raises(MoveConflict):
+        games.play(client, settings(), fresh, Roll(()), expected=0)
+    assert stored(client, record.id) == before
+
+
+def test_concurrent_duplicate_moves_land_once(client: redis.Redis) -> None:
+    record = start_daily(client)
+    outcomes: list[str] = []
+    barrier = threading.Barrier(8)
+
+    def send() -> None:
+        own = redis.Redis(connection_pool=client.connection_pool)
+        barrier.wait()
+        try:
+            games.play(own, settings(), record, Score("chance"), expected=0)
+            outcomes.append("ok")
+        except MoveConflict:
+            outcomes.append("conflict")
+
+    threads = [threading.Thread(target=send) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["conflict"] * 7 + ["ok"]
+    assert client.lrange(keys.game_moves(record.id), 0, -1) == ['{"score": "chance"}']
+
+
+def play_out(client: redis.Redis, record: Record, at: datetime = NOON) -> Record:
+    state = record.state(SECRET)
+    while not state.is_finished:
+        record, state = games.play(client, settings(at), record, greedy(state))
+    return record
+
+
+def test_finished_game_is_verified_counted_and_shared(client: redis.Redis) -> None:
+    record = play_out(client, start_daily(client))
+    loaded = games.load(client, record.id)
+    assert loaded is not None and loaded.finished and loaded.submitted
+    assert loaded.total == loaded.state(SECRET).total == record.total
+    assert loaded.finished_at == NOON.timestamp()
+    assert client.zcard(keys.pending_results()) == 0
+    share = games.load_code(client, loaded.share or "")
+    assert share is not None and share.seed_ref == f"daily:{DAY}" and share.game_id == record.id
+    with pytest.raises(MoveConflict, match="over"):
+        games.play(client, settings(), loaded, Score("chance"))
+
+
+def test_a_lost_count_is_recovered(client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    counted: list[boards.Result] = []
+
+    def crash(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionResetError("the process died here")
+
+    monkeypatch.setattr(boards, "submit", crash)
+    record = start_daily(client)
+    with pytest.raises(ConnectionResetError):
+        play_out(client, record)
+    loaded = games.load(client, record.id)
+    assert loaded is not None and loaded.finished and not loaded.submitted
+    assert client.zrange(keys.pending_results(), 0, -1) == [record.id]
+
+    monkeypatch.setattr(boards, "submit", lambda client, result, **kw: counted.append(result))
+    assert games.retry_pending(client, settings()) == 1
+    assert [r.game_id for r in counted] == [record.id]
+    assert counted[0].total == loaded.total and counted[0].day == DAY
+    assert client.zcard(keys.pending_results()) == 0
+    assert games.retry_pending(client, settings()) == 0
+
+
+def test_pending_entries_without_a_finish_expire(client: redis.Redis) -> None:
+    record = start_daily(client)
+    client.zadd(keys.pending_results(), {record.id: NOON.timestamp()})
+    assert games.retry_pending(client, settings()) == 0
+    assert client.zcard(keys.pending_results()) == 1  # may be a move in flight
+    later = settings(NOON + timedelta(minutes=5))
+    assert games.retry_pending(client, later) == 0
+    assert client.zcard(keys.pending_results()) == 0
+
+
+def test_daily_game_stops_when_the_seed_is_revealed(client: redis.Redis) -> None:
+    record = start_daily(client)
+    closed = dice.Day(DAY, UTC).reveals_at
+    games.play(client, settings(closed - timedelta(seconds=1)), record, Roll(()))
+    record = games.load(client, record.id)  # type: ignore[assignment]
+    before = stored(client, record.id)
+    with pytest.raises(IllegalMoveError, match="is over"):
+        games.play(client, settings(closed), record, Roll(()))
+    assert stored(client, record.id) == before
+
+
+def test_friend_codes(client: redis.Redis) -> None:
+    code = games.create_code(client, "p1", "yatzy", {"forced": True}, None, "g1")
+    found = games.load_code(client, code)
+    assert found == games.FriendCode(code, "yatzy", {"forced": True}, "p1", "g1", f"friend:{code}")
+    assert games.load_code(client, "00000000") is None

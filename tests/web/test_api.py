@@ -1,0 +1,310 @@
+"""The game API over HTTP on a real Redis: players, the daily puzzle, daily/friend/solo games."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from daily import dice
+from daily.rules import find_ruleset, replay
+from daily.store import keys
+from daily.web import current_redis
+
+pytestmark = pytest.mark.redis
+
+SECRET = "test-secret-" + "x" * 32
+NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+DAY = NOON.date()
+
+
+@pytest.fixture
+def app(make_app: Any) -> Any:
+    return make_app(now=NOON)
+
+
+def new_player(client: Any, name: str = "Ana") -> dict[str, str]:
+    response = client.post("/api/v1/players", json={"name": name})
+    assert response.status_code == 201
+    return {"Authorization": f"Bearer {response.get_json()['token']}"}
+
+
+def greedy(state: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Holds the most common face once, then scores the row worth most now."""
+    if state["roll"] == 1 and state["rolls_left"]:
+        face = Counter(state["dice"]).most_common(1)[0][0]
+        return "roll", {"hold": [i for i, d in enumerate(state["dice"]) if d == face]}
+    potential = state["potential"]
+    return "score", {"category": max(potential, key=potential.get)}
+
+
+def hasty(state: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Never re-rolls; scores the last open row."""
+    return "score", {"category": list(state["potential"])[-1]}
+
+
+Policy = Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]
+
+
+def play_out(
+    client: Any, headers: dict[str, str], state: dict[str, Any], policy: Policy = greedy
+) -> list[dict[str, Any]]:
+    """Plays a game to its end; returns every state seen, the first included."""
+    seen = [state]
+    while not state["finished"]:
+        action, body = policy(state)
+        response = client.post(f"/api/v1/games/{state['id']}/{action}", json=body, headers=headers)
+        assert response.status_code == 200, response.get_json()
+        state = response.get_json()
+        seen.append(state)
+    return seen
+
+
+def start(client: Any, headers: dict[str, str], **body: Any) -> dict[str, Any]:
+    response = client.post("/api/v1/games", json=body, headers=headers)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()  # type: ignore[no-any-return]
+
+
+def test_players_create_rename_and_me(app: Any) -> None:
+    client = app.test_client()
+    response = client.post("/api/v1/players", json={"name": "  Ana  "})
+    body = response.get_json()
+    assert response.status_code == 201 and body["name"] == "Ana"
+    headers = {"Authorization": f"Bearer {body['token']}"}
+    assert client.get("/api/v1/players/me", headers=headers).get_json() == {
+        "player_id": body["player_id"],
+        "name": "Ana",
+    }
+    renamed = client.patch("/api/v1/players/me", json={"name": "Bo"}, headers=headers)
+    assert renamed.get_json()["name"] == "Bo"
+    with app.app_context():
+        assert current_redis().hget(keys.player(body["player_id"]), "name") == "Bo"
+
+
+def test_browser_gets_a_guest_player_in_its_session(app: Any) -> None:
+    client = app.test_client()
+    game = start(client, {}, mode="daily")
+    me = client.get("/api/v1/players/me").get_json()
+    assert me["name"].startswith("Guest ")
+    assert client.get(f"/api/v1/games/{game['id']}").status_code == 200
+    assert app.test_client().get(f"/api/v1/games/{game['id']}").status_code == 404
+
+
+def test_daily_today_commitment_only(app: Any) -> None:
+    body = app.test_client().get("/api/v1/daily").get_json()
+    seed = dice.daily_seed(SECRET, DAY)
+    assert body == {
+        "date": "2026-12-03",
+        "number": 337,
+        "ruleset": "maxi",
+        "commitment": hashlib.sha256(seed).hexdigest(),
+        "closes_at": "2026-12-04T00:00:00+00:00",
+        "reveals_at": "2026-12-04T01:00:00+00:00",
+        "advent_door": 3,
+        "seed": None,
+        "game": None,
+    }
+
+
+def test_past_day_reveals_the_seed_matching_its_commitment(make_app: Any) -> None:
+    client = make_app(now=NOON).test_client()
+    committed = client.get("/api/v1/daily/2026-12-03").get_json()
+    later = make_app(now=NOON + timedelta(hours=13, minutes=1)).test_client()
+    revealed = later.get("/api/v1/daily/2026-12-03").get_json()
+    assert committed["seed"] is None
+    assert revealed["commitment"] == committed["commitment"]
+    assert hashlib.sha256(bytes.fromhex(revealed["seed"])).hexdigest() == committed["commitment"]
+    # Closed but still in the hour's grace: unfinished games may still be played.
+    graced = make_app(now=NOON + timedelta(hours=12, minutes=30)).test_client()
+    assert graced.get("/api/v1/daily/2026-12-03").get_json()["seed"] is None
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "code"),
+    [
+        ("/api/v1/daily/2026-12-04", 404, "not_open"),
+        ("/api/v1/daily/2031-01-01", 404, "not_open"),
+        ("/api/v1/daily/2025-12-31", 404, "not_open"),
+        ("/api/v1/daily/2026-13-01", 400, "bad_request"),
+        ("/api/v1/daily/20261201", 400, "bad_request"),
+        ("/api/v1/daily/yesterday", 400, "bad_request"),
+    ],
+    ids=["tomorrow", "future", "before-epoch", "month-13", "no-dashes", "word"],
+)
+def test_days_not_open(app: Any, path: str, status: int, code: str) -> None:
+    response = app.test_client().get(path)
+    assert response.status_code == status
+    assert response.get_json()["error"]["code"] == code
+    assert "seed" not in response.get_json() and "commitment" not in response.get_json()
+
+
+def test_daily_game_state_shape(app: Any) -> None:
+    client = app.test_client()
+    state = start(client, new_player(client), mode="daily")
+    assert set(state) == {
+        "id", "mode", "ruleset", "options", "date", "number", "turn", "roll", "rolls_left",
+        "dice", "scorecard", "potential", "upper", "bonus", "extra_bonus", "total",
+        "finished", "moves",
+    }  # fmt: skip
+    assert (state["mode"], state["ruleset"], state["date"]) == ("daily", "maxi", "2026-12-03")
+    assert (state["turn"], state["roll"], state["rolls_left"], state["moves"]) == (1, 1, 2, [])
+    assert list(state["scorecard"]) == list(find_ruleset("maxi").row_ids)
+    assert state["dice"] == list(dice.faces(dice.daily_seed(SECRET, DAY), 1, (), 6))
+
+
+def test_second_daily_is_a_conflict_with_the_first_id(app: Any) -> None:
+    client = app.test_client()
+    headers = new_player(client)
+    first = start(client, headers, mode="daily")
+    again = client.post("/api/v1/games", json={"mode": "daily"}, headers=headers)
+    assert again.status_code == 409
+    assert again.get_json()["error"]["game_id"] == first["id"]
+    today = client.get("/api/v1/daily", headers=headers).get_json()
+    assert today["game"] == {"id": first["id"], "finished": False, "total": None}
+
+
+def test_two_players_see_the_same_dice(app: Any) -> None:
+    client = app.test_client()
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    a, b = start(client, ana, mode="daily"), start(client, bo, mode="daily")
+    assert a["dice"] == b["dice"]
+    # The same holds give the same dice.
+    a2 = client.post(f"/api/v1/games/{a['id']}/roll", json={"hold": [0, 2]}, headers=ana)
+    b2 = client.post(f"/api/v1/games/{b['id']}/roll", json={"hold": [0, 2]}, headers=bo)
+    assert a2.get_json()["dice"] == b2.get_json()["dice"]
+    # Different holds and rows (Ana re-rolls, Bo scores at once, last row first):
+    # every turn's first roll is still the same for both.
+    ana_states = [a, *play_out(client, ana, a2.get_json())]
+    bo_states = [b, *play_out(client, bo, b2.get_json(), policy=hasty)]
+    assert [s["moves"] for s in ana_states[-1:]] != [s["moves"] for s in bo_states[-1:]]
+    first_rolls = [
+        {s["turn"]: s["dice"] for s in states if s["roll"] == 1 and not s["finished"]}
+        for states in (ana_states, bo_states)
+    ]
+    assert first_rolls[0] == first_rolls[1] and len(first_rolls[0]) == 20
+
+
+def test_no_response_carries_a_die_before_its_holds(app: Any) -> None:
+    client = app.test_client()
+    headers = new_player(client)
+    states = play_out(client, headers, start(client, headers, mode="daily"))
+    seed = dice.daily_seed(SECRET, DAY)
+    for before, after in zip(states, states[1:], strict=False):
+        # The dice a response shows are exactly those its moves decide, nothing more.
+        text = repr(after)
+        assert "seed" not in text.lower()
+        if after["finished"]:
+            assert after["dice"] == []
+        elif after["roll"] == 1:
+            assert after["dice"] == list(dice.faces(seed, after["turn"], (), 6))
+        else:
+            held = after["moves"][-1]["hold"]
+            assert [after["dice"][i] for i in held] == [before["dice"][i] for i in held]
+    assert all(set(s) >= {"dice"} and len(s["dice"]) in (0, 6) for s in states)
+
+
+def test_finished_game_replays_to_its_recorded_total(app: Any) -> None:
+    client = app.test_client()
+    headers = new_player(client)
+    final = play_out(client, headers, start(client, headers, mode="daily"))[-1]
+    assert final["finished"]
+    replayed = replay(
+        find_ruleset("maxi"), dice.stream(dice.daily_seed(SECRET, DAY)), final["moves"]
+    )
+    assert replayed.total == final["total"] == sum(final["scorecard"].values()) + final["bonus"]
+    assert final["share_code"]
+    after = client.post(f"/api/v1/games/{final['id']}/score", json={"category": "ones"},
+                        headers=headers)  # fmt: skip
+    assert after.status_code == 409
+    assert client.get(f"/api/v1/games/{final['id']}", headers=headers).get_json() == final
+
+
+def test_solo_game_with_options_and_its_record(app: Any) -> None:
+    client = app.test_client()
+    headers = new_player(client)
+    state = start(client, headers, mode="solo", ruleset="yatzy", options={"forced": True})
+    assert state["options"] == {"forced": True} and len(state["dice"]) == 5
+    assert list(state["potential"]) == ["ones"]
+    unfinished = client.get(f"/api/v1/games/{state['id']}/record", headers=headers)
+    assert unfinished.status_code == 409
+    final = play_out(client, headers, state)[-1]
+    record = client.get(f"/api/v1/games/{state['id']}/record", headers=headers).get_json()
+    source = dice.stream(bytes.fromhex(record["seed"]))
+    rules = find_ruleset(record["ruleset"], record["options"])
+    assert replay(rules, source, record["moves"]).total == record["total"] == final["total"]
+
+
+def test_solo_games_get_fresh_dice(app: Any) -> None:
+    client = app.test_client()
+    headers = new_player(client)
+    dice_seen = {tuple(start(client, headers, mode="solo")["dice"]) for _ in range(5)}
+    assert len(dice_seen) > 1
+
+
+def test_friend_challenge_same_dice_with_target(app: Any) -> None:
+    client = app.test_client()
+    ana, bo, cy = new_player(client, "Ana"), new_player(client, "Bo"), new_player(client, "Cy")
+    mine = start(client, ana, mode="friend", ruleset="maxi")
+    code = mine["code"]
+    assert len(code) == 9 and code[4] == "-"
+    ana_final = play_out(client, ana, mine)[-1]
+    assert ana_final["share_code"] == code
+    again = client.post("/api/v1/games", json={"mode": "friend", "code": code}, headers=ana)
+    assert again.status_code == 409 and again.get_json()["error"]["game_id"] == mine["id"]
+
+    theirs = start(client, bo, mode="friend", code=code.lower().replace("-", ""), target=True)
+    assert theirs["dice"] == mine["dice"] and theirs["code"] == code
+    assert theirs["target"]["name"] == "Ana" and theirs["target"]["total"] == ana_final["total"]
+    blind = start(client, cy, mode="friend", code=code)
+    assert "target" not in blind
+    blind_final = play_out(client, cy, blind)[-1]
+    assert blind_final["target"]["total"] == ana_final["total"]  # both sheets at the end
+
+
+def test_finished_daily_shares_its_dice_as_a_friend_code(app: Any) -> None:
+    client = app.test_client()
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    daily = start(client, ana, mode="daily")
+    final = play_out(client, ana, daily)[-1]
+    friend = start(client, bo, mode="friend", code=final["share_code"], target=True)
+    assert friend["dice"] == daily["dice"] and friend["mode"] == "friend"
+    assert friend["target"]["total"] == final["total"]
+
+
+def test_unknown_and_future_modes(app: Any) -> None:
+    client = app.test_client()
+    headers = new_player(client)
+    for mode in ("computer", "party", "chess", 3):
+        response = client.post("/api/v1/games", json={"mode": mode}, headers=headers)
+        assert response.status_code == 400, mode
+        assert response.get_json()["error"]["code"] == "bad_request"
+
+
+def test_client_move_index_guards_against_repeats(app: Any) -> None:
+    client = app.test_client()
+    headers = new_player(client)
+    state = start(client, headers, mode="daily")
+    url = f"/api/v1/games/{state['id']}/roll"
+    first = client.post(url, json={"hold": [0], "move": 0}, headers=headers)
+    assert first.status_code == 200
+    repeat = client.post(url, json={"hold": [0], "move": 0}, headers=headers)
+    assert repeat.status_code == 409 and repeat.get_json()["error"]["moves"] == 1
+    assert (
+        client.get(f"/api/v1/games/{state['id']}", headers=headers).get_json() == first.get_json()
+    )
+
+
+def test_daily_started_before_midnight_finishes_after(make_app: Any) -> None:
+    late = datetime(2026, 12, 3, 23, 59, tzinfo=UTC)
+    client = make_app(now=late).test_client()
+    headers = new_player(client)
+    state = start(client, headers, mode="daily")
+    after = make_app(now=late + timedelta(minutes=30)).test_client()
+    final = play_out(after, headers, state)[-1]
+    assert final["date"] == "2026-12-03" and final["finished"]
+    assert after.get("/api/v1/daily", headers=headers).get_json()["date"] == str(date(2026, 12, 4))
