@@ -1,14 +1,47 @@
 """Rankings in Redis sorted sets: today's dice, best day, streak, advent and friend boards.
 
-(Interface agreed between the game store and the rankings; the rankings issue fills it in.)
+A finished game reaches the boards through :func:`submit`, one idempotent step per board;
+every step is atomic on its own (one command, a transaction or a Lua script, always on one
+hash slot) and a step that already ran changes nothing when it runs again. So a retried or
+concurrent completion counts once, and a crash between steps is repaired by submitting the
+same result again: the steps that ran are no-ops, the others catch up.
+
+A board's sorted-set score packs the true score and the finish time, so that among equal
+scores the earlier finisher comes first: ``score * 2**TIME_BITS + (2**TIME_BITS - 1 - tick)``
+(a tick is 10 ms since 2026). Everything stays an exact integer below 2**53.
 """
 
 from __future__ import annotations
 
+import base64
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 import redis
+
+from daily.errors import DailyError
+from daily.store import keys, players
+from daily.store.guard import guarded
+
+#: Bits of the finish time in a packed score; the true score sits above them.
+TIME_BITS = 39
+SHIFT: int = 2**TIME_BITS
+#: Highest true score a board can hold (advent sums reach 24 * 649 = 15576).
+MAX_SCORE: int = 2**14 - 1
+#: Finish times count in ticks of 10 ms from this instant; 2**39 ticks last 174 years.
+TIME_EPOCH = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+TICKS_PER_SECOND = 100
+#: Bit n of a player's days-played bitmap is this date plus n days.
+DAY_EPOCH = date(2026, 1, 1)
+ADVENT_DOORS = 24
+MAX_LIMIT = 100
+RANKED_MODES = ("daily", "friend")
+
+
+class BoardError(DailyError, ValueError):
+    """A result or a board request that the rankings cannot take."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +57,443 @@ class Result:
     code: str | None = None  # friend games: the normalized code, e.g. "K7P2QX9D"
 
 
-def submit(client: redis.Redis, result: Result) -> None:
-    """Counts *result* on every board it belongs to, atomically and exactly once."""
-    raise NotImplementedError("rankings: issue 4")
+@dataclass(frozen=True, slots=True)
+class Board:
+    """One ranking: its public id (``daily/2026-12-01``, ``streak``...) and its Redis key."""
+
+    id: str
+    key: str
+    kind: str
+
+    @classmethod
+    def daily(cls, day: date) -> Board:
+        """The board of the daily puzzle of *day*."""
+        return cls(f"daily/{day.isoformat()}", keys.board_daily(day.isoformat()), "daily")
+
+    @classmethod
+    def best_day(cls) -> Board:
+        """Every player's best daily total."""
+        return cls("best-day", keys.board_best_day(), "best-day")
+
+    @classmethod
+    def streak(cls) -> Board:
+        """Every player's longest run of consecutive days played."""
+        return cls("streak", keys.board_streak(), "streak")
+
+    @classmethod
+    def advent(cls, year: int) -> Board:
+        """The advent calendar of *year*: the sum of doors 1 to 24."""
+        return cls(f"advent/{year}", keys.board_advent(year), "advent")
+
+    @classmethod
+    def friend(cls, code: str) -> Board:
+        """The games played on friend code *code* (normalized)."""
+        return cls(f"friend/{code}", keys.board_friend(code), "friend")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A player's line on a board: competition rank, true score, name at read time."""
+
+    rank: int
+    player_id: str
+    name: str
+    score: int
+    current: int | None = None  # streak board only: the run still alive today
+
+    def to_dict(self) -> dict[str, object]:
+        """The entry as API.md shows it."""
+        row: dict[str, object] = {
+            "rank": self.rank,
+            "player_id": self.player_id,
+            "name": self.name,
+            "score": self.score,
+        }
+        if self.current is not None:
+            row["current"] = self.current
+        return row
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A slice of a board: the entries from *offset*, the board's size, the asker's entry."""
+
+    board: Board
+    total: int
+    offset: int
+    entries: tuple[Entry, ...]
+    me: Entry | None
+
+    def to_dict(self) -> dict[str, object]:
+        """The page as API.md shows it."""
+        return {
+            "board": self.board.id,
+            "total": self.total,
+            "offset": self.offset,
+            "entries": [e.to_dict() for e in self.entries],
+            "me": None if self.me is None else self.me.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """How many players scored from *low* to *high* (both included) on one date."""
+
+    low: int
+    high: int
+    players: int
+
+
+# Packing scores and naming members.
+
+
+def pack(score: int, finished_at: float) -> int:
+    """The sorted-set score of *score* reached at *finished_at*: higher is better.
+
+    >>> pack(300, TIME_EPOCH) > pack(300, TIME_EPOCH + 1) > pack(299, TIME_EPOCH)
+    True
+    >>> unpack(pack(300, TIME_EPOCH + 5))
+    300
+    """
+    tick = round((finished_at - TIME_EPOCH) * TICKS_PER_SECOND)
+    return score * SHIFT + (SHIFT - 1 - min(max(tick, 0), SHIFT - 1))
+
+
+def unpack(packed: float) -> int:
+    """The true score inside a packed sorted-set score."""
+    return int(packed) // SHIFT
+
+
+_HEX_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def member(player_id: str) -> str:
+    """The sorted-set member of a player: 11 characters for the usual 16-hex-digit ids.
+
+    Redis allocates a member of up to 14 characters in 16 bytes and one of 16 in 32, so
+    this saves 16 bytes per entry on every board. Other ids are kept, behind a ``~``.
+
+    >>> member("0123456789abcdef")
+    'ASNFZ4mrze8'
+    >>> player_of(member("0123456789abcdef")), player_of(member("ana"))
+    ('0123456789abcdef', 'ana')
+    """
+    if _HEX_ID.fullmatch(player_id):
+        return base64.urlsafe_b64encode(bytes.fromhex(player_id)).decode().rstrip("=")
+    return "~" + player_id
+
+
+def player_of(name: str) -> str:
+    """The player id inside a sorted-set member (the inverse of :func:`member`)."""
+    if name.startswith("~"):
+        return name[1:]
+    return base64.urlsafe_b64decode(name + "=").hex()
+
+
+def day_number(day: date) -> int:
+    """Days from :data:`DAY_EPOCH` to *day*: the bit of *day* in a days-played bitmap.
+
+    >>> day_number(date(2026, 1, 1)), day_number(date(2028, 3, 1))
+    (0, 790)
+    """
+    if day < DAY_EPOCH:
+        raise BoardError(f"no rankings before {DAY_EPOCH.isoformat()}: {day.isoformat()}")
+    return (day - DAY_EPOCH).days
+
+
+def advent_door(day: date) -> int | None:
+    """The advent door (1 to 24) that *day* opens, or None outside December 1 to 24.
+
+    >>> advent_door(date(2026, 12, 24)), advent_door(date(2026, 12, 25))
+    (24, None)
+    """
+    return day.day if day.month == 12 and day.day <= ADVENT_DOORS else None
+
+
+def expires_at(day: date, retention_days: int, zone: tzinfo) -> int:
+    """When *day*'s board goes: the end of *day* plus *retention_days*, in *zone*."""
+    end = datetime.combine(day + timedelta(days=retention_days + 1), time(), zone)
+    return int(end.timestamp())
+
+
+# Writing: one idempotent step per board.
+
+#: A board step: (client, result, retention days, zone) -> None.
+Step = Callable[[redis.Redis, Result, int, tzinfo], None]
+
+# Adds a door's score to the advent sum unless that door is already counted for the
+# player (the doors hash is the board's "counted" marker, in the board's own slot).
+# The tie-break keeps the latest counted door's finish time, the time the sum was reached.
+_ADVENT = """
+local mask = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+local bit = 2 ^ (tonumber(ARGV[2]) - 1)
+if math.floor(mask / bit) % 2 == 1 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], string.format('%d', mask + bit))
+local shift = tonumber(ARGV[5])
+local old = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1')
+local sum, tie = tonumber(ARGV[3]), tonumber(ARGV[4])
+if old >= 0 then
+  local before = math.floor(old / shift)
+  sum = sum + before
+  tie = math.min(tie, old - before * shift)
+end
+redis.call('ZADD', KEYS[1], string.format('%d', sum * shift + tie), ARGV[1])
+return 1
+"""
+
+# Marks a day played in the player's bitmap (idempotent) and recomputes the streak from
+# the bitmap, so late or repeated days give the same answer in any order. Returns the
+# best run. Bits are numbered from the most significant bit of the first byte, as SETBIT.
+_STREAK = """
+local day = tonumber(ARGV[1])
+redis.call('SETBIT', KEYS[1], day, 1)
+local bits = redis.call('GET', KEYS[1])
+local function played(i)
+  if i < 0 then return false end
+  local byte = string.byte(bits, math.floor(i / 8) + 1)
+  return byte ~= nil and math.floor(byte / 2 ^ (7 - i % 8)) % 2 == 1
+end
+local low, high = day, day
+while played(low - 1) do low = low - 1 end
+while played(high + 1) do high = high + 1 end
+local state = redis.call('HMGET', KEYS[2], 'last', 'run', 'best')
+local last, run = tonumber(state[1] or '-1'), tonumber(state[2] or '0')
+local best = math.max(tonumber(state[3] or '0'), high - low + 1)
+if high >= last then last, run = high, high - low + 1 end
+redis.call('HSET', KEYS[2], 'last', last, 'run', run, 'best', best)
+return best
+"""
+
+
+def check(result: Result) -> None:
+    """Raises :class:`BoardError` unless *result* is a rankable daily or friend game."""
+    if not 0 <= result.total <= MAX_SCORE:
+        raise BoardError(f"total out of range 0..{MAX_SCORE}: {result.total}")
+    if result.mode == "daily" and result.day is None:
+        raise BoardError(f"daily game {result.game_id!r} has no day")
+    if result.mode == "friend" and not result.code:
+        raise BoardError(f"friend game {result.game_id!r} has no code")
+    if result.day is not None:
+        day_number(result.day)
+
+
+@guarded
+def submit(
+    client: redis.Redis, result: Result, *, retention_days: int = 400, zone: tzinfo = UTC
+) -> None:
+    """Counts *result* on every board it belongs to, atomically and exactly once per board."""
+    check(result)
+    for step in steps(result):
+        step(client, result, retention_days, zone)
+
+
+def steps(result: Result) -> list[Step]:
+    """The board steps that *result* takes, in order; each one may be re-run safely."""
+    if result.mode == "friend":
+        return [count_friend]
+    if result.mode != "daily" or result.day is None:
+        return []
+    found: list[Step] = [count_daily, count_best_day, count_streak]
+    if advent_door(result.day) is not None:
+        found.append(count_advent)
+    return found
+
+
+def count_daily(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
+    """Puts the result on its date's board; the player's first counted game there stands."""
+    assert result.day is not None
+    key = Board.daily(result.day).key
+    pipe = client.pipeline(transaction=True)
+    pipe.zadd(key, {member(result.player_id): pack(result.total, result.finished_at)}, nx=True)
+    pipe.expireat(key, expires_at(result.day, retention_days, zone))
+    pipe.execute()
+
+
+def count_best_day(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
+    """Raises the player's best day to this result if it is better (max is idempotent)."""
+    packed = pack(result.total, result.finished_at)
+    client.zadd(keys.board_best_day(), {member(result.player_id): packed}, gt=True)
+
+
+def count_streak(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
+    """Marks the day played, then raises the player's best run on the streak board."""
+    assert result.day is not None
+    player_keys = [keys.player_days(result.player_id), keys.player_streak(result.player_id)]
+    best = int(_script(client, _STREAK)(keys=player_keys, args=[day_number(result.day)]))
+    packed = pack(best, result.finished_at)
+    client.zadd(keys.board_streak(), {member(result.player_id): packed}, gt=True)
+
+
+def count_advent(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
+    """Adds the result to its door of the advent board, once per player and door."""
+    assert result.day is not None
+    door = advent_door(result.day)
+    assert door is not None
+    year = result.day.year
+    tie = pack(0, result.finished_at)
+    args = (member(result.player_id), door, result.total, tie, SHIFT)
+    _script(client, _ADVENT)(keys=[keys.board_advent(year), keys.advent_doors(year)], args=args)
+
+
+def count_friend(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
+    """Puts the result on its friend code's board; the player's first counted game stands."""
+    assert result.code is not None
+    packed = pack(result.total, result.finished_at)
+    client.zadd(keys.board_friend(result.code), {member(result.player_id): packed}, nx=True)
+
+
+def _script(client: redis.Redis, source: str) -> redis.commands.core.Script:
+    """*source* as a script on *client*, run by EVALSHA (the server caches it by hash)."""
+    return client.register_script(source)
+
+
+# Reading: pages, a player's entry, the distribution.
+
+# One consistent read of a page: the board's size, the page's rows, the competition rank
+# of its first row (1 + how many have a strictly higher true score), and the asker's
+# position, packed score and rank. With around=1 the page is centred on the asker.
+_PAGE = """
+local key, shift = KEYS[1], tonumber(ARGV[5])
+local offset, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local total = redis.call('ZCARD', key)
+local function rank(packed)
+  local score = math.floor(tonumber(packed) / shift)
+  return redis.call('ZCOUNT', key, string.format('%d', (score + 1) * shift), '+inf') + 1
+end
+local mine = {}
+if ARGV[3] ~= '' then
+  local pos = redis.call('ZREVRANK', key, ARGV[3])
+  if pos then
+    local packed = redis.call('ZSCORE', key, ARGV[3])
+    mine = {pos, packed, rank(packed)}
+    if ARGV[4] == '1' then
+      offset = math.max(0, math.min(pos - math.floor(limit / 2), total - limit))
+    end
+  end
+end
+local rows = {}
+if limit > 0 then
+  rows = redis.call('ZREVRANGE', key, offset, offset + limit - 1, 'WITHSCORES')
+end
+local first = 0
+if #rows > 0 then first = rank(rows[2]) end
+return {total, offset, first, rows, mine}
+"""
+
+# Players per band of true scores: [low, low + band) for low = 0, band, ... up to top.
+_BANDS = """
+local key, band, top, shift = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local counts = {}
+for low = 0, top, band do
+  local from, to = string.format('%d', low * shift), string.format('(%d', (low + band) * shift)
+  counts[#counts + 1] = redis.call('ZCOUNT', key, from, to)
+end
+return counts
+"""
+
+#: The highest total of the daily puzzle (maxi, README "The rules in brief").
+DAILY_TOP = 649
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@guarded
+def page(
+    client: redis.Redis,
+    board: Board,
+    *,
+    offset: int = 0,
+    limit: int = 50,
+    me: str | None = None,
+    around: bool = False,
+    today: date | None = None,
+) -> Page:
+    """*limit* entries of *board* from *offset* (or around *me*), its size and *me*'s entry."""
+    if not 0 <= limit <= MAX_LIMIT or offset < 0:
+        raise BoardError(f"limit must be 0..{MAX_LIMIT} and offset >= 0: {limit}, {offset}")
+    args: list[str | int] = [offset, limit, member(me) if me else "", int(around), SHIFT]
+    total, start, first, rows, mine = _script(client, _PAGE)(keys=[board.key], args=args)
+    ids = [player_of(_text(m)) for m in rows[0::2]]
+    scores = [unpack(float(s)) for s in rows[1::2]]
+    ranks = _ranks(int(start), int(first), scores)
+    mine_id = [me] if mine and me else []
+    names = _names(client, ids + mine_id)
+    streak = board.kind == "streak"
+    currents = _currents(client, ids + mine_id, today) if streak and today else {}
+    entries = tuple(
+        Entry(rank, i, names[i], score, currents.get(i))
+        for rank, i, score in zip(ranks, ids, scores, strict=True)
+    )
+    own = None
+    if mine and me:
+        own = Entry(int(mine[2]), me, names[me], unpack(float(mine[1])), currents.get(me))
+    return Page(board, int(total), int(start), entries, own)
+
+
+def _ranks(start: int, first: int, scores: Sequence[int]) -> list[int]:
+    """Competition ranks of consecutive *scores* (best first) from position *start*.
+
+    >>> _ranks(0, 1, [9, 7, 7, 5])
+    [1, 2, 2, 4]
+    >>> _ranks(10, 9, [7, 7, 6])
+    [9, 9, 13]
+    """
+    ranks: list[int] = []
+    for i, score in enumerate(scores):
+        if not ranks:
+            ranks.append(first)
+        elif score == scores[i - 1]:
+            ranks.append(ranks[-1])
+        else:
+            ranks.append(start + i + 1)
+    return ranks
+
+
+def _names(client: redis.Redis, ids: Sequence[str]) -> dict[str, str]:
+    """Names read now from the player records, so a rename shows on every board."""
+    found = players.names_of(client, set(ids))
+    return {i: found.get(i) or players.guest_name(i) for i in ids}
+
+
+def _alive_since(today: date) -> int:
+    """The first day number whose run is still alive on *today*: yesterday's."""
+    return (today - DAY_EPOCH).days - 1
+
+
+def _currents(client: redis.Redis, ids: Sequence[str], today: date) -> dict[str, int]:
+    """Each player's run still alive on *today* (played today or yesterday), else 0."""
+    pipe = client.pipeline(transaction=False)
+    for player_id in ids:
+        pipe.hmget(keys.player_streak(player_id), "last", "run")
+    alive = _alive_since(today)
+    return {
+        i: int(run) if last is not None and int(last) >= alive else 0
+        for i, (last, run) in zip(ids, pipe.execute(), strict=True)
+    }
+
+
+def rank_of(
+    client: redis.Redis, board: Board, player_id: str, today: date | None = None
+) -> Entry | None:
+    """*player_id*'s entry on *board*, or None if they are not on it."""
+    return page(client, board, limit=0, me=player_id, today=today).me
+
+
+@guarded
+def streak_of(client: redis.Redis, player_id: str, today: date) -> tuple[int, int]:
+    """A player's current run (alive on *today*) and best run of days played."""
+    last, run, best = client.hmget(keys.player_streak(player_id), "last", "run", "best")
+    alive = last is not None and int(last) >= _alive_since(today)
+    return (int(run) if alive and run else 0), int(best or 0)
+
+
+@guarded
+def distribution(client: redis.Redis, day: date, band: int = 50) -> tuple[Band, ...]:
+    """How many players scored in each band of *band* points on *day*'s board."""
+    if not 1 <= band <= DAILY_TOP + 1:
+        raise BoardError(f"band must be 1..{DAILY_TOP + 1} points: {band}")
+    key = Board.daily(day).key
+    counts = _script(client, _BANDS)(keys=[key], args=[band, DAILY_TOP, SHIFT])
+    return tuple(Band(i * band, i * band + band - 1, int(count)) for i, count in enumerate(counts))

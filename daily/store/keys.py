@@ -53,3 +53,48 @@ def friend_code(code: str) -> str:
 def pending_results() -> str:
     """The sorted set of games that may have finished without their result counted yet."""
     return f"{PREFIX}:results:pending"
+
+
+# Rankings (issue 4). Each board is one sorted set and its hash tag names the board, so
+# boards spread over a cluster's slots; a board's helper keys share its tag. A player's
+# days-played bitmap and streak hash share the player's tag (the streak script touches both).
+
+
+def board_daily(day: str) -> str:
+    """The sorted set of the daily puzzle of *day* (``YYYY-MM-DD``): player -> score."""
+    return f"{PREFIX}:board:{{day:{day}}}"
+
+
+def board_best_day() -> str:
+    """The sorted set of each player's best daily total ever."""
+    return f"{PREFIX}:board:{{best-day}}"
+
+
+def board_streak() -> str:
+    """The sorted set of each player's longest run of consecutive days played."""
+    return f"{PREFIX}:board:{{streak}}"
+
+
+def board_advent(year: int) -> str:
+    """The sorted set of the advent calendar of *year*: the sum of a player's door scores."""
+    return f"{PREFIX}:board:{{advent:{year}}}"
+
+
+def advent_doors(year: int) -> str:
+    """The hash of the doors counted on *year*'s advent board: player -> bitmask of doors."""
+    return f"{PREFIX}:board:{{advent:{year}}}:doors"
+
+
+def board_friend(code: str) -> str:
+    """The sorted set of the games played on friend code *code* (normalized)."""
+    return f"{PREFIX}:board:{{friend:{code}}}"
+
+
+def player_days(player_id: str) -> str:
+    """The bitmap of the days a player finished the daily puzzle (bit n: day n since 2026)."""
+    return f"{PREFIX}:player:{{{player_id}}}:days"
+
+
+def player_streak(player_id: str) -> str:
+    """The hash of a player's streak: ``last`` day played, its ``run``, the ``best`` run."""
+    return f"{PREFIX}:player:{{{player_id}}}:streak"
