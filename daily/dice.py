@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
+from functools import lru_cache
 
 from daily.rules import Dice, DiceSource, Hold
 
@@ -21,6 +23,8 @@ STREAM_VERSION = "v1"
 EPOCH = date(2026, 1, 1)
 #: Bytes at or above this are skipped: 252 = 6 * 42 keeps every face equally likely.
 _LIMIT = 252
+_FACES = bytes(b % 6 + 1 for b in range(_LIMIT)) + bytes(256 - _LIMIT)
+_SKIPPED = bytes(range(_LIMIT, 256))
 #: A daily game may still be finished this long after its day closed; the seed is
 #: revealed only once this grace is over, so a late game never meets a known seed.
 REVEAL_GRACE = timedelta(hours=1)
@@ -49,6 +53,7 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
+@lru_cache(maxsize=4096)
 def holds_str(holds: tuple[Hold, ...]) -> str:
     """Writes the holds of a turn as they enter the dice message.
 
@@ -66,26 +71,51 @@ def faces(seed: bytes, turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
     >>> faces(bytes(32), 1, (), 6)
     (3, 2, 3, 4, 1, 1)
     """
-    prefix = f"{STREAM_VERSION}|{turn}|{holds_str(holds)}|"
-    dice: list[int] = []
-    block = 0
-    while len(dice) < count:
-        for byte in _hmac(seed, f"{prefix}{block}"):
-            if byte < _LIMIT:
-                dice.append(byte % 6 + 1)
-                if len(dice) == count:
-                    break
-        block += 1
-    return tuple(dice)
+    return _faces(_keyed(seed), turn, holds, count)
 
 
 def stream(seed: bytes) -> DiceSource:
     """The dice source of *seed*, to plug into :func:`daily.rules.new_game`."""
+    mac = _keyed(seed)
 
     def source(turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
-        return faces(seed, turn, holds, count)
+        return _faces(mac, turn, holds, count)
 
     return source
+
+
+def _faces(mac: Callable[[bytes], bytes], turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
+    prefix = f"{STREAM_VERSION}|{turn}|{holds_str(holds)}|"
+    found = b""
+    block = 0
+    while len(found) < count:
+        # translate() drops the skipped bytes and maps the others to faces, in C.
+        found += mac(f"{prefix}{block}".encode()).translate(_FACES, _SKIPPED)
+        block += 1
+    return tuple(found[:count])
+
+
+def _keyed(key: bytes) -> Callable[[bytes], bytes]:
+    """HMAC-SHA256 under *key* with its padded key blocks hashed once.
+
+    A replay computes some 60 HMACs under one seed; starting each from the
+    hashed pads is several times faster than :func:`hmac.digest`.
+
+    >>> _keyed(b"k")(b"m") == hmac.digest(b"k", b"m", "sha256")
+    True
+    """
+    block = (key if len(key) <= 64 else hashlib.sha256(key).digest()).ljust(64, b"\0")
+    inner = hashlib.sha256(bytes(b ^ 0x36 for b in block))
+    outer = hashlib.sha256(bytes(b ^ 0x5C for b in block))
+
+    def mac(message: bytes) -> bytes:
+        hashed = inner.copy()
+        hashed.update(message)
+        result = outer.copy()
+        result.update(hashed.digest())
+        return result.digest()
+
+    return mac
 
 
 @dataclass(frozen=True, slots=True)

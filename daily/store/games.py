@@ -367,3 +367,21 @@ def load_code(client: redis.Redis, code: str) -> FriendCode | None:
         game_id=fields["game"],
         seed_ref=fields["seed"],
     )
+
+
+def board_of(record: Record) -> boards.Board | None:
+    """The board a game counts on: its date's or its friend code's; None for unranked modes."""
+    if record.mode == "daily" and record.day is not None:
+        return boards.Board.daily(record.day)
+    if record.mode == "friend" and record.code is not None:
+        return boards.Board.friend(record.code)
+    return None
+
+
+def rank_of(client: redis.Redis, record: Record) -> int | None:
+    """The rank of a finished game's player on its board, once counted."""
+    board = board_of(record)
+    if board is None or not record.submitted:
+        return None
+    entry = boards.rank_of(client, board, record.player_id)
+    return entry.rank if entry else None

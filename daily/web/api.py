@@ -344,7 +344,9 @@ def _state_json(record: Record, state: GameState) -> dict[str, Any]:
     if record.finished:
         share = record.share or record.code
         body["share_code"] = code_str(share) if share else None
-        body["rank"] = None
+        board = games.board_of(record)
+        body["board"] = board.id if board else None
+        body["rank"] = games.rank_of(current_redis(), record)
     if record.mode == "friend" and (record.target or record.finished):
         body["target"] = _target_json(record)
     return body

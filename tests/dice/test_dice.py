@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections import Counter
 from datetime import UTC, date, datetime
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -172,3 +174,17 @@ def test_day_opens_closes_and_reveals_in_its_zone() -> None:
 
 def test_no_puzzle_before_the_epoch() -> None:
     assert not dice.Day(date(2025, 12, 31), UTC).is_open(datetime(2026, 6, 1, tzinfo=UTC))
+
+
+def test_the_readme_vectors_are_these() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## The dice stream", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| (.+?) \| ([1-6 ]+) \|$", section, flags=re.M)
+    assert len(rows) == 7
+    for turn, holds_text, fresh in rows:
+        holds = tuple(
+            tuple(int(p) for p in h.split(",") if p)
+            for h in re.findall(r"\[([0-9,]*)\]", holds_text)
+        )
+        assert dice.faces(ZERO, int(turn), holds, 6) == tuple(map(int, fresh.split()))
+        assert (ZERO, int(turn), holds, 6, tuple(map(int, fresh.split()))) in VECTORS

@@ -187,6 +187,10 @@ def test_two_players_see_the_same_dice(app: Any) -> None:
         for states in (ana_states, bo_states)
     ]
     assert first_rolls[0] == first_rolls[1] and len(first_rolls[0]) == 20
+    # Both are ranked on the day's board: the higher total first, equal totals share rank 1.
+    totals = ana_states[-1]["total"], bo_states[-1]["total"]
+    ranks = ana_states[-1]["rank"], bo_states[-1]["rank"]
+    assert ranks == tuple(1 + sum(t > mine for t in totals) for mine in totals)
 
 
 def test_no_response_carries_a_die_before_its_holds(app: Any) -> None:
@@ -213,6 +217,7 @@ def test_finished_game_replays_to_its_recorded_total(app: Any) -> None:
     headers = new_player(client)
     final = play_out(client, headers, start(client, headers, mode="daily"))[-1]
     assert final["finished"]
+    assert (final["board"], final["rank"]) == ("daily/2026-12-03", 1)
     replayed = replay(
         find_ruleset("maxi"), dice.stream(dice.daily_seed(SECRET, DAY)), final["moves"]
     )
@@ -264,6 +269,8 @@ def test_friend_challenge_same_dice_with_target(app: Any) -> None:
     assert "target" not in blind
     blind_final = play_out(client, cy, blind)[-1]
     assert blind_final["target"]["total"] == ana_final["total"]  # both sheets at the end
+    assert blind_final["board"] == f"friend/{code.replace('-', '')}"
+    assert blind_final["rank"] == 1 + (ana_final["total"] > blind_final["total"])
 
 
 def test_finished_daily_shares_its_dice_as_a_friend_code(app: Any) -> None:

@@ -1,0 +1,53 @@
+"""Replay speed: a complete maxi game, and one move validated the way the API does it.
+
+Run: .venv/bin/python bench/bench_replay.py  (aim: a whole maxi replay under 300 µs)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from daily import dice
+from daily.rules import Score, apply, find_ruleset, parse_move, replay
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "data" / "golden-maxi-default.json"
+
+
+def best_of(runs: int, repeat: int, work: object) -> float:
+    """The best mean time per call in seconds, over *runs* runs of *repeat* calls."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            work()  # type: ignore[operator]
+        best = min(best, (time.perf_counter() - start) / repeat)
+    return best
+
+
+def main() -> None:
+    record = json.loads(GOLDEN.read_text())
+    rules = find_ruleset(record["ruleset"], record["options"])
+    seed = bytes.fromhex(record["seed"])
+    moves = [parse_move(m) for m in record["moves"]]
+    assert replay(rules, dice.stream(seed), moves).total == record["total"]
+
+    whole = best_of(5, 2000, lambda: replay(rules, dice.stream(seed), moves))
+    as_dicts = best_of(5, 2000, lambda: replay(rules, dice.stream(seed), record["moves"]))
+    # The API's cost of one late move: replay the stored log, then apply the new move.
+    last = moves[-1]
+    assert isinstance(last, Score)
+    one = best_of(5, 2000, lambda: apply(replay(rules, dice.stream(seed), moves[:-1]), last))
+    source = dice.stream(seed)
+    stream = best_of(5, 20000, lambda: source(7, ((0, 3),), 6))
+    print(f"maxi game of {len(moves)} moves ({record['total']} points)")
+    print(f"  replay, parsed moves:      {whole * 1e6:7.1f} µs   (aim < 300 µs)")
+    print(f"  replay, move-log dicts:    {as_dicts * 1e6:7.1f} µs")
+    print(f"  validate the last move:    {one * 1e6:7.1f} µs   (replay of 45 moves + apply)")
+    print(f"  one roll of the stream:    {stream * 1e6:7.2f} µs")
+
+
+if __name__ == "__main__":
+    main()
