@@ -38,6 +38,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     from daily.web import api  # the views import this module's helpers
 
     app.register_blueprint(api.bp)
+    from daily.web import i18n, pages
+
+    i18n.init_app(app)
+    app.register_blueprint(pages.bp)
     return app
 
 

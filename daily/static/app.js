@@ -1,0 +1,448 @@
+/* daily: the pages' small script. It plays through the JSON API (/api/v1, see API.md);
+   the server deals every die and checks every move, so nothing here decides a score.
+   Every string shown comes from the page's translated #strings block. */
+(() => {
+  'use strict';
+
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+  const readJson = (id) => {
+    const el = document.getElementById(id);
+    return el ? JSON.parse(el.textContent) : {};
+  };
+  const S = readJson('strings');
+  const BOOT = readJson('boot');
+  const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
+  const REDUCED_MOTION = window.matchMedia('(prefers-reduced-motion: reduce)');
+  const style = () => (document.body.classList.contains('dice-x') ? 'x' : 'f');
+
+  /* -- the API ------------------------------------------------------------------------------ */
+
+  async function api(method, path, body) {
+    const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    const response = await fetch('/api/v1' + path, init);
+    let data = null;
+    try { data = await response.json(); } catch (e) { data = null; }
+    return { ok: response.ok, status: response.status, data };
+  }
+
+  function showError(result) {
+    const box = $('#message');
+    const message = result && result.data && result.data.error ? result.data.error.message : String(result);
+    if (box) box.textContent = fmt(S.error, { message });
+  }
+
+  /* Starts a game ({"mode": ...}) and opens it; a game already started opens instead. */
+  async function start(spec) {
+    const result = await api('POST', '/games', spec);
+    if (result.ok) { location.assign('/play/' + result.data.id); return; }
+    const error = result.data && result.data.error;
+    if (result.status === 409 && error && error.game_id) { location.assign('/play/' + error.game_id); return; }
+    showError(result);
+  }
+
+  function wireStartButtons() {
+    $$('[data-start]').forEach((el) => el.addEventListener('click', (event) => {
+      event.preventDefault();
+      el.setAttribute('aria-busy', 'true');
+      start(JSON.parse(el.dataset.start)).finally(() => el.removeAttribute('aria-busy'));
+    }));
+  }
+
+  /* -- header: the player's name ------------------------------------------------------------ */
+
+  function wireName() {
+    const form = $('#who');
+    if (!form) return;
+    const status = $('.who-status', form);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const result = await api('PATCH', '/players/me', { name: form.elements.name.value });
+      if (result.ok) {
+        form.elements.name.value = result.data.name;
+        status.textContent = S.nameSaved;
+      } else {
+        status.textContent = result.data && result.data.error ? result.data.error.message : '';
+      }
+    });
+  }
+
+  /* -- dice --------------------------------------------------------------------------------- */
+
+  function dieSvg(face) {
+    const ns = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('class', 'die');
+    svg.setAttribute('viewBox', '0 0 64 64');
+    svg.setAttribute('aria-hidden', 'true');
+    const use = document.createElementNS(ns, 'use');
+    use.setAttribute('href', `#${style()}${face}`); // the page's inline sprite
+    svg.appendChild(use);
+    return svg;
+  }
+
+  /* -- share block -------------------------------------------------------------------------- */
+
+  function fillShare(box, { code, total, number, ruleset, mode }) {
+    if (!box || !code) return;
+    const link = `${location.origin}/f/${code}`;
+    $('[data-share-code]', box).textContent = code;
+    $('[data-share-link]', box).value = link;
+    const text = mode === 'daily'
+      ? fmt(S.shareText, { number, total, link })
+      : fmt(S.shareFriend, { total, ruleset, link });
+    $('[data-share-text]', box).value = text;
+    const values = { code, link, text };
+    $$('[data-copy]', box).forEach((button) => button.addEventListener('click', async () => {
+      const status = $('[data-copy-status]', box);
+      try {
+        await navigator.clipboard.writeText(values[button.dataset.copy]);
+        status.textContent = S.copied;
+      } catch (e) {
+        status.textContent = S.copyFailed;
+      }
+    }));
+  }
+
+  /* -- today's page ------------------------------------------------------------------------- */
+
+  function countdown(el, seconds) {
+    const began = performance.now();
+    const tick = () => {
+      const left = Math.max(0, Math.round(seconds - (performance.now() - began) / 1000));
+      if (left === 0) { el.textContent = S.newPuzzle; return; }
+      const h = Math.floor(left / 3600);
+      const m = Math.floor((left % 3600) / 60);
+      el.textContent = fmt(S.timeLeft, { h, m: String(m).padStart(2, '0'), s: String(left % 60).padStart(2, '0') });
+      setTimeout(tick, 1000 - ((performance.now() - began) % 1000));
+    };
+    tick();
+  }
+
+  async function showRank(el, board) {
+    if (!el) return;
+    const result = await api('GET', `/leaderboards/${board}?around=me&limit=1`);
+    if (result.ok && result.data.me) {
+      el.textContent = fmt(S.rank, { rank: result.data.me.rank, total: result.data.total });
+    }
+  }
+
+  /* Draws the score distribution: one bar per band, the player's band marked. */
+  async function showDistribution(date, total) {
+    const chart = $('#chart');
+    if (!chart) return;
+    const result = await api('GET', `/daily/${date}/distribution?band=25`);
+    if (!result.ok) return;
+    const bands = result.data.bands || [];
+    const most = Math.max(1, ...bands.map((b) => b.players));
+    bands.forEach((band) => {
+      const bar = document.createElement('div');
+      bar.className = 'bar';
+      bar.style.height = `${(100 * band.players) / most}%`;
+      bar.title = `${band.from}–${band.to}: ${band.players}`;
+      if (total >= band.from && total <= band.to) {
+        bar.classList.add('you');
+        bar.title += ` (${S.yourPlace})`;
+      }
+      chart.appendChild(bar);
+    });
+    if (bands.length) {
+      $('#chart-axis').innerHTML = '';
+      [bands[0].from, bands[bands.length - 1].to].forEach((label) => {
+        const span = document.createElement('span');
+        span.textContent = label;
+        $('#chart-axis').appendChild(span);
+      });
+      $('#chart-text').textContent = fmt(S.players, { n: result.data.players });
+      chart.setAttribute('aria-label', `${chart.getAttribute('aria-label')}: ${bands.map((b) => `${b.from}–${b.to}: ${b.players}`).join(', ')}`);
+    }
+  }
+
+  function todayPage() {
+    countdown($('#countdown'), BOOT.secondsLeft);
+    const challenge = $('#challenge');
+    if (challenge) {
+      challenge.addEventListener('submit', (event) => {
+        event.preventDefault();
+        start({ mode: 'friend', ruleset: challenge.elements.ruleset.value });
+      });
+    }
+    if (BOOT.finished) {
+      const share = $('#share');
+      fillShare(share, {
+        code: share.dataset.code ? `${share.dataset.code.slice(0, 4)}-${share.dataset.code.slice(4)}` : '',
+        total: share.dataset.total, number: share.dataset.number, mode: 'daily',
+      });
+      showRank($('#my-rank'), `daily/${BOOT.date}`);
+      showDistribution(BOOT.date, Number(share.dataset.total));
+    }
+  }
+
+  /* -- the play page ------------------------------------------------------------------------ */
+
+  function playPage() {
+    const sheet = BOOT.sheet;
+    const rowNames = Object.fromEntries(sheet.rows.map((r) => [r.id, r.name]));
+    const diceBox = $('#dice');
+    const rollButton = $('#roll');
+    let state = null;
+    let held = new Set();
+    let busy = false;
+    let current = -1; // index into the open rows picked with the arrow keys
+
+    const openRows = () => sheet.rows.filter((r) => state && !state.finished && r.id in state.potential);
+
+    function dieLabel(i) {
+      const face = S[`face${state.dice[i]}`];
+      return fmt(held.has(i) ? S.dieHeld : S.die, { n: i + 1, face });
+    }
+
+    function drawDice() {
+      diceBox.innerHTML = '';
+      state.dice.forEach((face, i) => {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'die-btn';
+        button.dataset.index = i;
+        button.dataset.face = face;
+        button.setAttribute('aria-pressed', held.has(i) ? 'true' : 'false');
+        button.setAttribute('aria-label', dieLabel(i));
+        button.disabled = state.rolls_left === 0;
+        button.appendChild(dieSvg(face));
+        const tag = document.createElement('span');
+        tag.className = 'tag';
+        tag.setAttribute('aria-hidden', 'true');
+        tag.textContent = held.has(i) ? S.held : '';
+        button.appendChild(tag);
+        button.addEventListener('click', () => toggle(i));
+        diceBox.appendChild(button);
+      });
+    }
+
+    function toggle(i) {
+      if (busy || !state || state.finished || state.rolls_left === 0 || i >= state.dice.length) return;
+      if (held.has(i)) held.delete(i); else held.add(i);
+      const button = diceBox.children[i];
+      button.setAttribute('aria-pressed', held.has(i) ? 'true' : 'false');
+      button.setAttribute('aria-label', dieLabel(i));
+      $('.tag', button).textContent = held.has(i) ? S.held : '';
+      drawRoll();
+    }
+
+    function drawRoll() {
+      const canRoll = !state.finished && state.rolls_left > 0 && held.size < state.dice.length;
+      rollButton.disabled = busy || !canRoll;
+      rollButton.textContent = state.rolls_left > 0 ? fmt(S.rollsLeft, { n: state.rolls_left }) : S.noRolls;
+    }
+
+    function paceText() {
+      const upper = sheet.rows.filter((r) => r.face && state.scorecard[r.id] !== null);
+      if (!upper.length || state.bonus > 0) return state.bonus > 0 ? [S.bonusMade, 'pace-ahead'] : ['', ''];
+      const ahead = Math.round(upper.reduce((sum, r) => sum + state.scorecard[r.id] - r.face * sheet.par, 0));
+      if (ahead > 0) return [fmt(S.ahead, { n: ahead }), 'pace-ahead'];
+      if (ahead < 0) return [fmt(S.behind, { n: -ahead }), 'pace-behind'];
+      return [S.onPace, ''];
+    }
+
+    function drawSheet() {
+      const open = openRows();
+      if (current >= open.length) current = open.length - 1;
+      sheet.rows.forEach((row) => {
+        const cell = $(`tr[data-row="${row.id}"] [data-cell]`);
+        const points = state.scorecard[row.id];
+        cell.innerHTML = '';
+        if (points !== null) { cell.textContent = points; return; }
+        if (!(row.id in state.potential) || state.finished) return;
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'pick';
+        const value = state.potential[row.id];
+        if (value === 0) button.classList.add('zero');
+        if (open[current] && open[current].id === row.id) button.classList.add('current');
+        button.dataset.row = row.id;
+        button.setAttribute('aria-label', fmt(S.pickRow, { row: row.name, points: value }));
+        const pts = document.createElement('span');
+        pts.className = 'pts';
+        pts.textContent = value;
+        button.appendChild(pts);
+        button.addEventListener('click', () => pick(row.id));
+        button.addEventListener('focus', () => { current = openRows().findIndex((r) => r.id === row.id); });
+        cell.appendChild(button);
+      });
+      $('#upper').textContent = state.upper;
+      const [text, cls] = paceText();
+      const pace = $('#pace');
+      pace.textContent = text;
+      pace.className = cls;
+      $('#bonus').textContent = state.bonus;
+      if (state.extra_bonus) { $('#extra-row').hidden = false; $('#extra').textContent = state.extra_bonus; }
+      $('#total').textContent = state.total;
+    }
+
+    function drawStatus() {
+      const scored = sheet.rows.filter((r) => state.scorecard[r.id] !== null).length;
+      $('#status').textContent = state.finished ? '' : fmt(S.turn, { turn: state.turn, turns: sheet.rows.length });
+      const versus = $('#versus');
+      const target = BOOT.target;
+      if (target && scored > 0 && target.byTurn.length) {
+        const t = Math.min(scored, target.byTurn.length);
+        versus.hidden = false;
+        versus.textContent = fmt(S.vs, { turn: t, you: state.total, name: target.name, them: target.byTurn[t - 1] });
+      }
+    }
+
+    function drawResults() {
+      $('#table .dice').hidden = true;
+      $('#table .controls').hidden = true;
+      $('.kbd-help').hidden = true;
+      const results = $('#results');
+      results.hidden = false;
+      $('#final-total').textContent = state.total;
+      const rankBox = $('#final-rank');
+      if (state.rank) rankBox.textContent = fmt(S.rankOnly, { rank: state.rank });
+      if (state.mode === 'daily') showRank(rankBox, `daily/${state.date}`);
+      else if (state.mode === 'friend' && state.code) showRank(rankBox, `friend/${state.code.replace('-', '')}`);
+      const share = $('#share');
+      if (state.share_code) {
+        fillShare(share, {
+          code: state.share_code, total: state.total, number: state.number,
+          ruleset: share.dataset.ruleset, mode: state.mode,
+        });
+      } else {
+        share.hidden = true;
+      }
+    }
+
+    function draw() {
+      drawDice();
+      drawRoll();
+      drawSheet();
+      drawStatus();
+      if (state.finished) drawResults();
+    }
+
+    function accept(next) {
+      if (!state || next.turn !== state.turn || next.finished) held = new Set();
+      state = next;
+      draw();
+      // How many moves the page shows: lets a reader (or a test) wait for a move to land.
+      document.body.dataset.moves = state.moves.length;
+    }
+
+    async function roll() {
+      if (busy || rollButton.disabled) return;
+      busy = true;
+      drawRoll();
+      const hold = Array.from(held).sort((a, b) => a - b);
+      $$('.die-btn', diceBox).forEach((b, i) => { if (!held.has(i)) b.classList.add('rolling'); });
+      const [result] = await Promise.all([
+        api('POST', `/games/${state.id}/roll`, { hold, move: state.moves.length }),
+        new Promise((resolve) => setTimeout(resolve, REDUCED_MOTION.matches ? 0 : 450)),
+      ]);
+      busy = false;
+      if (result.ok) accept(result.data); else { showError(result); await reload(); }
+    }
+
+    async function pick(row) {
+      if (busy || state.finished) return;
+      if (state.potential[row] === 0 && !(await confirmScratch(row))) return;
+      busy = true;
+      const result = await api('POST', `/games/${state.id}/score`, { category: row, move: state.moves.length });
+      busy = false;
+      if (result.ok) {
+        current = -1;
+        accept(result.data);
+        if (!state.finished) rollButton.focus();
+      } else { showError(result); await reload(); }
+    }
+
+    function confirmScratch(row) {
+      const dialog = $('#confirm');
+      $('#confirm-text').textContent = fmt(S.scratch, { row: rowNames[row] });
+      return new Promise((resolve) => {
+        dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), { once: true });
+        dialog.returnValue = '';
+        dialog.showModal();
+      });
+    }
+
+    function move(step) {
+      const open = openRows();
+      if (!open.length) return;
+      current = current < 0 ? (step > 0 ? 0 : open.length - 1) : (current + step + open.length) % open.length;
+      drawSheet();
+      const button = $(`button.pick[data-row="${open[current].id}"]`);
+      if (button) button.focus();
+    }
+
+    document.addEventListener('keydown', (event) => {
+      if (!state || state.finished || event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target;
+      if (target.closest('input, textarea, select, dialog, form')) return;
+      const key = event.key;
+      if (/^[1-9]$/.test(key)) {
+        toggle(Number(key) - 1);
+        event.preventDefault();
+      } else if (key === 'r' || key === 'R' || (key === ' ' && !target.classList.contains('pick'))) {
+        roll();
+        event.preventDefault();
+      } else if (key === 'ArrowDown' || key === 'ArrowUp') {
+        move(key === 'ArrowDown' ? 1 : -1);
+        event.preventDefault();
+      } else if (key === 'Enter' && !target.closest('button, a')) {
+        const open = openRows();
+        if (open[current]) { pick(open[current].id); event.preventDefault(); }
+      }
+    });
+    rollButton.addEventListener('click', roll);
+
+    async function reload() {
+      const result = await api('GET', `/games/${BOOT.game}`);
+      if (result.ok) accept(result.data); else showError(result);
+    }
+    reload();
+  }
+
+  /* -- friend page -------------------------------------------------------------------------- */
+
+  async function friendPage() {
+    const share = $('#share');
+    if (share) {
+      const code = share.dataset.code;
+      fillShare(share, {
+        code: `${code.slice(0, 4)}-${code.slice(4)}`, total: share.dataset.total,
+        ruleset: share.dataset.ruleset, mode: 'friend',
+      });
+    }
+    const result = await api('GET', `/leaderboards/friend/${BOOT.code}?limit=50`);
+    if (!result.ok || !result.data.entries.length) return;
+    const table = $('#code-board');
+    const body = $('tbody', table);
+    result.data.entries.forEach((entry) => {
+      const tr = document.createElement('tr');
+      if (result.data.me && result.data.me.player_id === entry.player_id) tr.className = 'me';
+      [entry.rank, entry.name, entry.score].forEach((value, i) => {
+        const td = document.createElement(i === 1 ? 'th' : 'td');
+        if (i === 1) td.scope = 'row'; else td.className = 'num';
+        td.textContent = value;
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    });
+    table.hidden = false;
+    $('#code-board-empty').hidden = true;
+  }
+
+  /* -- start -------------------------------------------------------------------------------- */
+
+  wireName();
+  wireStartButtons();
+  const page = document.body.dataset.page;
+  if (page === 'today') todayPage();
+  else if (page === 'play') playPage();
+  else if (page === 'friend') friendPage();
+})();

@@ -1,0 +1,64 @@
+"""The advent calendar under a frozen December clock, and the Christmas dice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
+
+
+def _finish_daily_by_api(context: Any, base: str) -> int:
+    """Plays a whole daily through the API (score the first open row each turn): the total."""
+    response = context.request.post(f"{base}/api/v1/games", data={"mode": "daily"})
+    assert response.status == 201, response.text()
+    state = response.json()
+    while not state["finished"]:
+        row = next(iter(state["potential"]))
+        url = f"{base}/api/v1/games/{state['id']}/score"
+        response = context.request.post(url, data={"category": row})
+        assert response.ok, response.text()
+        state = response.json()
+    return int(state["total"])
+
+
+def test_advent_doors_and_christmas_dice(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[[Any, str], None]
+) -> None:
+    december_2 = serve(now=datetime(2026, 12, 2, 12, 0, tzinfo=UTC))
+    december_5 = serve(now=datetime(2026, 12, 5, 10, 0, tzinfo=UTC))
+    context = new_context()
+    # Cookies ignore ports: both servers (one Redis) see the same player.
+    door_2 = _finish_daily_by_api(context, december_2)
+    page = context.new_page()
+    page.goto(december_5 + "/advent")
+
+    doors = page.locator(".doors li")
+    assert doors.count() == 24
+    texts = [" ".join(t.split()) for t in doors.all_inner_texts()]
+    assert texts[0] == "1 missed"
+    assert texts[1] == f"2 {door_2} points"
+    assert texts[2:4] == ["3 missed", "4 missed"]
+    assert texts[4] == "5 Play"
+    assert all(t.endswith("locked") for t in texts[5:])
+    assert page.locator(".doors a").count() == 1  # only today's door opens
+    assert page.locator("nav a:text-is('Advent')").count() == 1  # the header links the calendar
+    shoot(page, "advent")
+
+    page.get_by_role("button", name="Play with Christmas dice").click()
+    page.wait_for_selector("body.dice-x")
+    page.get_by_role("link", name="Door 5, today: play").click()
+    page.wait_for_url("**/play/*")
+    page.wait_for_selector("body[data-moves='0']")
+    hrefs = page.locator(".die-btn use").evaluate_all("us => us.map(u => u.getAttribute('href'))")
+    assert len(hrefs) == 6 and all(h.startswith("#x") for h in hrefs)
+    shoot(page, "play-christmas")
+
+    page.goto(december_5 + "/advent")
+    assert " ".join(page.locator(".doors li").nth(4).inner_text().split()) == "5 Play"
+    # The preference is saved: another page load keeps the Christmas dice.
+    page.goto(december_5 + "/rules/maxi")
+    assert page.locator("body.dice-x").count() == 1

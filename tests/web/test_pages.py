@@ -1,0 +1,325 @@
+"""The HTML pages, server side: rules from the engine, today, play, friend, advent, prefs."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daily import create_app
+from daily.rules import BASE_RULESETS, find_ruleset
+from daily.web import pages
+
+pytestmark = pytest.mark.redis
+
+NOW = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
+DECEMBER = datetime(2026, 12, 5, 10, 0, tzinfo=UTC)
+CSS = Path(pages.STATIC / "site.css").read_text()
+
+
+@pytest.fixture
+def client(make_app: Any) -> Any:
+    return make_app(now=NOW).test_client()
+
+
+def html(response: Any) -> str:
+    assert response.content_type.startswith("text/html")
+    return str(response.get_data(as_text=True))
+
+
+def play_daily(client: Any, policy: str = "first") -> dict[str, Any]:
+    """Plays a whole daily through the API as the client's browser player."""
+    response = client.post("/api/v1/games", json={"mode": "daily"})
+    assert response.status_code == 201
+    state = response.get_json()
+    while not state["finished"]:
+        rows = list(state["potential"])
+        row = rows[0] if policy == "first" else rows[-1]
+        response = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row})
+        assert response.status_code == 200, response.get_json()
+        state = response.get_json()
+    return dict(state)
+
+
+def boot(text: str) -> dict[str, Any]:
+    """The page's boot data for the script."""
+    found = re.search(r'<script type="application/json" id="boot">(.*?)</script>', text, re.S)
+    assert found, "the page has no boot data"
+    return dict(json.loads(found[1]))
+
+
+# -- rules ----------------------------------------------------------------------------------
+
+
+def _rules_rows(text: str) -> dict[str, tuple[str, int, int]]:
+    pattern = re.compile(
+        r'data-row="(\w+)">.*?<span class="visually-hidden">([\d-]+)</span></td>\s*'
+        r"<td class=\"num\" data-points>(\d+)</td>\s*<td class=\"num\" data-best>(\d+)</td>",
+        re.S,
+    )
+    return {m[1]: (m[2], int(m[3]), int(m[4])) for m in pattern.finditer(text)}
+
+
+@pytest.mark.parametrize("ruleset_id", list(BASE_RULESETS))
+def test_rules_page_scores_every_example_with_the_engine(client: Any, ruleset_id: str) -> None:
+    ruleset = find_ruleset(ruleset_id)
+    rows = _rules_rows(html(client.get(f"/rules/{ruleset_id}")))
+    assert list(rows) == list(ruleset.row_ids)
+    for index, (row_id, (shown, points, _)) in enumerate(rows.items()):
+        example = tuple(int(d) for d in shown.split("-"))
+        assert len(example) == ruleset.dice, row_id
+        assert points == ruleset.score(example)[index], row_id
+        assert points > 0, f"{row_id}: an example should show the row scoring"
+
+
+@pytest.mark.parametrize(
+    ("ruleset_id", "row_id", "points", "best"),
+    [
+        ("maxi", "villa", 21, 33),
+        ("maxi", "tower", 28, 34),
+        ("maxi", "full_straight", 21, 21),
+        ("maxi", "maxi_yatzy", 100, 100),
+        ("maxi", "two_pairs", 20, 22),
+        ("yatzy", "small_straight", 15, 15),
+        ("yahtzee", "full_house", 25, 25),
+        ("yacht", "large_straight", 30, 30),
+    ],
+    ids=lambda v: str(v),
+)
+def test_rules_page_numbers_match_the_rules(
+    client: Any, ruleset_id: str, row_id: str, points: int, best: int
+) -> None:
+    rows = _rules_rows(html(client.get(f"/rules/{ruleset_id}")))
+    assert rows[row_id][1:] == (points, best)
+
+
+def test_rules_page_states_bonus_pace_and_maximum(client: Any) -> None:
+    text = html(client.get("/rules/maxi"))
+    assert "100 points when the six upper rows total 84 or more" in text
+    assert "That is 4 dice of each face" in text
+    assert "5 sixes in Sixes score 30: +6 ahead of pace" in text
+    assert "Best possible total: 649." in text
+    yahtzee = html(client.get("/rules/yahtzee"))
+    assert "adds 100 points" in yahtzee and "Best possible total: 375." in yahtzee
+
+
+def test_unknown_ruleset_is_a_404_page(client: Any) -> None:
+    response = client.get("/rules/poker")
+    assert response.status_code == 404
+    assert "no such ruleset: &#39;poker&#39;" in html(response)
+    assert client.get("/rules").headers["Location"] == "/rules/maxi"
+
+
+def test_pace_words() -> None:
+    app = create_app({"env": "testing", "redis_url": "redis://127.0.0.1:1/0"})
+    with app.test_request_context():
+        assert pages.pace_str(6) == "+6 ahead of pace"
+        assert pages.pace_str(-3) == "3 behind pace"
+        assert pages.pace_str(0) == "on pace"
+        assert pages.pace_example(find_ruleset("yatzy"))["text"] == "+6 ahead of pace"
+        assert pages.bonus_par(find_ruleset("maxi", {"bonus": "50@75"})) == pytest.approx(75 / 21)
+
+
+# -- today and play -------------------------------------------------------------------------
+
+
+def test_today_shows_number_date_countdown_and_then_your_score(client: Any) -> None:
+    text = html(client.get("/"))
+    assert '<h1 id="puzzle-title" class="puzzle-no">#334</h1>' in text
+    assert "Monday, November 30, 2026" in text
+    assert '"secondsLeft": 52200' in text  # 14h30m to midnight UTC, on the frozen clock
+    assert 'id="play"' in text and "Your score" not in text
+    state = play_daily(client)
+    text = html(client.get("/"))
+    assert f'<p class="score-big" id="my-total">{state["total"]}</p>' in text
+    assert f"/play/{state['id']}" in text
+    assert 'data-code="' + state["share_code"].replace("-", "") + '"' in text
+
+
+def test_play_page_is_its_players_only(client: Any, make_app: Any) -> None:
+    state = play_daily(client)
+    text = html(client.get(f"/play/{state['id']}"))
+    assert "Puzzle #334" in text
+    sheet = boot(text)["sheet"]
+    assert (sheet["upperRows"], sheet["par"], sheet["threshold"], len(sheet["rows"])) == (
+        6,
+        4,
+        84,
+        20,
+    )
+    stranger = make_app(now=NOW).test_client()
+    assert stranger.get(f"/play/{state['id']}").status_code == 404
+    assert client.get("/play/nope").status_code == 404
+
+
+# -- friend ---------------------------------------------------------------------------------
+
+
+def test_friend_page_invites_then_compares_both_sheets(client: Any, make_app: Any) -> None:
+    client.patch("/api/v1/players/me", json={"name": "Ana"})
+    ana = play_daily(client, "first")
+    code = ana["share_code"]
+    bo = make_app(now=NOW).test_client()
+    text = html(bo.get(f"/f/{code.lower()}"))
+    assert "Ana challenges you to Maxi Yatzy on the same dice." in text
+    assert f"Their score: {ana['total']}." in text
+    assert '"target": true' in text and '"target": false' in text
+    response = bo.post("/api/v1/games", json={"mode": "friend", "code": code, "target": True})
+    state = response.get_json()
+    target = boot(html(bo.get(f"/play/{state['id']}")))["target"]
+    assert target["name"] == "Ana" and target["finished"] is True
+    assert len(target["byTurn"]) == 20 and target["byTurn"][-1] == ana["total"]
+    while not state["finished"]:
+        row = list(state["potential"])[-1]
+        state = bo.post(f"/api/v1/games/{state['id']}/score", json={"category": row}).get_json()
+    text = html(bo.get(f"/f/{code}"))
+    totals = re.findall(r'<td class="num" data-total>(\d+)</td>', text)
+    assert totals == [str(ana["total"]), str(state["total"])]
+    assert '<th scope="col" class="num">Ana</th><th scope="col" class="num">You</th>' in text
+
+
+def test_friend_codes_bad_and_unknown(client: Any) -> None:
+    assert client.get("/f/not-a-code!").status_code == 400
+    assert client.get("/f/K7P2-QX9D").status_code == 404
+    response = client.get("/f?code=k7p2-qx9d")
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/f/K7P2QX9D"
+
+
+# -- advent and the Christmas dice -----------------------------------------------------------
+
+
+def test_advent_is_closed_outside_december(client: Any) -> None:
+    text = html(client.get("/advent"))
+    assert "opens on 1 December" in text and 'class="doors"' not in text
+    assert ">Advent</a>" not in text  # the header links it only in December
+
+
+def test_advent_doors_in_december(make_app: Any) -> None:
+    client = make_app(now=DECEMBER).test_client()
+    text = html(client.get("/advent"))
+    doors = re.findall(r'class="door (\w+)"', text)
+    assert doors == ["missed"] * 4 + ["today"] + ["locked"] * 19
+    total = play_daily(client)["total"]
+    doors = re.findall(r'class="door (\w+)"', html(client.get("/advent")))
+    assert doors[4] == "today"
+    assert f"Door 5, today: {total} points" in html(client.get("/advent"))
+
+
+def test_christmas_dice_only_in_december(client: Any, make_app: Any) -> None:
+    response = client.post("/prefs/dice", data={"style": "x", "next": "//evil.example/"})
+    assert response.status_code == 303 and response.headers["Location"] == "/advent"
+    assert 'class="dice-f"' in html(client.get("/rules/maxi"))  # November: classic dice
+    december = make_app(now=DECEMBER).test_client()
+    december.post("/prefs/dice", data={"style": "x", "next": "/rules/maxi"})
+    text = html(december.get("/rules/maxi"))
+    assert 'class="dice-x"' in text and 'href="#x5"' in text
+    assert december.post("/prefs/dice", data={"style": "gold"}).status_code == 400
+
+
+# -- robustness and accessibility ------------------------------------------------------------
+
+
+def test_pages_render_an_error_page_when_redis_is_down(tmp_path: Path) -> None:
+    app = create_app({"env": "testing", "redis_url": "redis://127.0.0.1:1/0", "data_dir": tmp_path})
+    response = app.test_client().get("/f/K7P2-QX9D")
+    assert response.status_code == 503
+    assert "the store is unavailable" in html(response)
+    assert app.test_client().get("/rules/maxi").status_code == 200  # needs no store
+    assert app.test_client().get("/").status_code == 200  # nor does a first visit
+
+
+class _Controls(HTMLParser):
+    """Collects buttons, links, inputs and the labels of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.labels: set[str] = set()
+        self.unnamed: list[str] = []
+        self._open: list[tuple[str, dict[str, str | None], list[str]]] = []
+        self.inputs: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "label" and a.get("for"):
+            self.labels.add(str(a["for"]))
+        if tag in ("input", "select", "textarea") and a.get("type") != "hidden":
+            self.inputs.append(a)
+        if tag in ("button", "a"):
+            self._open.append((tag, a, []))
+
+    def handle_data(self, data: str) -> None:
+        for _, _, text in self._open:
+            text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("button", "a") and self._open:
+            name, a, text = self._open.pop()
+            if not "".join(text).strip() and not a.get("aria-label"):
+                self.unnamed.append(f"<{name} {a}>")
+
+
+def _check_names(text: str) -> None:
+    parser = _Controls()
+    parser.feed(text)
+    assert parser.unnamed == []
+    for control in parser.inputs:
+        named = control.get("id") in parser.labels or control.get("aria-label")
+        assert named, f"unlabelled control: {control}"
+
+
+def test_every_control_has_a_name(client: Any, make_app: Any) -> None:
+    for path in ("/", "/rules/maxi", "/advent"):
+        _check_names(html(client.get(path)))
+    state = play_daily(client)
+    for path in ("/", f"/play/{state['id']}", f"/f/{state['share_code']}"):
+        _check_names(html(client.get(path)))
+    _check_names(html(make_app(now=DECEMBER).test_client().get("/advent")))
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG contrast ratio of two colours."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize(
+    ("text", "background"),
+    [
+        ("--ink", "--paper"),
+        ("--muted", "--paper"),
+        ("--muted", "--card"),
+        ("--accent", "--paper"),
+        ("--accent", "--card"),
+        ("--accent-dark", "#e8f0f8"),
+        ("--held", "--card"),
+        ("--held", "#fbeee6"),
+        ("--good", "--card"),
+        ("--bad", "--card"),
+        ("#ffffff", "--accent"),
+        ("#ffffff", "--brand"),
+        ("#ffffff", "#a61b1b"),  # advent doors
+        ("#ffffff", "#1e6b34"),  # today's door
+        ("#ffffff", "#6d1414"),  # locked doors
+        ("#3d4045", "#d5d7da"),  # disabled buttons
+        ("--muted", "#eceae5"),  # missed doors
+    ],
+)
+def test_colours_meet_wcag_aa(text: str, background: str) -> None:
+    variables = dict(re.findall(r"(--[\w-]+):\s*(#[0-9a-fA-F]{6})", CSS))
+
+    def colour(name: str) -> str:
+        return variables[name] if name.startswith("--") else name
+
+    assert contrast(colour(text), colour(background)) >= 4.5
