@@ -178,16 +178,16 @@ def record(game_id: str) -> Response:
     found = _own_game(game_id)
     if not found.finished:
         raise conflict("the game is not finished yet")
-    body: dict[str, Any] = {
-        "ruleset": found.ruleset,
-        "options": dict(found.options),
-        "seed": _public_seed(found),
-        "commitment": dice.commitment(_seed(found)),
-        "moves": list(found.moves),
-        "total": found.total,
-    }
-    if found.day:
-        body["date"] = found.day.isoformat()
+    body: dict[str, Any] = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset,
+                            "options": dict(found.options)}  # fmt: skip
+    seed = _public_seed(found)
+    if seed is not None:
+        body["seed"] = seed
+    else:  # named, not given: `daily verify` derives it with SECRET_KEY
+        kind, _, value = found.seed_ref.partition(":")
+        body["date" if kind == "daily" else "code"] = value
+    body.update(commitment=dice.commitment(_seed(found)), moves=list(found.moves),
+                total=found.total)  # fmt: skip
     return jsonify(body)
 
 

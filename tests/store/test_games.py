@@ -7,13 +7,16 @@ from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import hypothesis
 import pytest
 import redis
+from hypothesis import HealthCheck, given
+from hypothesis import strategies as st
 
 from daily import config as config_mod
 from daily import dice
 from daily.errors import IllegalMoveError, InvalidMoveError, RulesError
-from daily.rules import GameState, Move, Roll, Score
+from daily.rules import GameState, Move, Roll, Score, legal_moves
 from daily.store import boards, games, keys
 from daily.store.games import MoveConflict, Record
 
@@ -220,8 +223,45 @@ def test_daily_game_stops_when_the_seed_is_revealed(client: redis.Redis) -> None
     assert stored(client, record.id) == before
 
 
+def normalized(move: Move) -> Move:
+    """A hold in ascending order, as legal_moves lists it (repeats kept: they stay illegal)."""
+    return Roll(tuple(sorted(move.hold))) if isinstance(move, Roll) else move
+
+
 def test_friend_codes(client: redis.Redis) -> None:
     code = games.create_code(client, "p1", "yatzy", {"forced": True}, None, "g1")
     found = games.load_code(client, code)
     assert found == games.FriendCode(code, "yatzy", {"forced": True}, "p1", "g1", f"friend:{code}")
     assert games.load_code(client, "00000000") is None
+
+
+@hypothesis.settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.data())
+def test_any_mix_of_moves_keeps_a_log_that_replays(
+    client: redis.Redis, data: st.DataObject
+) -> None:
+    """Legal moves are stored, anything else is refused; the log always replays to the state."""
+    record = start_daily(client, player=f"p{games.new_id()}")
+    state = record.state(SECRET)
+    for _ in range(data.draw(st.integers(1, 30), label="moves")):
+        if state.is_finished:
+            break
+        move: Move = data.draw(
+            st.one_of(
+                st.sampled_from(legal_moves(state)),
+                st.builds(Roll, st.lists(st.integers(-1, 7), max_size=7).map(tuple)),
+                st.builds(Score, st.sampled_from([*state.ruleset.row_ids, "nope"])),
+            ),
+            label="move",
+        )
+        before = stored(client, record.id)
+        is_legal = normalized(move) in legal_moves(state)
+        try:
+            record, state = games.play(client, settings(), record, move)
+            assert is_legal and len(record.moves) == len(before[1]) + 1
+        except RulesError:
+            assert not is_legal and stored(client, record.id) == before
+        loaded = games.load(client, record.id)
+        assert loaded is not None and loaded.state(SECRET) == state

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import threading
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
@@ -13,6 +15,7 @@ import pytest
 from daily import dice
 from daily.rules import find_ruleset, replay
 from daily.store import keys
+from daily.verify import verify
 from daily.web import current_redis
 
 pytestmark = pytest.mark.redis
@@ -93,6 +96,9 @@ def test_browser_gets_a_guest_player_in_its_session(app: Any) -> None:
     assert me["name"].startswith("Guest ")
     assert client.get(f"/api/v1/games/{game['id']}").status_code == 200
     assert app.test_client().get(f"/api/v1/games/{game['id']}").status_code == 404
+    cookie = client.get_cookie("session")
+    assert cookie is not None and cookie.http_only and cookie.expires is not None
+    assert cookie.expires > datetime.now(UTC) + timedelta(days=365)  # guests stay themselves
 
 
 def test_daily_today_commitment_only(app: Any) -> None:
@@ -315,3 +321,49 @@ def test_daily_started_before_midnight_finishes_after(make_app: Any) -> None:
     final = play_out(after, headers, state)[-1]
     assert final["date"] == "2026-12-03" and final["finished"]
     assert after.get("/api/v1/daily", headers=headers).get_json()["date"] == str(date(2026, 12, 4))
+
+
+def test_concurrent_starts_make_one_daily_game(app: Any) -> None:
+    headers = new_player(app.test_client())
+    barrier = threading.Barrier(6)
+    answers: list[tuple[int, str]] = []
+
+    def start_once() -> None:
+        client = app.test_client()
+        barrier.wait()
+        response = client.post("/api/v1/games", json={"mode": "daily"}, headers=headers)
+        body = response.get_json()
+        answers.append((response.status_code, body.get("id") or body["error"]["game_id"]))
+
+    threads = [threading.Thread(target=start_once) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(status for status, _ in answers) == [201] + [409] * 5
+    assert len({game_id for _, game_id in answers}) == 1
+    with app.app_context():
+        assert len(current_redis().keys(keys.game("*"))) == 1
+
+
+def test_daily_record_names_its_date_until_the_seed_is_revealed(make_app: Any) -> None:
+    client = make_app(now=NOON).test_client()
+    headers = new_player(client)
+    final = play_out(client, headers, start(client, headers, mode="daily"))[-1]
+    url = f"/api/v1/games/{final['id']}/record"
+    hidden = client.get(url, headers=headers).get_json()
+    assert "seed" not in hidden and hidden["date"] == "2026-12-03"
+    assert verify(json.dumps(hidden), SECRET).total == final["total"]
+    later = make_app(now=NOON + timedelta(days=1)).test_client()
+    shown = later.get(url, headers=headers).get_json()
+    assert shown["seed"] == dice.daily_seed(SECRET, DAY).hex() and "date" not in shown
+    assert verify(json.dumps(shown)).total == final["total"]
+
+
+def test_friend_record_never_gives_the_seed(app: Any) -> None:
+    client = app.test_client()
+    headers = new_player(client)
+    final = play_out(client, headers, start(client, headers, mode="friend", ruleset="yacht"))[-1]
+    record = client.get(f"/api/v1/games/{final['id']}/record", headers=headers).get_json()
+    assert "seed" not in record and record["code"] == final["code"].replace("-", "")
+    assert verify(json.dumps(record), SECRET).total == final["total"]
