@@ -9,6 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from daily.store import boards, keys, players
 from daily.store.boards import Board, BoardError, Result
@@ -315,3 +317,64 @@ def test_the_keys_one_step_touches_share_a_cluster_slot() -> None:
 
     assert tag(keys.board_advent(2026)) == tag(keys.advent_doors(2026))
     assert tag(keys.player_days("p1")) == tag(keys.player_streak("p1")) == tag(keys.player("p1"))
+
+
+def longest_run(days: set[date]) -> int:
+    """The longest run of consecutive dates in *days* (the model of the streak board)."""
+    return max(
+        (
+            next(n for n in range(1, len(days) + 2) if day + timedelta(days=n) not in days)
+            for day in days
+            if day - timedelta(days=1) not in days
+        ),
+        default=0,
+    )
+
+
+def model_ranks(scores: dict[str, int]) -> dict[str, int]:
+    """Competition ranks: 1 + how many have a strictly higher score."""
+    return {p: 1 + sum(other > s for other in scores.values()) for p, s in scores.items()}
+
+
+games = st.lists(
+    st.tuples(
+        st.sampled_from(["ana", "bo", "cy", "di"]),
+        st.integers(0, 40).map(lambda n: date(2026, 11, 20) + timedelta(days=n)),
+        st.integers(0, 649),
+        st.integers(0, 600),
+    ),
+    max_size=25,
+    unique_by=lambda g: (g[0], g[1]),  # one daily game per player and date
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(played=games, data=st.data())
+def test_any_order_and_any_repeats_give_the_boards_of_the_model(
+    client: redis.Redis, played: list[tuple[str, date, int, int]], data: st.DataObject
+) -> None:
+    client.flushdb()
+    results = [daily(p, total, day, minute) for p, day, total, minute in played]
+    repeats = data.draw(st.lists(st.sampled_from(results))) if results else []
+    for result in data.draw(st.permutations(results + repeats)):
+        boards.submit(client, result)
+    best: dict[str, int] = {}
+    days: dict[str, set[date]] = {}
+    advent: dict[str, int] = {}
+    for player, day, total, _ in played:
+        best[player] = max(best.get(player, 0), total)
+        days.setdefault(player, set()).add(day)
+        if boards.advent_door(day):
+            advent[player] = advent.get(player, 0) + total
+    streak = {player: longest_run(played_days) for player, played_days in days.items()}
+    for board, model in [
+        (Board.best_day(), best),
+        (Board.streak(), streak),
+        (Board.advent(2026), advent),
+    ]:
+        page = boards.page(client, board, limit=100)
+        assert {e.player_id: e.score for e in page.entries} == model
+        assert {e.player_id: e.rank for e in page.entries} == model_ranks(model)
+        assert [e.score for e in page.entries] == sorted(model.values(), reverse=True)
