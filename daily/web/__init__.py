@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
 
@@ -28,6 +29,8 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=config.is_production,
+        # A guest player lives in the cookie: keep it for a year and more of absence.
+        PERMANENT_SESSION_LIFETIME=timedelta(days=400),
         JSON_SORT_KEYS=False,
     )
     # Flask 3 ignores JSON_SORT_KEYS: keep scorecards in sheet order, not alphabetical.
