@@ -92,10 +92,12 @@ def candidates(state: GameState) -> st.SearchStrategy[Move]:
     )
 
 
-def check_apply_accepts_exactly_legal_moves(state: GameState, move: Move) -> None:
+def check_apply_accepts_exactly_legal_moves(
+    state: GameState, legal_moves: set[Move], move: Move
+) -> None:
     # legal_moves writes each hold sorted; apply takes the positions in any order.
     same = Roll(tuple(sorted(move.hold))) if isinstance(move, Roll) else move
-    legal = same in legal_moves(state)
+    legal = same in legal_moves
     try:
         after = apply(state, move)
     except (InvalidMoveError, IllegalMoveError):
@@ -135,9 +137,10 @@ def play_random_game(
     extra = 0
     while not state.is_finished:
         assert state.rolls_left >= 0 and (ruleset.saved_rolls or state.roll <= 3)
-        check_apply_accepts_exactly_legal_moves(state, data.draw(candidates(state)))
         moves = legal_moves(state)
-        assert len(set(moves)) == len(moves)
+        legal = set(moves)
+        assert len(legal) == len(moves)
+        check_apply_accepts_exactly_legal_moves(state, legal, data.draw(candidates(state)))
         move = best_score(state) if greedy else data.draw(st.sampled_from(moves))
         if isinstance(move, Score):
             potential = state.potential()
