@@ -378,3 +378,12 @@ def test_any_order_and_any_repeats_give_the_boards_of_the_model(
         assert {e.player_id: e.score for e in page.entries} == model
         assert {e.player_id: e.rank for e in page.entries} == model_ranks(model)
         assert [e.score for e in page.entries] == sorted(model.values(), reverse=True)
+
+
+def test_a_game_finished_after_midnight_counts_for_the_day_it_started(client: redis.Redis) -> None:
+    after_midnight = datetime(2026, 12, 2, 0, 10, tzinfo=UTC).timestamp()
+    boards.submit(client, Result("g1", "ana", "daily", 300, after_midnight, day=DEC1))
+    boards.submit(client, daily("ana", 250, date(2026, 12, 2)))
+    assert table(boards.page(client, Board.daily(DEC1))) == [(1, "ana", 300)]
+    assert table(boards.page(client, Board.daily(date(2026, 12, 2)))) == [(1, "ana", 250)]
+    assert boards.streak_of(client, "ana", date(2026, 12, 2)) == (2, 2)

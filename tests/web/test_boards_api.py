@@ -207,3 +207,15 @@ def test_my_row_below_the_page_is_shown_apart(app: Any, four: Any) -> None:
     )
     assert "<tfoot>" in html and "Your place" in html
     assert "Lower ranks" in html and "Higher ranks" not in html
+
+
+def test_today_is_the_date_in_the_configured_zone(make_app: Any) -> None:
+    late = datetime(2026, 12, 3, 23, 30, tzinfo=UTC)  # already December 4 in Stockholm
+    app = make_app(now=late, timezone="Europe/Stockholm")
+    client = app.test_client()
+    player_id, headers = new_player(client, "Ana")
+    submit(app, player_id, 300, date(2026, 12, 3))
+    body = client.get("/api/v1/leaderboards/daily/today", headers=headers).get_json()
+    assert body["board"] == "daily/2026-12-04" and body["total"] == 0
+    streak = client.get("/api/v1/leaderboards/streak", headers=headers).get_json()
+    assert streak["me"]["current"] == 1  # played yesterday, Stockholm time: still alive
