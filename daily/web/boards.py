@@ -16,7 +16,7 @@ from flask_babel import format_date, gettext
 from werkzeug.wrappers import Response as Redirect
 
 from daily.codes import CodeError, code_str, parse_code
-from daily.store import boards, keys
+from daily.store import boards, games
 from daily.store.boards import Board, Page
 from daily.web import auth, current_config, current_redis
 from daily.web.errors import bad_request, not_found
@@ -73,7 +73,7 @@ def parse_friend(text: str) -> str:
         code = parse_code(text)
     except CodeError as e:
         raise bad_request(str(e)) from None
-    if not current_redis().exists(keys.friend_code(code)):
+    if games.load_code(current_redis(), code) is None:
         raise not_found(f"no friend challenge with code {code_str(code)}")
     return code
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from daily.store import boards, keys
+from daily.store import boards, games
 from daily.store.boards import Result
 from daily.web import current_redis
 
@@ -30,6 +30,12 @@ def submit(app: Any, player: str, total: int, day: date, minute: int = 0, **extr
     result = Result(f"g-{player}-{day}", player, mode, total, at.timestamp(), **extra)
     with app.app_context():
         boards.submit(current_redis(), result)
+
+
+def new_code(app: Any, creator: str) -> str:
+    """A real friend code made by *creator*, as the game API makes them."""
+    with app.app_context():
+        return games.create_code(current_redis(), creator, "maxi", {}, None, "g-friend")
 
 
 def rows(body: dict[str, Any]) -> list[tuple[int, str, int]]:
@@ -106,12 +112,12 @@ def test_a_friend_codes_board(app: Any) -> None:
     client = app.test_client()
     ana, _ = new_player(client, "Ana")
     bo, headers = new_player(client, "Bo")
-    with app.app_context():
-        current_redis().hset(keys.friend_code("K7P2QX9D"), mapping={"creator": ana})
-    submit(app, ana, 400, DEC3, code="K7P2QX9D")
-    submit(app, bo, 420, DEC3, 5, code="K7P2QX9D")
-    body = client.get("/api/v1/leaderboards/friend/k7p2-qx9d", headers=headers).get_json()
-    assert body["board"] == "friend/K7P2QX9D"
+    code = new_code(app, ana)
+    submit(app, ana, 400, DEC3, code=code)
+    submit(app, bo, 420, DEC3, 5, code=code)
+    typed = f"{code[:4]}-{code[4:]}".lower()
+    body = client.get(f"/api/v1/leaderboards/friend/{typed}", headers=headers).get_json()
+    assert body["board"] == f"friend/{code}"
     assert rows(body) == [(1, "Bo", 420), (2, "Ana", 400)] and body["me"]["rank"] == 1
     assert client.get("/api/v1/leaderboards/friend/ZZZZ-ZZZZ").status_code == 404
 
@@ -183,21 +189,21 @@ def test_the_page_highlights_my_row_and_shows_the_tabs(app: Any, four: Any) -> N
 
 def test_the_pages_of_every_board(app: Any, four: Any) -> None:
     client = app.test_client()
-    with app.app_context():
-        current_redis().hset(keys.friend_code("K7P2QX9D"), mapping={"creator": four["Ana"][0]})
-    submit(app, four["Ana"][0], 400, DEC3, code="K7P2QX9D")
+    code = new_code(app, four["Ana"][0])
+    submit(app, four["Ana"][0], 400, DEC3, code=code)
     for url, text in [
         ("/leaderboards/daily/2026-12-02", "312"),
         ("/leaderboards/best-day", "313"),
         ("/leaderboards/streak", "Ana"),
         ("/leaderboards/advent/2026", str(311 + 312 + 313)),
-        ("/leaderboards/friend/K7P2-QX9D", "400"),
+        (f"/leaderboards/friend/{code[:4]}-{code[4:]}", "400"),
     ]:
         response = client.get(url)
         assert response.status_code == 200, url
         assert text in response.get_data(as_text=True), url
-    form = client.get("/leaderboards/friend?code=k7p2qx9d")
-    assert form.status_code == 302 and form.headers["Location"].endswith("/friend/K7P2-QX9D")
+    form = client.get(f"/leaderboards/friend?code={code.lower()}")
+    assert form.status_code == 302
+    assert form.headers["Location"].endswith(f"/friend/{code[:4]}-{code[4:]}")
     assert client.get("/leaderboards/friend?code=nope").status_code == 400
 
 
@@ -219,3 +225,11 @@ def test_today_is_the_date_in_the_configured_zone(make_app: Any) -> None:
     assert body["board"] == "daily/2026-12-04" and body["total"] == 0
     streak = client.get("/api/v1/leaderboards/streak", headers=headers).get_json()
     assert streak["me"]["current"] == 1  # played yesterday, Stockholm time: still alive
+
+
+def test_a_store_outage_is_a_503(make_app: Any) -> None:
+    app = make_app(now=NOON, redis_url="redis://127.0.0.1:1/0")  # nothing listens there
+    for url in ("/api/v1/leaderboards/best-day", "/api/v1/daily/2026-12-01/distribution"):
+        response = app.test_client().get(url)
+        assert response.status_code == 503
+        assert response.get_json()["error"]["code"] == "storage_unavailable"
