@@ -157,7 +157,9 @@
         span.textContent = label;
         $('#chart-axis').appendChild(span);
       });
-      $('#chart-text').textContent = fmt(S.players, { n: result.data.players });
+      const players = fmt(result.data.players === 1 ? S.playersOne : S.playersMany, { n: result.data.players });
+      const mine = bands.find((b) => total >= b.from && total <= b.to);
+      $('#chart-text').textContent = mine ? `${players}. ${fmt(S.yourBand, { low: mine.from, high: mine.to })}` : players;
       chart.setAttribute('aria-label', `${chart.getAttribute('aria-label')}: ${bands.map((b) => `${b.from}–${b.to}: ${b.players}`).join(', ')}`);
     }
   }
@@ -318,6 +320,7 @@
     }
 
     function draw() {
+      document.body.classList.toggle('playing', !state.finished);
       drawDice();
       drawRoll();
       drawSheet();

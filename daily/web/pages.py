@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
-from flask_babel import get_locale, gettext
+from flask_babel import get_locale, gettext, ngettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
@@ -145,7 +145,11 @@ def js_strings() -> dict[str, str]:
         "timeLeft": gettext("%(h)sh %(m)sm %(s)ss", h="{h}", m="{m}", s="{s}"),
         "newPuzzle": gettext("A new puzzle is out: reload the page"),
         "yourPlace": gettext("your score"),
-        "players": gettext("%(n)s players", n="{n}"),
+        "playersOne": ngettext("%(n)s player", "%(n)s players", 1, n="{n}"),
+        "playersMany": ngettext("%(n)s player", "%(n)s players", 2, n="{n}"),
+        "yourBand": gettext(
+            "Your score is in the marked band, %(low)s to %(high)s.", low="{low}", high="{high}"
+        ),
     }
 
 

@@ -113,9 +113,14 @@ def test_daily_by_mouse_then_a_friend_on_the_same_dice(
     assert page.inner_text("[data-share-code]") == code
     assert page.input_value("#share-link") == f"{base}/f/{code}"
 
+    page.wait_for_selector("#final-rank:text('Rank 1 of 1')")  # the day's board counted it
+
     page.goto(base + "/")
     assert page.inner_text("#my-total") == str(server["total"])
+    page.wait_for_selector("#chart .bar.you")
     shoot(page, "today-after")
+    page.goto(base + "/leaderboards")
+    shoot(page, "leaderboards")
 
     # Bo opens the link in another browser and plays Ana's moves with Ana's score as target.
     bo = new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
@@ -126,7 +131,7 @@ def test_daily_by_mouse_then_a_friend_on_the_same_dice(
     friend.get_by_role("button", name="Play with Ana's score as target").click()
     friend.wait_for_url("**/play/*")
     _wait_moves(friend, 0)
-    _replay_by_tapping(friend, server["moves"])
+    _replay_by_tapping(friend, server["moves"], shoot)
     friend.wait_for_selector("#results:not([hidden])")
     assert "Ana" in friend.inner_text("#versus")
     bo_game = _server_game(bo, base, friend.url.rsplit("/", 1)[1])
@@ -140,7 +145,7 @@ def test_daily_by_mouse_then_a_friend_on_the_same_dice(
     shoot(friend, "friend-both-sheets-phone")
 
 
-def _replay_by_tapping(page: Any, moves: list[dict[str, Any]]) -> None:
+def _replay_by_tapping(page: Any, moves: list[dict[str, Any]], shoot: Any) -> None:
     for index, move in enumerate(moves):
         if "hold" in move:
             for position in move["hold"]:
@@ -151,6 +156,7 @@ def _replay_by_tapping(page: Any, moves: list[dict[str, Any]]) -> None:
         _wait_moves(page, index + 1)
         if index == len(moves) // 2:
             assert page.locator("#versus").is_visible()
+            shoot(page, "play-target-phone")
 
 
 def _pick_by_tap(page: Any, row: str) -> None:
