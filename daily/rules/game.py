@@ -125,7 +125,13 @@ class GameState:
 
 
 def new_game(ruleset: Ruleset, source: DiceSource) -> GameState:
-    """Starts a game: an empty sheet and the first roll of turn 1 dealt."""
+    """Starts a game: an empty sheet and the first roll of turn 1 dealt.
+
+    >>> from daily.rules import find_ruleset
+    >>> state = new_game(find_ruleset("yatzy"), lambda turn, holds, count: (6,) * count)
+    >>> state.dice, state.turn, state.rolls_left
+    ((6, 6, 6, 6, 6), 1, 2)
+    """
     return GameState(
         ruleset=ruleset,
         scores=(None,) * len(ruleset.rows),
@@ -139,7 +145,14 @@ def new_game(ruleset: Ruleset, source: DiceSource) -> GameState:
 
 
 def legal_moves(state: GameState) -> list[Move]:
-    """Every move :func:`apply` accepts now: each re-roll hold, then each row."""
+    """Every move :func:`apply` accepts now: each re-roll hold, then each row.
+
+    >>> from daily.rules import find_ruleset
+    >>> forced = find_ruleset("yatzy", {"forced": True})
+    >>> moves = legal_moves(new_game(forced, lambda turn, holds, count: (1, 2, 3, 4, 6)))
+    >>> len(moves), moves[0], moves[-1]
+    (32, Roll(hold=()), Score(row='ones'))
+    """
     if state.is_finished:
         return []
     moves: list[Move] = []
@@ -152,7 +165,17 @@ def legal_moves(state: GameState) -> list[Move]:
 
 
 def apply(state: GameState, move: Move) -> GameState:
-    """Returns the state after *move*, or raises :class:`RulesError` if it is not legal."""
+    """Returns the state after *move*, or raises :class:`RulesError` if it is not legal.
+
+    >>> from daily.rules import find_ruleset
+    >>> state = new_game(find_ruleset("yatzy"), lambda turn, holds, count: (turn,) * count)
+    >>> state = apply(state, Score("ones"))
+    >>> state.scorecard()["ones"], state.turn, state.dice
+    (5, 2, (2, 2, 2, 2, 2))
+    >>> apply(state, Score("ones"))
+    Traceback (most recent call last):
+    daily.errors.IllegalMoveError: row already scored: 'ones'
+    """
     if state.is_finished:
         raise IllegalMoveError("the game is over")
     if isinstance(move, Roll):
@@ -163,7 +186,13 @@ def apply(state: GameState, move: Move) -> GameState:
 
 
 def replay(ruleset: Ruleset, source: DiceSource, moves: Iterable[Any]) -> GameState:
-    """Replays a move log (dicts or moves) from a new game; raises :class:`ReplayError`."""
+    """Replays a move log (dicts or moves) from a new game; raises :class:`ReplayError`.
+
+    >>> from daily.rules import find_ruleset
+    >>> log = [{"hold": [0, 1]}, {"score": "twos"}]
+    >>> replay(find_ruleset("yacht"), lambda turn, holds, count: (2,) * count, log).total
+    10
+    """
     state = new_game(ruleset, source)
     for index, entry in enumerate(moves):
         try:
