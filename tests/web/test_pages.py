@@ -133,7 +133,7 @@ def test_today_shows_number_date_countdown_and_then_your_score(client: Any) -> N
     assert '<h1 id="puzzle-title" class="puzzle-no">#334</h1>' in text
     assert "Monday, November 30, 2026" in text
     assert '"secondsLeft": 52200' in text  # 14h30m to midnight UTC, on the frozen clock
-    assert 'id="play"' in text and "Your score" not in text
+    assert 'id="play"' in text and 'id="my-total"' not in text
     state = play_daily(client)
     text = html(client.get("/"))
     assert f'<p class="score-big" id="my-total">{state["total"]}</p>' in text
