@@ -50,9 +50,9 @@ def daily_record(player: str = "p1", game_id: str | None = None) -> Record:
 
 
 def greedy(state: GameState) -> Move:
-    """Holds the most common face once, then scores the row worth most now."""
-    if state.roll == 1 and state.rolls_left:
-        face = Counter(state.dice).most_common(1)[0][0]
+    """Holds the most common face once (unless all dice show it), then scores the best row."""
+    face, count = Counter(state.dice).most_common(1)[0]
+    if state.roll == 1 and state.rolls_left and count < len(state.dice):
         return Roll(tuple(i for i, d in enumerate(state.dice) if d == face))
     potential = state.potential()
     return Score(max(potential, key=lambda row: potential[row]))

@@ -37,9 +37,9 @@ def new_player(client: Any, name: str = "Ana") -> dict[str, str]:
 
 
 def greedy(state: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """Holds the most common face once, then scores the row worth most now."""
-    if state["roll"] == 1 and state["rolls_left"]:
-        face = Counter(state["dice"]).most_common(1)[0][0]
+    """Holds the most common face once (unless all dice show it), then scores the best row."""
+    face, count = Counter(state["dice"]).most_common(1)[0]
+    if state["roll"] == 1 and state["rolls_left"] and count < len(state["dice"]):
         return "roll", {"hold": [i for i, d in enumerate(state["dice"]) if d == face]}
     potential = state["potential"]
     return "score", {"category": max(potential, key=potential.get)}
