@@ -76,6 +76,12 @@ for _seed in ("000", "004"):
 WORKED_EXAMPLES += [
     # 000, in the text: "4-4-4-6-1 dá 12 em Trinca".
     ("000", "yatzy", (4, 4, 4, 6, 1), "three_of_a_kind", 12),
+    # 000/004 tips: three 6s in sixes are exactly on the bonus pace (18 = 3 x 6), four leave 6
+    # points to spare; in maxi the pace is four of each (24), so five 6s are 6 ahead.
+    ("000", "yatzy", (6, 6, 6, 2, 1), "sixes", 18),
+    ("000", "yatzy", (6, 6, 6, 6, 1), "sixes", 24),
+    ("004", "maxi", (6, 6, 6, 6, 6, 1), "sixes", 30),
+    ("RULES", "maxi", (5, 5, 5, 5, 5, 5), "three_of_a_kind", 15),
     # 002: "(1, 1, 1, 3, 6) dá 3 em Uns e 6 em Seis"; a short straight's fifth die may repeat.
     ("002", "yahtzee", (1, 1, 1, 3, 6), "ones", 3),
     ("002", "yahtzee", (1, 1, 1, 3, 6), "sixes", 6),
