@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
+import redis
 
 from daily.store import boards, games
 from daily.store.boards import Result
@@ -233,3 +234,37 @@ def test_a_store_outage_is_a_503(make_app: Any) -> None:
         response = app.test_client().get(url)
         assert response.status_code == 503
         assert response.get_json()["error"]["code"] == "storage_unavailable"
+
+
+def test_a_count_cut_off_half_way_heals_from_the_game_record(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = app.test_client()
+    player_id, headers = new_player(client, "Ana")
+    state = client.post("/api/v1/games", json={"mode": "daily"}, headers=headers).get_json()
+    rows_left = list(state["potential"])
+    for row in rows_left[:-1]:
+        url = f"/api/v1/games/{state['id']}/score"
+        state = client.post(url, json={"category": row}, headers=headers).get_json()
+
+    def cut(*args: object) -> None:
+        raise redis.ConnectionError("the store went away between two boards")
+
+    monkeypatch.setattr(boards, "count_streak", cut)
+    last = {"category": next(iter(state["potential"]))}
+    response = client.post(f"/api/v1/games/{state['id']}/score", json=last, headers=headers)
+    assert response.status_code == 503
+    board = "/api/v1/leaderboards/{}"
+    assert client.get(board.format("daily/today")).get_json()["total"] == 1  # counted there
+    assert client.get(board.format("streak")).get_json()["total"] == 0  # not there yet
+    monkeypatch.undo()
+    total = client.get(f"/api/v1/games/{state['id']}", headers=headers).get_json()["total"]
+    client.get(f"/api/v1/games/{state['id']}", headers=headers)  # healing twice changes nothing
+    for name, score in [
+        ("daily/today", total),
+        ("best-day", total),
+        ("streak", 1),
+        ("advent/2026", total),
+    ]:
+        body = client.get(board.format(name), headers=headers).get_json()
+        assert body["total"] == 1 and body["me"]["score"] == score, name
