@@ -440,6 +440,17 @@
     $('#code-board-empty').hidden = true;
   }
 
+  /* -- solo page: a ruleset and its edition options ------------------------------------------ */
+
+  function soloPage() {
+    $$('form.solo').forEach((form) => form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const options = {};
+      $$('select', form).forEach((select) => { options[select.name] = JSON.parse(select.value); });
+      start({ mode: 'solo', ruleset: form.dataset.ruleset, options });
+    }));
+  }
+
   /* -- start -------------------------------------------------------------------------------- */
 
   wireName();
@@ -448,4 +459,5 @@
   if (page === 'today') todayPage();
   else if (page === 'play') playPage();
   else if (page === 'friend') friendPage();
+  else if (page === 'solo') soloPage();
 })();

@@ -8,6 +8,7 @@ so the browser never holds a rule or a die the server did not send.
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -425,6 +426,16 @@ def _local(target: str | None) -> str | None:
     return target
 
 
+@bp.get("/solo")
+def solo() -> str:
+    """Practice on fresh dice: any ruleset, any edition options, not ranked."""
+    choices = [
+        (ruleset, [_option_view(option) for option in ruleset.option_specs])
+        for ruleset in BASE_RULESETS.values()
+    ]
+    return render_template("solo.html", choices=choices)
+
+
 @bp.get("/rules")
 def rules_index() -> Response:
     """The daily puzzle's rules."""
@@ -472,14 +483,20 @@ def pace_str(ahead: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class OptionView:
-    """An edition option as the rules page lists it."""
+    """An edition option as the rules and solo pages list it: labels and JSON values."""
 
+    name: str
     name_text: str
     values: list[str]
     default: str
+    choices: list[tuple[str, str]]  # (JSON value, label)
 
 
 def _option_view(option: Option) -> OptionView:
     return OptionView(
-        option_name(option.name), [value_str(v) for v in option.values], value_str(option.default)
+        option.name,
+        option_name(option.name),
+        [value_str(v) for v in option.values],
+        value_str(option.default),
+        [(json.dumps(v), value_str(v)) for v in option.values],
     )

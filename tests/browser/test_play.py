@@ -223,3 +223,24 @@ def test_rules_page_in_the_browser(
     assert page.inner_text("tr[data-row='villa'] [data-points]") == "21"
     assert page.locator("tr[data-row='villa'] svg[role='img']").count() == 6
     shoot(page, "rules-maxi-phone")
+
+
+def test_a_solo_game_with_edition_options(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[[Any, str], None]
+) -> None:
+    base = serve(now=NOW)
+    page = new_context().new_page()
+    page.goto(base + "/solo")
+    page.select_option("#yatzy-forced", label="on")
+    page.get_by_role("button", name="Play Yatzy").click()
+    page.wait_for_url("**/play/*")
+    for move in range(15):
+        _wait_moves(page, move)
+        assert page.locator("button.pick").count() == 1  # forced order: one open row
+        _pick_by_click(page, page.locator("button.pick").get_attribute("data-row"))
+    page.wait_for_selector("#results:not([hidden])")
+    server = _server_game(page.context, base, page.url.rsplit("/", 1)[1])
+    assert server["options"] == {"forced": True}
+    assert list(server["scorecard"]) == [m["score"] for m in server["moves"]]
+    assert page.inner_text("#final-total") == str(server["total"])
+    shoot(page, "solo-results")

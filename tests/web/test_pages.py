@@ -323,3 +323,11 @@ def test_colours_meet_wcag_aa(text: str, background: str) -> None:
         return variables[name] if name.startswith("--") else name
 
     assert contrast(colour(text), colour(background)) >= 4.5
+
+
+def test_solo_page_offers_every_ruleset_and_option(client: Any) -> None:
+    text = html(client.get("/solo"))
+    assert re.findall(r'data-ruleset="(\w+)"', text) == list(BASE_RULESETS)
+    assert '<select id="maxi-full_straight" name="full_straight">' in text
+    assert '<option value="&#34;50@75&#34;">50@75</option>' in text
+    assert '<option value="true">on</option>' in text
