@@ -22,7 +22,7 @@ from daily.errors import RulesError
 from daily.rules import GameState, Roll, Score, parse_options
 from daily.store import games, keys, players
 from daily.store.games import MoveConflict, Record
-from daily.web import current_config, current_redis
+from daily.web import current_config, current_redis, openapi
 from daily.web.auth import current_player_id, require_player_id, token_for
 from daily.web.errors import HttpError, bad_request, conflict, not_found
 
@@ -30,6 +30,12 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 #: Modes that POST /games can start now; computer and party come with issues 6 and 7.
 Starter = Callable[[Mapping[str, Any], str], tuple[Record, bool]]
+
+
+@bp.get("/openapi.json")
+def openapi_document() -> Response:
+    """The OpenAPI 3.1 description of this API."""
+    return jsonify(openapi.document())
 
 
 # Players

@@ -1,0 +1,274 @@
+"""The OpenAPI 3.1 description of the players, daily and games API (served by :mod:`api`).
+
+tests/web/test_api_openapi.py checks that every route of the API blueprint is described here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from daily import __version__
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    meaning = {
+        400: "malformed input (bad JSON, wrong types, unknown fields, malformed code)",
+        401: "a tampered token or session cookie",
+        404: "no such game, code or open day",
+        409: "a conflict: a second start, a stale or illegal move, a finished game",
+        413: "a body over 16 KiB",
+        415: "a body that is not application/json",
+        503: "the store is unavailable",
+    }
+    return {str(s): _json(_ref("Error"), meaning[s]) for s in (*statuses, 503)}
+
+
+def _body(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def _object(required: list[str], **properties: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": required,
+        "properties": properties,
+        "additionalProperties": False,
+    }
+
+
+_MOVE_INDEX = {"type": "integer", "minimum": 0, "description": "moves seen so far (optional)"}
+_GAME_ID = [{"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+_DAY = [
+    {"name": "day", "in": "path", "required": True, "schema": {"type": "string", "format": "date"}}
+]
+
+_SCHEMAS: dict[str, Any] = {
+    "Error": _object(
+        ["error"],
+        error={
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+        },
+    ),
+    "Player": _object(
+        ["player_id", "name"],
+        player_id={"type": "string"},
+        name={"type": "string", "minLength": 1, "maxLength": 24},
+        token={"type": "string"},
+    ),
+    "Daily": _object(
+        ["date", "number", "ruleset", "commitment", "closes_at", "seed"],
+        date={"type": "string", "format": "date"},
+        number={"type": "integer", "description": "1 on 2026-01-01"},
+        ruleset={"const": "maxi"},
+        commitment={"type": "string", "description": "sha256 hex of the day's seed"},
+        closes_at={"type": "string", "format": "date-time"},
+        reveals_at={"type": "string", "format": "date-time"},
+        advent_door={"type": ["integer", "null"]},
+        seed={"type": ["string", "null"], "description": "hex, once revealed"},
+        game={"type": ["object", "null"], "description": "the asking player's game"},
+    ),
+    "Move": {
+        "oneOf": [
+            _object(["hold"], hold={"type": "array", "items": {"type": "integer"}}),
+            _object(["score"], score={"type": "string"}),
+        ]
+    },
+    "GameState": {
+        "type": "object",
+        "required": [
+            "id",
+            "mode",
+            "ruleset",
+            "options",
+            "turn",
+            "roll",
+            "rolls_left",
+            "dice",
+            "scorecard",
+            "potential",
+            "upper",
+            "bonus",
+            "total",
+            "finished",
+            "moves",
+        ],
+        "properties": {
+            "id": {"type": "string"},
+            "mode": {"enum": ["daily", "friend", "solo"]},
+            "ruleset": {"type": "string"},
+            "options": {"type": "object"},
+            "date": {"type": "string", "format": "date"},
+            "number": {"type": "integer"},
+            "code": {"type": "string", "description": "XXXX-XXXX (friend games)"},
+            "turn": {"type": "integer"},
+            "roll": {"type": "integer"},
+            "rolls_left": {"type": "integer"},
+            "dice": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}},
+            "scorecard": {"type": "object", "additionalProperties": {"type": ["integer", "null"]}},
+            "potential": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "upper": {"type": "integer"},
+            "bonus": {"type": "integer"},
+            "extra_bonus": {"type": "integer"},
+            "total": {"type": "integer"},
+            "finished": {"type": "boolean"},
+            "moves": {"type": "array", "items": _ref("Move")},
+            "share_code": {"type": ["string", "null"]},
+            "board": {"type": ["string", "null"]},
+            "rank": {"type": ["integer", "null"]},
+            "target": {"type": ["object", "null"]},
+        },
+    },
+    "NewGame": {
+        "oneOf": [
+            _object(["mode"], mode={"const": "daily"}),
+            _object(
+                ["mode"],
+                mode={"const": "friend"},
+                ruleset={"type": "string"},
+                options={"type": "object"},
+            ),
+            _object(
+                ["mode", "code"],
+                mode={"const": "friend"},
+                code={"type": "string"},
+                target={"type": "boolean"},
+            ),
+            _object(
+                ["mode"],
+                mode={"const": "solo"},
+                ruleset={"type": "string"},
+                options={"type": "object"},
+            ),
+        ]
+    },
+    "Record": {"type": "object", "required": ["ruleset", "options", "moves", "commitment"]},
+}
+
+
+def document() -> dict[str, Any]:
+    """The OpenAPI document of the API blueprint."""
+    state = _json(_ref("GameState"), "the game as its player sees it")
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "daily",
+            "version": __version__,
+            "description": "The same Maxi Yatzy dice for everybody, every day.",
+        },
+        "servers": [{"url": "/api/v1"}],
+        "components": {
+            "schemas": _SCHEMAS,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "cookie": {"type": "apiKey", "in": "cookie", "name": "session"},
+            },
+        },
+        "security": [{"bearer": []}, {"cookie": []}],
+        "paths": {
+            "/players": {
+                "post": {
+                    "summary": "Create a player; the token signs later calls.",
+                    "security": [],
+                    "requestBody": _body(_object(["name"], name={"type": "string"})),
+                    "responses": {
+                        "201": _json(_ref("Player"), "the player and token"),
+                        **_errors(400, 413, 415),
+                    },
+                }
+            },
+            "/players/me": {
+                "get": {
+                    "summary": "The asking player (a browser gets a guest).",
+                    "responses": {"200": _json(_ref("Player"), "the player"), **_errors(401)},
+                },
+                "patch": {
+                    "summary": "Rename the asking player.",
+                    "requestBody": _body(_object(["name"], name={"type": "string"})),
+                    "responses": {
+                        "200": _json(_ref("Player"), "the player"),
+                        **_errors(400, 401, 413, 415),
+                    },
+                },
+            },
+            "/daily": {
+                "get": {
+                    "summary": "Today's puzzle.",
+                    "security": [],
+                    "responses": {"200": _json(_ref("Daily"), "the puzzle")},
+                }
+            },
+            "/daily/{day}": {
+                "get": {
+                    "summary": "A day's puzzle; its seed once revealed.",
+                    "security": [],
+                    "parameters": _DAY,
+                    "responses": {"200": _json(_ref("Daily"), "the puzzle"), **_errors(400, 404)},
+                }
+            },
+            "/games": {
+                "post": {
+                    "summary": "Start a game (first roll dealt).",
+                    "requestBody": _body(_ref("NewGame")),
+                    "responses": {"201": state, **_errors(400, 401, 404, 409, 413, 415)},
+                }
+            },
+            "/games/{game_id}": {
+                "get": {
+                    "summary": "A game.",
+                    "parameters": _GAME_ID,
+                    "responses": {"200": state, **_errors(401, 404)},
+                }
+            },
+            "/games/{game_id}/roll": {
+                "post": {
+                    "summary": "Re-roll every die but the held positions.",
+                    "parameters": _GAME_ID,
+                    "requestBody": _body(
+                        _object(
+                            ["hold"],
+                            hold={"type": "array", "items": {"type": "integer"}},
+                            move=_MOVE_INDEX,
+                        )
+                    ),
+                    "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
+                }
+            },
+            "/games/{game_id}/score": {
+                "post": {
+                    "summary": "Score a row; the next turn's first roll is dealt.",
+                    "parameters": _GAME_ID,
+                    "requestBody": _body(
+                        _object(["category"], category={"type": "string"}, move=_MOVE_INDEX)
+                    ),
+                    "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
+                }
+            },
+            "/games/{game_id}/record": {
+                "get": {
+                    "summary": "The record `daily verify` reads (finished games).",
+                    "parameters": _GAME_ID,
+                    "responses": {
+                        "200": _json(_ref("Record"), "the record"),
+                        **_errors(401, 404, 409),
+                    },
+                }
+            },
+            "/openapi.json": {
+                "get": {
+                    "summary": "This document.",
+                    "security": [],
+                    "responses": {"200": {"description": "OpenAPI 3.1"}},
+                }
+            },
+        },
+    }
