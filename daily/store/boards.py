@@ -496,4 +496,8 @@ def distribution(client: redis.Redis, day: date, band: int = 50) -> tuple[Band, 
         raise BoardError(f"band must be 1..{DAILY_TOP + 1} points: {band}")
     key = Board.daily(day).key
     counts = _script(client, _BANDS)(keys=[key], args=[band, DAILY_TOP, SHIFT])
-    return tuple(Band(i * band, i * band + band - 1, int(count)) for i, count in enumerate(counts))
+    lows = range(0, DAILY_TOP + 1, band)
+    return tuple(
+        Band(low, min(low + band - 1, DAILY_TOP), int(count))
+        for low, count in zip(lows, counts, strict=True)
+    )

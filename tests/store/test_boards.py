@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
+import socket
+import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from redis.cluster import RedisCluster
 
 from daily.store import boards, keys, players
 from daily.store.boards import Board, BoardError, Result
@@ -387,3 +393,94 @@ def test_a_game_finished_after_midnight_counts_for_the_day_it_started(client: re
     assert table(boards.page(client, Board.daily(DEC1))) == [(1, "ana", 300)]
     assert table(boards.page(client, Board.daily(date(2026, 12, 2)))) == [(1, "ana", 250)]
     assert boards.streak_of(client, "ana", date(2026, 12, 2)) == (2, 2)
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [int(s.getsockname()[1]) for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster]:
+    """A real three-node Redis Cluster on loopback (no replicas, nothing saved)."""
+    if not (shutil.which("redis-server") and shutil.which("redis-cli")):
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    folder = tmp_path_factory.mktemp("cluster")
+    ports = _free_ports(3)
+    nodes = [
+        subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--cluster-enabled",
+                "yes",
+                "--dir",
+                str(folder),
+                "--cluster-config-file",
+                f"nodes-{port}.conf",
+            ],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        for port in ports
+    ]
+    try:
+        for port in ports:
+            _wait_for(lambda p=port: redis.Redis(port=p).ping())
+        addresses = [f"127.0.0.1:{port}" for port in ports]
+        subprocess.run(
+            ["redis-cli", "--cluster", "create", *addresses, "--cluster-yes"],
+            check=True, capture_output=True, timeout=30,
+        )  # fmt: skip
+        for port in ports:
+            _wait_for(lambda p=port: redis.Redis(port=p).cluster("info")["cluster_state"] == "ok")
+        yield RedisCluster(host="127.0.0.1", port=ports[0], decode_responses=True)
+    finally:
+        for node in nodes:
+            node.terminate()
+            node.wait(5)
+
+
+def _wait_for(ready: Callable[[], object]) -> None:
+    for _ in range(200):
+        try:
+            if ready():
+                return
+        except redis.ConnectionError:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError("the cluster did not come up")
+
+
+def test_every_step_and_read_works_on_a_redis_cluster(cluster: RedisCluster) -> None:
+    # A script or transaction on keys of two slots would fail here with CROSSSLOT.
+    client: Any = cluster
+    ids = ["ana", "bo", "0123456789abcdef"]
+    for i, player in enumerate(ids):
+        for day in span(date(2026, 12, 1), 3):
+            boards.submit(client, daily(player, 100 + 10 * i + day.day, day, minute=i))
+        boards.submit(client, Result(f"f{i}", player, "friend", 200 + i, 0.0, code="K7P2QX9D"))
+    dec3 = date(2026, 12, 3)
+    for board, scores in [
+        (Board.daily(dec3), [123, 113, 103]),
+        (Board.best_day(), [123, 113, 103]),
+        (Board.streak(), [3, 3, 3]),
+        (Board.advent(2026), [366, 336, 306]),
+        (Board.friend("K7P2QX9D"), [202, 201, 200]),
+    ]:
+        page = boards.page(client, board, me="bo", around=True, today=dec3)
+        assert [e.score for e in page.entries] == scores, board.id
+        assert page.me is not None and page.me.player_id == "bo"
+    assert boards.streak_of(client, "ana", dec3) == (3, 3)
+    assert sum(b.players for b in boards.distribution(client, dec3)) == 3
