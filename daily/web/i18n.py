@@ -44,6 +44,13 @@ FACE_WORDS: dict[int, LazyString] = {
     6: lazy_gettext("six"),
 }
 
+RULESET_NAMES: dict[str, LazyString] = {
+    "maxi": lazy_gettext("Maxi Yatzy"),
+    "yatzy": lazy_gettext("Yatzy"),
+    "yacht": lazy_gettext("Yacht"),
+    "yahtzee": lazy_gettext("Classic 13"),
+}
+
 ROW_NAMES: dict[str, LazyString] = {
     "ones": lazy_gettext("Ones"),
     "twos": lazy_gettext("Twos"),
@@ -119,6 +126,12 @@ RULESET_ROW_RULES: dict[tuple[str, str], LazyString] = {
     ("yahtzee", "small_straight"): _FOUR_IN_A_ROW,
     ("yahtzee", "large_straight"): _FIVE_IN_A_ROW,
 }
+
+
+def ruleset_name(ruleset_id: str) -> str:
+    """The player-facing name of the ruleset *ruleset_id*."""
+    name = RULESET_NAMES.get(ruleset_id)
+    return str(name) if name is not None else ruleset_id
 
 
 def row_name(row_id: str) -> str:

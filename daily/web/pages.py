@@ -35,7 +35,15 @@ from daily.rules import (
 from daily.store import games, keys, players
 from daily.web import auth, current_config, current_redis
 from daily.web.errors import bad_request, not_found
-from daily.web.i18n import FACE_WORDS, face_word, option_name, row_name, row_rule, value_str
+from daily.web.i18n import (
+    FACE_WORDS,
+    face_word,
+    option_name,
+    row_name,
+    row_rule,
+    ruleset_name,
+    value_str,
+)
 
 bp = Blueprint("pages", __name__)
 
@@ -74,6 +82,7 @@ def _sprite() -> Markup:
 
 bp.add_app_template_global(face_word, "face_word")
 bp.add_app_template_global(row_name, "row_name")
+bp.add_app_template_global(ruleset_name, "ruleset_name")
 bp.add_app_template_filter(face_word, "face_word")
 
 
@@ -199,7 +208,7 @@ def sheet_meta(ruleset: Ruleset) -> dict[str, Any]:
     """What the play script needs to draw a ruleset's sheet and the bonus pace."""
     return {
         "id": ruleset.id,
-        "name": ruleset.name,
+        "name": ruleset_name(ruleset.id),
         "dice": ruleset.dice,
         "rows": [{"id": r.id, "name": row_name(r.id), "face": r.face} for r in ruleset.rows],
         "bonus": ruleset.bonus,
@@ -240,7 +249,7 @@ def today() -> str:
 
 
 def _ruleset_choices() -> list[tuple[str, str]]:
-    return [(r.id, r.name) for r in BASE_RULESETS.values()]
+    return [(r.id, ruleset_name(r.id)) for r in BASE_RULESETS.values()]
 
 
 @bp.get("/play/<game_id>")

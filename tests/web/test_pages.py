@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gettext as gettext_module
 import json
 import re
 from datetime import UTC, datetime
@@ -9,6 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import flask_babel
 import pytest
 
 from daily import create_app
@@ -331,3 +333,84 @@ def test_solo_page_offers_every_ruleset_and_option(client: Any) -> None:
     assert '<select id="maxi-full_straight" name="full_straight">' in text
     assert '<option value="&#34;50@75&#34;">50@75</option>' in text
     assert '<option value="true">on</option>' in text
+
+
+# -- every string a player reads goes through gettext ----------------------------------------
+
+
+class _Bracketing(gettext_module.NullTranslations):
+    """A catalogue that marks every message it translates: ‹message›."""
+
+    def gettext(self, message: str) -> str:
+        return f"‹{message}›"
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return f"‹{singular if n == 1 else plural}›"
+
+    ugettext = gettext
+    ungettext = ngettext
+
+
+class _Visible(HTMLParser):
+    """The text a reader meets: text nodes and the attributes read aloud or shown."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+        self.attributes: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "svg"):
+            self._skip += 1
+        for name, value in attrs:
+            if name in ("aria-label", "title", "alt", "placeholder") and value:
+                self.attributes.append(value)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "svg"):
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip and data.strip():
+            self.texts.append(data)
+
+
+# Not messages: a date Babel writes from the locale's CLDR data, a sample code, and an error
+# message from the code (lowercase, showing the value, as STYLE.md has them).
+NOT_MESSAGES = ("Monday, November 30, 2026", "K7P2-QX9D", "no such game: 'missing'")
+
+
+def _untranslated(text: str) -> list[str]:
+    """What *text* says outside the marks: words there were not translated."""
+    outside, marked = text, ""
+    while marked != outside:  # innermost marks first: a message may hold another
+        marked, outside = outside, re.sub(r"‹[^‹›]*›", " ", outside)
+    for data in NOT_MESSAGES:
+        outside = outside.replace(data, " ")
+    return re.findall(r"[A-Za-z]{2,}", outside)
+
+
+def test_every_visible_string_goes_through_gettext(
+    client: Any, make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = play_daily(client)  # before the marks: the guest's name is data, not a message
+    client.patch("/api/v1/players/me", json={"name": "4711"})
+    monkeypatch.setattr(flask_babel.Domain, "get_translations", lambda self: _Bracketing())
+    december = make_app(now=DECEMBER).test_client()
+    pages_seen = [
+        client.get(path)
+        for path in (
+            "/", f"/play/{state['id']}", f"/f/{state['share_code']}", "/rules/maxi",
+            "/rules/yahtzee", "/solo", "/advent", "/play/missing",
+        )
+    ] + [december.get("/advent")]  # fmt: skip
+    for response in pages_seen:
+        parser = _Visible()
+        parser.feed(html(response))
+        leaks = {t.strip() for t in parser.attributes if _untranslated(t)}
+        # Text nodes in one run: a message may hold markup (<kbd>), splitting its text.
+        leaks |= set(_untranslated(" ".join(parser.texts)))
+        assert not leaks, f"{response.request.path}: {leaks}"
+        strings = json.loads(re.findall(r'id="strings">(.*?)</script>', html(response))[0])
+        assert all(v.startswith("‹") and v.endswith("›") for v in strings.values())
