@@ -23,7 +23,7 @@ from daily import dice
 from daily.codes import new_code
 from daily.config import Config
 from daily.errors import DailyError, IllegalMoveError
-from daily.rules import GameState, Move, Ruleset, apply, find_ruleset, replay
+from daily.rules import GameState, Move, Roll, Ruleset, Score, apply, find_ruleset, replay
 from daily.store import boards, keys
 from daily.store.guard import guarded
 
@@ -88,7 +88,7 @@ class Record:
     def state(self, secret: str) -> GameState:
         """Replays the move log; raises :class:`~daily.errors.ReplayError` if it is corrupt."""
         source = dice.stream(dice.seed_from_ref(self.seed_ref, secret))
-        return replay(self.rules, source, self.moves)
+        return replay(self.rules, source, [_stored_move(entry) for entry in self.moves])
 
     def to_fields(self) -> dict[str, str]:
         """The hash fields that store the record (the moves live in their own list)."""
@@ -134,6 +134,14 @@ class Record:
             submitted=fields.get("submitted") == "1",
             extra={k: v for k, v in fields.items() if k not in known},
         )
+
+
+def _stored_move(entry: Mapping[str, Any]) -> Move:
+    # The log holds only moves written by Move.to_dict after they replayed, so the
+    # full checks of parse_move are skipped; apply() still checks every move.
+    if "hold" in entry:
+        return Roll(tuple(entry["hold"]))
+    return Score(entry["score"])
 
 
 @dataclass(frozen=True, slots=True)

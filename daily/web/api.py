@@ -242,7 +242,10 @@ def _state(record: Record) -> GameState:
 def _start_daily(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
     _only(data, {"mode"})
     config = current_config()
-    day = dice.today(config.now(), config.timezone).date
+    puzzle = dice.today(config.now(), config.timezone)
+    if not puzzle.is_open(config.now()):
+        raise HttpError(404, "not_open", f"the first puzzle is on {dice.EPOCH}")
+    day = puzzle.date
     record = _new_record(data, player_id, "maxi", {}, f"daily:{day.isoformat()}", day=day)
     return games.start(current_redis(), record, keys.player_daily(player_id, day.isoformat()))
 

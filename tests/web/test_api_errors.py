@@ -270,3 +270,9 @@ def test_unknown_route_and_method(app: Any) -> None:
     client = app.test_client()
     assert_error(client.get("/api/v1/nothing"), 404)
     assert_error(client.delete("/api/v1/games/x"), 405)
+
+
+def test_no_daily_game_before_the_first_puzzle(make_app: Any) -> None:
+    client = make_app(now=datetime(2025, 12, 31, 12, tzinfo=UTC)).test_client()
+    response = client.post("/api/v1/games", json={"mode": "daily"})
+    assert_error(response, 404, "not_open")
