@@ -11,6 +11,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from daily.config import ConfigError
 from daily.store import keys
 from daily.web import current_redis
 
@@ -276,3 +277,20 @@ def test_no_daily_game_before_the_first_puzzle(make_app: Any) -> None:
     client = make_app(now=datetime(2025, 12, 31, 12, tzinfo=UTC)).test_client()
     response = client.post("/api/v1/games", json={"mode": "daily"})
     assert_error(response, 404, "not_open")
+
+
+@pytest.mark.parametrize("secret", ["", "short", "dev-secret-not-for-production"])
+def test_production_refuses_to_start_without_a_real_secret(make_app: Any, secret: str) -> None:
+    with pytest.raises(ConfigError, match="SECRET_KEY"):
+        make_app(env="production", secret_key=secret)
+
+
+def test_production_refuses_a_frozen_clock(make_app: Any) -> None:
+    with pytest.raises(ConfigError, match="DAILY_NOW"):
+        make_app(env="production", secret_key="p" * 40, environ={"DAILY_NOW": "2026-12-01"})
+
+
+def test_daily_now_freezes_the_clock_outside_production(make_app: Any) -> None:
+    app = make_app(environ={"DAILY_NOW": "2026-12-24T23:30:00+01:00"})
+    body = app.test_client().get("/api/v1/daily").get_json()
+    assert (body["date"], body["advent_door"]) == ("2026-12-24", 24)
