@@ -347,7 +347,11 @@
         new Promise((resolve) => setTimeout(resolve, REDUCED_MOTION.matches ? 0 : 450)),
       ]);
       busy = false;
-      if (result.ok) accept(result.data); else { showError(result); await reload(); }
+      if (!result.ok) { showError(result); await reload(); return; }
+      const rolled = state.dice.map((_, i) => !held.has(i));
+      accept(result.data);
+      // The fresh dice land with a small bounce; the held ones stay still.
+      $$('.die-btn', diceBox).forEach((b, i) => { if (rolled[i]) b.classList.add('landed'); });
     }
 
     async function pick(row) {
