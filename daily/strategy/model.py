@@ -1,0 +1,354 @@
+"""A ruleset turned into arrays: the between-turn states and the turn DP over them.
+
+A between-turn state is ``(mask, upper, flag)``: *mask* has bit j set while row j is open,
+*upper* is the upper total capped at the bonus threshold, *flag* is 1 once the joker row
+(Yahtzee) holds 50. Its value is the expected points still to come under optimal play.
+Upper totals that can no longer reach the threshold all have the same value, so they share
+the entry of upper total 0 (:meth:`Model.entry`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from daily.errors import RulesError
+from daily.rules.rulesets import JOKER_POINTS, Ruleset
+from daily.strategy.combos import Combos, IntArray, combos
+
+FloatArray = npt.NDArray[np.floating]
+SOLVER_VERSION = 1
+_UPPER = 6  # the six upper rows are rows 0 to 5 in every ruleset
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """The arrays of one ruleset that the solver, the hints and the bots share."""
+
+    ruleset: Ruleset
+    combos: Combos = field(repr=False)
+    rows: int
+    threshold: int  # 0 when there is no bonus: the upper total is then not tracked
+    flags: int  # 2 with a joker row (Yahtzee), else 1
+    joker: int  # the joker row's index, or -1
+    points: npt.NDArray[np.float64] = field(repr=False)  # points[r, j] of roll r in row j
+    dtype: type[np.floating] = field(repr=False)
+
+    @property
+    def uppers(self) -> int:
+        """How many upper totals are tracked: 0 to the threshold."""
+        return self.threshold + 1
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """The shape of the dense value table: masks x upper totals x flags."""
+        return (1 << self.rows, self.uppers, self.flags)
+
+    @property
+    def key(self) -> str:
+        """A file name stem that changes whenever the rules or the solver change."""
+        r = self.ruleset
+        text = repr(
+            (SOLVER_VERSION, r.id, r.dice, r.row_ids, r.bonus, r.bonus_threshold, r.extra_bonus,
+             r.joker_row, r.forced, r.rerolls, np.dtype(self.dtype).str)
+        ) + self.points.tobytes().hex()  # fmt: skip
+        return f"{r.id}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+    def entry(
+        self, mask: npt.NDArray[np.int64], upper: npt.NDArray[np.int64], flag: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int64]:
+        """The flat table index of each state; dead upper totals share upper total 0."""
+        remaining = self.combos.n * _FACE_SUMS[mask & 63]
+        live = upper + remaining >= self.threshold
+        index: npt.NDArray[np.int64] = (mask * self.uppers + np.where(live, upper, 0)) * self.flags
+        return index + flag
+
+    def upper_total(self, upper: int) -> int:
+        """The tracked upper total for a sheet's upper sum."""
+        return min(upper, self.threshold)
+
+    def open_rows(self, mask: int) -> list[int]:
+        """The rows a turn of *mask* may score in, ignoring the joker."""
+        rows = [j for j in range(self.rows) if mask >> j & 1]
+        return rows[:1] if self.ruleset.forced else rows
+
+
+# _FACE_SUMS[m]: the sum of the faces of the open upper rows in upper mask m.
+_FACE_SUMS = np.array([sum(f + 1 for f in range(6) if m >> f & 1) for m in range(64)], np.int64)
+
+
+@lru_cache(maxsize=16)
+def model_of(ruleset: Ruleset) -> Model:
+    """Returns the solver's arrays for *ruleset*; saved rolls are not solved."""
+    if ruleset.saved_rolls:
+        raise RulesError(
+            "the solver does not handle saved_rolls: banked rolls multiply the states "
+            "beyond what a table can hold"
+        )
+    if tuple(row.face for row in ruleset.rows[:_UPPER]) != (1, 2, 3, 4, 5, 6):
+        raise RulesError(f"{ruleset.id}: the solver needs the upper rows first")
+    c = combos(ruleset.dice)
+    points = np.array([ruleset.score(k) for k in c.keeps[c.rolls]], dtype=np.float64)
+    return Model(
+        ruleset=ruleset,
+        combos=c,
+        rows=len(ruleset.rows),
+        threshold=ruleset.bonus_threshold if ruleset.bonus else 0,
+        flags=2 if ruleset.joker_row else 1,
+        joker=ruleset.index_of(ruleset.joker_row) if ruleset.joker_row else -1,
+        points=points,
+        dtype=np.float32 if ruleset.dice > 5 else np.float64,
+    )
+
+
+def level_states(model: Model, open_count: int) -> npt.NDArray[np.int64]:
+    """Every state with *open_count* open rows to solve, as rows ``(mask, upper, flag)``.
+
+    Only upper totals that the closed upper rows can make are listed, and of the dead ones
+    (that can no longer reach the threshold) only upper total 0.
+    """
+    masks = _masks(model, open_count)
+    if masks.size == 0:
+        return np.zeros((0, 3), np.int64)
+    parts = []
+    for code in range(64):
+        group = masks[(masks & 63) == code]
+        if group.size == 0:
+            continue
+        uppers = np.flatnonzero(_reachable(model, code))
+        live = uppers + model.combos.n * _FACE_SUMS[code] >= model.threshold
+        uppers = uppers[live | (uppers == 0)]
+        m = np.repeat(group, uppers.size)
+        u = np.tile(uppers, group.size)
+        parts.append(np.stack([m, u, np.zeros_like(m)], axis=1))
+    states = np.concatenate(parts)
+    if model.joker >= 0:
+        closed = states[(states[:, 0] >> model.joker & 1) == 0].copy()
+        closed[:, 2] = 1
+        states = np.concatenate([states, closed])
+    return states
+
+
+def level_size(model: Model, open_count: int) -> int:
+    """How many states :func:`level_states` lists, without listing them."""
+    masks = _masks(model, open_count)
+    total = 0
+    for code, group in zip(*np.unique(masks & 63, return_counts=True), strict=True):
+        uppers = np.flatnonzero(_reachable(model, int(code)))
+        live = uppers + model.combos.n * _FACE_SUMS[code] >= model.threshold
+        size = int(group) * int(np.count_nonzero(live | (uppers == 0)))
+        if model.joker >= 0:
+            size += int(np.count_nonzero((masks[(masks & 63) == code] >> model.joker & 1) == 0)) * (
+                size // int(group)
+            )
+        total += size
+    return total
+
+
+def _masks(model: Model, open_count: int) -> npt.NDArray[np.int64]:
+    n = model.rows
+    if model.ruleset.forced:
+        # Rows are filled top to bottom: the open rows are always the last ones.
+        return np.array([((1 << open_count) - 1) << (n - open_count)], np.int64)
+    everything = np.arange(1 << n, dtype=np.int64)
+    bits = np.zeros_like(everything)
+    for j in range(n):
+        bits += everything >> j & 1
+    masks: npt.NDArray[np.int64] = everything[bits == open_count]
+    return masks
+
+
+@lru_cache(maxsize=256)
+def _reachable_cached(dice: int, threshold: int, open_code: int) -> tuple[bool, ...]:
+    reach = {0}
+    for f in range(1, 7):
+        if not open_code >> (f - 1) & 1:
+            reach = {min(threshold, u + f * c) for u in reach for c in range(dice + 1)}
+    return tuple(u in reach for u in range(threshold + 1))
+
+
+def _reachable(model: Model, open_code: int) -> npt.NDArray[np.bool_]:
+    return np.array(_reachable_cached(model.combos.n, model.threshold, open_code))
+
+
+@dataclass(slots=True)
+class Turn:
+    """The turn DP of a batch of states: values by rolls left, keeps and rolls."""
+
+    final: FloatArray  # final[r, b]: best value of scoring roll r now
+    keeps: list[FloatArray]  # keeps[t-1][k, b]: value of keeping k with t rolls left
+    value: FloatArray  # value[b]: expected value of the turn before its first roll
+
+
+def _candidates(
+    model: Model, table: FloatArray, states: IntArray, buf: FloatArray
+) -> Iterator[tuple[int, FloatArray]]:
+    """Yields each row j with ``buf[r, b]``: points + bonus + what follows, -inf if closed.
+
+    The joker (Yahtzee) is not applied here: see :func:`_joker`.
+    """
+    c = model.combos
+    mask, upper, flag = states[:, 0], states[:, 1], states[:, 2]
+    allowed = _allowed(model, mask)
+    for j in range(model.rows):
+        ok = allowed[j]
+        if not ok.any():
+            continue
+        nxt = mask ^ (1 << j)
+        if j < _UPPER:
+            steps = np.empty((c.n + 1, mask.size), dtype=buf.dtype)
+            for count in range(c.n + 1):
+                steps[count] = _upper_gain(model, table, nxt, upper, flag, (j + 1) * count)
+            steps[:, ~ok] = -np.inf
+            np.take(steps, c.counts[c.rolls, j + 1], axis=0, out=buf)
+        elif j == model.joker:
+            # Scoring the joker row with points (50) sets the flag of the extra bonus.
+            after = np.where(
+                model.points[:, j, None] > 0,
+                table[model.entry(nxt, upper, np.ones_like(flag))][None, :],
+                table[model.entry(nxt, upper, np.zeros_like(flag))][None, :],
+            )
+            np.add(model.points[:, j, None], after, out=buf)
+            buf[:, ~ok] = -np.inf
+        else:
+            gain = np.where(ok, table[model.entry(nxt, upper, flag)], -np.inf)
+            np.add(model.points[:, j, None], gain[None, :], out=buf)
+        yield j, buf
+
+
+def _upper_gain(
+    model: Model,
+    table: FloatArray,
+    nxt: npt.NDArray[np.int64],
+    upper: npt.NDArray[np.int64],
+    flag: npt.NDArray[np.int64],
+    points: int,
+) -> FloatArray:
+    """Points of an upper row, the bonus if they reach the threshold, and what follows."""
+    after = np.minimum(upper + points, model.threshold)
+    bonus = (upper < model.threshold) & (after >= model.threshold)
+    return points + model.ruleset.bonus * bonus + table[model.entry(nxt, after, flag)]
+
+
+def _allowed(model: Model, mask: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    opened = np.array([(mask >> j & 1) == 1 for j in range(model.rows)]).reshape(model.rows, -1)
+    if not model.ruleset.forced:
+        return opened
+    first = np.argmax(opened, axis=0)
+    forced: npt.NDArray[np.bool_] = opened & (np.arange(model.rows)[:, None] == first[None, :])
+    return forced
+
+
+@dataclass(slots=True)
+class Joker:
+    """The forced joker for one face: which states it binds and each allowed row's value."""
+
+    roll: int  # the roll index of five (all) equal dice
+    active: npt.NDArray[np.bool_]  # states whose joker row is filled
+    values: dict[int, FloatArray]  # row -> value per state, -inf where the row is not allowed
+
+
+def _joker(model: Model, table: FloatArray, states: IntArray) -> Iterator[Joker]:
+    """Yields the forced joker of every face (Yahtzee); nothing for other rulesets."""
+    if model.joker < 0:
+        return
+    c = model.combos
+    mask, upper, flag = states[:, 0], states[:, 1], states[:, 2]
+    active = (mask >> model.joker & 1) == 0
+    if not active.any():
+        return
+    allowed = _allowed(model, mask)
+    rows = model.ruleset.rows
+    lower = [j for j in range(_UPPER, model.rows) if j != model.joker]
+    any_lower = np.any(allowed[lower], axis=0)
+    extra = model.ruleset.extra_bonus * (flag == 1)
+    for face in range(1, 7):
+        own = allowed[face - 1]
+        values: dict[int, FloatArray] = {}
+        for j in range(model.rows):
+            nxt = mask ^ (1 << j)
+            if j < _UPPER:
+                value = _upper_gain(model, table, nxt, upper, flag, face * c.n * (j + 1 == face))
+                # The matching upper row first; another upper row only when no lower is open.
+                ok = own if j + 1 == face else ~own & ~any_lower
+            elif j != model.joker:
+                points = JOKER_POINTS.get(rows[j].id, face * c.n)
+                value = points + table[model.entry(nxt, upper, flag)]
+                ok = ~own
+            else:
+                continue
+            if model.ruleset.forced:
+                ok = np.ones_like(own)  # the next row, whatever it is, with joker points
+            values[j] = np.where(allowed[j] & ok, value + extra, -np.inf)
+        yield Joker(c.roll_index((face,) * c.n), active, values)
+
+
+def final_values(model: Model, table: FloatArray, states: IntArray) -> FloatArray:
+    """``final[r, b]``: the value of scoring roll r in the best allowed row."""
+    final = np.full((model.combos.n_rolls, states.shape[0]), -np.inf, dtype=model.dtype)
+    buf = np.empty_like(final)
+    for _, cand in _candidates(model, table, states, buf):
+        np.maximum(final, cand, out=final)
+    for joker in _joker(model, table, states):
+        best = np.max(np.array(list(joker.values.values())), axis=0)
+        final[joker.roll, joker.active] = best[joker.active]
+    return final
+
+
+def score_values(model: Model, table: FloatArray, states: IntArray) -> dict[int, FloatArray]:
+    """For each row j, ``(rolls, batch)`` values of scoring each roll in j, joker applied."""
+    out: dict[int, FloatArray] = {}
+    buf = np.empty((model.combos.n_rolls, states.shape[0]), dtype=model.dtype)
+    for j, cand in _candidates(model, table, states, buf):
+        out[j] = cand.copy()
+    for joker in _joker(model, table, states):
+        for j in out:
+            value = joker.values.get(j)
+            out[j][joker.roll, joker.active] = -np.inf if value is None else value[joker.active]
+    return out
+
+
+def expect(c: Combos, keeps: FloatArray, rolls: FloatArray) -> None:
+    """Fills ``keeps[k]`` with the mean of *rolls* over the dice that keeping k re-rolls."""
+    keeps[c.rolls] = rolls
+    for size in range(c.n - 1, -1, -1):
+        up = c.up[size]
+        level = keeps[c.level(size)]
+        np.take(keeps, up[:, 0], axis=0, out=level)
+        for f in range(1, 6):
+            level += keeps[up[:, f]]
+        level *= 1.0 / 6.0
+
+
+def best_keep(c: Combos, keeps: FloatArray) -> FloatArray:
+    """For every roll, the best value among its sub-multisets (itself included)."""
+    best = keeps.copy()
+    for size in range(1, c.n + 1):
+        end = c.starts[size + 1]
+        down = c.down[size]
+        for d in range(down.shape[1]):
+            first = c.down_from[size][d]
+            part = best[first:end]
+            np.maximum(part, best[down[first - c.starts[size] :, d]], out=part)
+    return best[c.rolls]
+
+
+def turn(model: Model, table: FloatArray, states: IntArray, *, keep_all: bool = False) -> Turn:
+    """Solves the turn of each state: the expected value before its first roll."""
+    c = model.combos
+    final = final_values(model, table, states)
+    keeps = np.empty((len(c.keeps), states.shape[0]), dtype=model.dtype)
+    saved = []
+    rolls = final
+    for _ in range(model.ruleset.rerolls):
+        expect(c, keeps, rolls)
+        if keep_all:
+            saved.append(keeps.copy())
+        rolls = best_keep(c, keeps)
+    expect(c, keeps, rolls)
+    return Turn(final, saved, keeps[0].copy())

@@ -1,0 +1,176 @@
+"""The exact solver: the value of every between-turn state, written once, memory-mapped after.
+
+:func:`solve` fills the table level by level (states with 1 open row, then 2, ...), each
+level in batches through the vectorized turn DP of :mod:`daily.strategy.model`, and writes it
+to ``<cache>/<ruleset>-<hash>.npy``. :func:`load_table` opens it read-only with
+``mmap_mode="r"``, so every worker process of the server shares one copy in the page cache.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from daily.errors import RulesError
+from daily.rules.game import GameState
+from daily.rules.rulesets import Ruleset
+from daily.strategy.model import FloatArray, Model, level_size, level_states, model_of, turn
+
+Progress = Callable[[int, int], None]
+#: Rulesets with at most this many states are solved on first need, without asking.
+SMALL_STATES = 2_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A solved ruleset: the expected points to come from every between-turn state."""
+
+    model: Model = field(repr=False)
+    values: FloatArray = field(repr=False)  # flat, indexed by Model.entry
+
+    @property
+    def optimum(self) -> float:
+        """The expected final score of a new game under optimal play."""
+        return self.value_of(self.model.shape[0] - 1, 0, 0)
+
+    def value_of(self, mask: int, upper: int, flag: int) -> float:
+        """The expected points still to come from one between-turn state."""
+        index = self.model.entry(np.array([mask]), np.array([upper]), np.array([flag]))
+        return float(self.values[index[0]])
+
+
+def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
+    """The cache folder: ``$DAILY_CACHE``, else ``~/.cache/daily``."""
+    env = os.environ if environ is None else environ
+    return Path(env.get("DAILY_CACHE") or Path.home() / ".cache" / "daily")
+
+
+def table_path(ruleset: Ruleset, cache_dir: Path) -> Path:
+    """Where the table of *ruleset* lives in *cache_dir*."""
+    return Path(cache_dir) / f"{model_of(ruleset).key}.npy"
+
+
+def state_count(ruleset: Ruleset) -> int:
+    """How many states :func:`solve` computes for *ruleset*."""
+    model = model_of(ruleset)
+    return sum(level_size(model, k) for k in range(1, model.rows + 1))
+
+
+def load_table(ruleset: Ruleset, cache_dir: Path, *, build: bool | None = None) -> Table:
+    """Opens the table of *ruleset*, solving it first if it is missing and *build* allows.
+
+    *build* None solves only small rulesets (every one but ``maxi``).
+    """
+    path = table_path(ruleset, cache_dir)
+    if not path.exists():
+        small = ruleset.dice <= 5
+        if not (build if build is not None else small):
+            raise RulesError(
+                f"no strategy table for {ruleset.id} yet: run `daily solve {ruleset.id}`"
+            )
+        solve(ruleset, cache_dir)
+    values = np.load(path, mmap_mode="r")
+    return Table(model_of(ruleset), values.reshape(-1))
+
+
+def solve(
+    ruleset: Ruleset,
+    cache_dir: Path,
+    *,
+    progress: Progress | None = None,
+    workers: int = 1,
+    batch: int = 0,
+) -> Table:
+    """Solves *ruleset* and writes its table to *cache_dir*; returns it memory-mapped."""
+    model = model_of(ruleset)
+    path = table_path(ruleset, cache_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    # A new .npy memmap is a sparse file of zeros: the terminal states are worth nothing.
+    values = np.lib.format.open_memmap(tmp, mode="w+", dtype=model.dtype, shape=model.shape)
+    fill(model, tmp, range(1, model.rows + 1), progress=progress, workers=workers, batch=batch)
+    values.flush()
+    del values
+    os.replace(tmp, path)
+    return load_table(ruleset, cache_dir, build=False)
+
+
+def fill(
+    model: Model,
+    path: Path,
+    open_counts: Iterable[int],
+    *,
+    progress: Progress | None = None,
+    workers: int = 1,
+    batch: int = 0,
+) -> None:
+    """Solves the states with each of *open_counts* open rows into the ``.npy`` at *path*.
+
+    The levels must come in increasing order, each after every level below it.
+    """
+    flat = np.load(path, mmap_mode="r+").reshape(-1)
+    batch = batch or 1024
+    levels = list(open_counts)
+    total = sum(level_size(model, k) for k in levels)
+    done = 0
+    pool = _pool(model, workers, str(path)) if workers > 1 else None
+    try:
+        for open_count in levels:
+            # One level at a time: every state of a level reads only the levels below.
+            states = level_states(model, open_count)
+            chunks = [states[i : i + batch] for i in range(0, states.shape[0], batch)]
+            if pool is None:
+                sizes: Iterable[int] = (_solve_chunk(model, flat, chunk) for chunk in chunks)
+            else:
+                sizes = pool.imap_unordered(_worker_chunk, chunks)
+            for size in sizes:
+                done += size
+                if progress:
+                    progress(done, total)
+            del states, chunks
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    flat.flush()
+
+
+def _solve_chunk(model: Model, flat: FloatArray, states: npt.NDArray[np.int64]) -> int:
+    value = turn(model, flat, states).value
+    flat[model.entry(states[:, 0], states[:, 1], states[:, 2])] = value
+    return int(states.shape[0])
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _pool(model: Model, workers: int, path: str) -> multiprocessing.pool.Pool:
+    # fork hands the model to the workers (its scorers do not pickle); every worker maps
+    # the same file read-write and writes only the states of its own chunks.
+    _WORKER["model"] = model
+    context = multiprocessing.get_context("fork")
+    return context.Pool(workers, initializer=_init_worker, initargs=(path,))
+
+
+def _init_worker(path: str) -> None:
+    _WORKER["values"] = np.load(path, mmap_mode="r+").reshape(-1)
+
+
+def _worker_chunk(states: npt.NDArray[np.int64]) -> int:
+    return _solve_chunk(_WORKER["model"], _WORKER["values"], states)
+
+
+def state_of(model: Model, state: GameState) -> tuple[int, int, int]:
+    """The between-turn state ``(mask, upper, flag)`` of a game's sheet."""
+    mask = sum(1 << j for j, points in enumerate(state.scores) if points is None)
+    flag = 0
+    if model.joker >= 0 and state.scores[model.joker]:
+        flag = 1
+    return mask, model.upper_total(state.upper), flag

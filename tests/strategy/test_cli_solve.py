@@ -1,0 +1,49 @@
+"""``daily solve``: builds a table with a progress bar; bad input is one line and status 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from daily.cli import main, parse_option
+from daily.rules import find_ruleset
+from daily.strategy.solver import table_path
+
+
+def test_solve_builds_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "yacht", "--cache", str(tmp_path), "--workers", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "yacht {'forced': False}: optimum 191.7743692\n"
+    assert "solving yacht: 100.0% of 119,870 states" in err
+    assert table_path(find_ruleset("yacht"), tmp_path).exists()
+
+
+def test_solve_takes_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "yatzy", "--option", "forced=true", "--cache", str(tmp_path)]) == 0
+    assert "yatzy {'forced': True}: optimum" in capsys.readouterr().out
+    assert table_path(find_ruleset("yatzy", {"forced": True}), tmp_path).exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["maxi", "--option", "saved_rolls=true"], "does not handle saved_rolls"),
+        (["maxi", "--option", "bonus"], "an option is name=value, got 'bonus'"),
+        (["maxi", "--option", "bonus=10@10"], "bad value for option 'bonus'"),
+        (["chess"], "unknown ruleset: 'chess'"),
+    ],
+)
+def test_bad_input_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["solve", *args, "--cache", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_parse_option_types() -> None:
+    assert parse_option("full_straight=25") == ("full_straight", 25)
+    assert parse_option("forced=true") == ("forced", True)
+    assert parse_option("bonus=50@75") == ("bonus", "50@75")

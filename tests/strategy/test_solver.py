@@ -1,0 +1,135 @@
+"""The exact solver: published optima, end games against brute force, the cache and its errors."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from daily.errors import RulesError
+from daily.rules import Ruleset, find_ruleset
+from daily.strategy.model import level_states, model_of
+from daily.strategy.solver import Table, load_table, solve, state_count, state_of, table_path
+from tests.strategy.brute import Brute, ruleset_of, sheet, state
+
+# (ruleset, open rows, closed rows' scores): end games with one or two rows to fill.
+END_GAMES = [
+    ("yatzy", ("sixes", "yatzy"), {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15}),
+    ("yatzy", ("sixes", "yatzy"), {"ones": 3, "twos": 6, "threes": 9, "fours": 16, "fives": 25}),
+    ("yatzy", ("small_straight", "large_straight"), {}),
+    ("yatzy", ("ones",), {"twos": 8, "threes": 12, "fours": 16, "fives": 15, "sixes": 12}),
+    ("yatzy:forced=true", ("chance", "yatzy"), {}),
+    ("yacht", ("full_house", "yacht"), {}),
+    ("yacht", ("fives", "small_straight"), {"sixes": 24}),
+    ("yahtzee", ("threes", "full_house"), {"yahtzee": 50}),
+    ("yahtzee", ("threes", "full_house"), {"yahtzee": 0}),
+    ("yahtzee", ("yahtzee", "chance"), {}),
+    ("yahtzee", ("fours", "sixes"), {"yahtzee": 50, "fives": 25}),
+    ("yahtzee:forced=true", ("yahtzee", "chance"), {}),
+    ("yahtzee:forced=true", ("chance",), {"yahtzee": 50}),
+    (
+        "maxi",
+        ("sixes", "maxi_yatzy"),
+        {"ones": 3, "twos": 8, "threes": 12, "fours": 16, "fives": 20},
+    ),
+    ("maxi", ("tower",), {}),
+    ("maxi:full_straight=30", ("full_straight",), {}),
+    ("maxi:bonus=50@75", ("fives",), {"sixes": 24, "fours": 16, "threes": 9}),
+    ("maxi:forced=true", ("maxi_yatzy",), {}),
+]
+IDS = [f"{spec}-{'+'.join(rows)}" for spec, rows, _ in END_GAMES]
+
+
+def tolerance(ruleset: Ruleset) -> float:
+    # maxi's table is float32 (half the memory); the 5-dice tables are float64.
+    return 2e-4 if ruleset.dice > 5 else 1e-9
+
+
+@pytest.mark.slow
+def test_yatzy_reaches_the_published_optimum(yatzy_table: Table) -> None:
+    assert abs(yatzy_table.optimum - 248.4399894) < 1e-6
+
+
+@pytest.mark.slow
+def test_yahtzee_reaches_the_published_optima(tmp_path: Path) -> None:
+    yahtzee = find_ruleset("yahtzee")
+    assert abs(solve(yahtzee, tmp_path).optimum - 254.5877) < 5e-5
+    plain = dataclasses.replace(yahtzee, extra_bonus=0, joker_row="")  # no extra bonus, no joker
+    assert abs(solve(plain, tmp_path).optimum - 245.8708) < 5e-5
+
+
+@pytest.mark.parametrize(("spec", "open_rows", "closed"), END_GAMES, ids=IDS)
+def test_end_games_match_brute_force(
+    end_table: Callable[[Ruleset], Table],
+    spec: str,
+    open_rows: tuple[str, ...],
+    closed: dict[str, int],
+) -> None:
+    ruleset = ruleset_of(spec)
+    table = end_table(ruleset)
+    scores = sheet(ruleset, open_rows, **closed)
+    now = state(ruleset, scores, (1,) * ruleset.dice, ruleset.rerolls)
+    mask, upper, flag = state_of(table.model, now)
+    expected = Brute(ruleset).sheet(scores)
+    assert table.value_of(mask, upper, flag) + now.total == pytest.approx(
+        expected, abs=tolerance(ruleset)
+    )
+
+
+def test_dead_upper_totals_share_one_entry() -> None:
+    model = model_of(find_ruleset("yatzy"))
+    # With only sixes open, 30 more is the most it can add: 20 + 30 < 63, 40 + 30 >= 63.
+    mask = np.array([1 << 5] * 3)
+    entries = model.entry(mask, np.array([0, 20, 40]), np.zeros(3, np.int64))
+    assert entries[0] == entries[1] != entries[2]
+
+
+def test_levels_list_only_reachable_upper_totals() -> None:
+    model = model_of(find_ruleset("yatzy"))
+    states = level_states(model, 14)  # one row closed
+    only_ones_closed = states[states[:, 0] == (1 << 15) - 1 - 1]
+    # ones alone makes 0 to 5: all dead (63 is out of reach without it? no: 5 + 100 >= 63)
+    assert sorted(only_ones_closed[:, 1]) == [0, 1, 2, 3, 4, 5]
+
+
+def test_maxi_state_count() -> None:
+    # 57.5 million reachable states, 33.5 million once dead upper totals are merged.
+    assert state_count(find_ruleset("maxi")) == 33_472_510
+
+
+def test_table_is_memory_mapped_read_only(yatzy_table: Table, cache_dir: Path) -> None:
+    table = load_table(find_ruleset("yatzy"), cache_dir)
+    assert isinstance(table.values.base, np.memmap) or isinstance(table.values, np.memmap)
+    with pytest.raises(ValueError, match="read-only"):
+        table.values[0] = 1.0
+    assert table.optimum == yatzy_table.optimum
+
+
+def test_small_rulesets_build_on_first_need(tmp_path: Path) -> None:
+    yacht = find_ruleset("yacht")
+    assert not table_path(yacht, tmp_path).exists()
+    table = load_table(yacht, tmp_path)
+    assert table_path(yacht, tmp_path).exists()
+    assert 190 < table.optimum < 193  # 191.7743692: see the README
+
+
+def test_maxi_is_not_built_on_a_request(tmp_path: Path) -> None:
+    with pytest.raises(RulesError, match="daily solve maxi"):
+        load_table(find_ruleset("maxi"), tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_saved_rolls_are_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(RulesError, match="saved_rolls"):
+        solve(find_ruleset("maxi", {"saved_rolls": True}), tmp_path)
+
+
+def test_options_change_the_table_file(tmp_path: Path) -> None:
+    paths = {
+        table_path(find_ruleset("maxi", options), tmp_path)
+        for options in ({}, {"bonus": "50@75"}, {"full_straight": 25}, {"forced": True})
+    }
+    assert len(paths) == 4
