@@ -54,6 +54,41 @@ def _cmd_score(args: argparse.Namespace) -> None:
     score_lines(args.ruleset, sys.stdin, sys.stdout)
 
 
+def parse_option(text: str) -> tuple[str, int | bool | str]:
+    """Reads one ``--option name=value``: integers and true/false are typed."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise UsageError(f"an option is name=value, got {text!r}")
+    if value.lower() in ("true", "false"):
+        return name, value.lower() == "true"
+    return name, int(value) if value.lstrip("-").isdigit() else value
+
+
+def _cmd_solve(args: argparse.Namespace) -> None:
+    import time
+    from pathlib import Path
+
+    from daily.strategy.solver import default_cache_dir, solve
+
+    ruleset = find_ruleset(args.ruleset, dict(parse_option(o) for o in args.option))
+    cache = Path(args.cache) if args.cache else default_cache_dir()
+    started = shown = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        # Plain carriage-return progress, at most twice a second: no dependency needed.
+        nonlocal shown
+        spent = time.monotonic() - started
+        if done < total and spent - shown < 0.5:
+            return
+        shown = spent
+        print(f"\rsolving {ruleset.id}: {100 * done / total:5.1f}% of {total:,} states, "
+              f"{spent:.0f}s", end="", file=sys.stderr, flush=True)  # fmt: skip
+
+    table = solve(ruleset, cache, progress=progress, workers=args.workers)
+    print(file=sys.stderr)
+    print(f"{ruleset.id} {dict(ruleset.options)}: optimum {table.optimum:.7f}")
+
+
 def _cmd_verify(args: argparse.Namespace) -> None:
     from daily.verify import sheet_str, verify
 
@@ -74,6 +109,12 @@ def _parser() -> argparse.ArgumentParser:
     score = commands.add_parser("score", help="score JSON lines of dice on stdin")
     score.add_argument("ruleset", metavar="RULESET", help=", ".join(BASE_RULESETS))
     score.set_defaults(run=_cmd_score)
+    solve = commands.add_parser("solve", help="build the strategy table of a ruleset")
+    solve.add_argument("ruleset", metavar="RULESET", help=", ".join(BASE_RULESETS))
+    solve.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    solve.add_argument("--cache", help="cache folder (default $DAILY_CACHE or ~/.cache/daily)")
+    solve.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    solve.set_defaults(run=_cmd_solve)
     verify = commands.add_parser("verify", help="replay a game record on stdin, print its sheet")
     verify.set_defaults(run=_cmd_verify)
     serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
