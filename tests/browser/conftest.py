@@ -90,11 +90,11 @@ def new_context(browser: Any) -> Iterator[Callable[..., Any]]:
 
 
 @pytest.fixture
-def shoot() -> Callable[[Any, str], None]:
-    """Saves a full-page screenshot under artifacts/screenshots/ (gitignored)."""
+def shoot() -> Callable[..., None]:
+    """Saves a screenshot (the full page unless told) under artifacts/screenshots/ (gitignored)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
-    def save(page: Any, name: str) -> None:
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    def save(page: Any, name: str, full_page: bool = True) -> None:
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
 
     return save

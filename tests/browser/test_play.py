@@ -173,6 +173,11 @@ def _replay_by_tapping(page: Any, moves: list[dict[str, Any]], shoot: Any) -> No
         if index == len(moves) // 2:
             assert page.locator("#versus").is_visible()
             shoot(page, "play-target-phone")
+            # Scrolled to the sheet's end, the dice and Roll stay in view on a phone.
+            page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+            assert page.locator("#roll").bounding_box()["y"] < 844
+            shoot(page, "play-target-phone-scrolled", full_page=False)
+            page.evaluate("window.scrollTo(0, 0)")
 
 
 def _pick_by_tap(page: Any, row: str) -> None:

@@ -61,7 +61,7 @@ def boot(text: str) -> dict[str, Any]:
 def _rules_rows(text: str) -> dict[str, tuple[str, int, int]]:
     pattern = re.compile(
         r'data-row="(\w+)">.*?<span class="visually-hidden">([\d-]+)</span></td>\s*'
-        r"<td class=\"num\" data-points>(\d+)</td>\s*<td class=\"num\" data-best>(\d+)</td>",
+        r'<td class="num" data-points[^>]*>(\d+)</td>\s*<td class="num" data-best[^>]*>(\d+)</td>',
         re.S,
     )
     return {m[1]: (m[2], int(m[3]), int(m[4])) for m in pattern.finditer(text)}
