@@ -34,9 +34,14 @@ class Action:
             return Score(self.row)
         return Roll(hold_positions(dice, self.keep or ()))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The action as JSON: ``{"hold": [values]}`` or ``{"score": row}`` with its value."""
+    def to_dict(self, dice: Dice | None = None) -> dict[str, Any]:
+        """The action as JSON: ``{"keep": [values]}`` or ``{"score": row}``, value and loss.
+
+        Given the *dice* on the table, a re-roll also names the ``hold`` positions that play it.
+        """
         head: dict[str, Any] = {"score": self.row} if self.row else {"keep": list(self.keep or ())}
+        if dice is not None and self.row is None:
+            head["hold"] = list(hold_positions(dice, self.keep or ()))
         return head | {"value": round(self.value, 4), "loss": round(self.loss, 4)}
 
 

@@ -37,6 +37,7 @@ class Model:
     flags: int  # 2 with a joker row (Yahtzee), else 1
     joker: int  # the joker row's index, or -1
     points: npt.NDArray[np.float64] = field(repr=False)  # points[r, j] of roll r in row j
+    scoring: tuple[IntArray, ...] = field(repr=False)  # scoring[j]: the rolls worth points in j
     dtype: type[np.floating] = field(repr=False)
 
     @property
@@ -102,6 +103,7 @@ def model_of(ruleset: Ruleset) -> Model:
         flags=2 if ruleset.joker_row else 1,
         joker=ruleset.index_of(ruleset.joker_row) if ruleset.joker_row else -1,
         points=points,
+        scoring=tuple(np.flatnonzero(points[:, j] > 0) for j in range(len(ruleset.rows))),
         dtype=np.float32 if ruleset.dice > 5 else np.float64,
     )
 
@@ -192,33 +194,51 @@ def _candidates(
 
     The joker (Yahtzee) is not applied here: see :func:`_joker`.
     """
+    allowed = _allowed(model, states[:, 0])
+    for j in range(model.rows):
+        if allowed[j].any():
+            _fill_row(model, table, states, allowed[j], j, buf)
+            yield j, buf
+
+
+def _fill_row(
+    model: Model,
+    table: FloatArray,
+    states: IntArray,
+    ok: npt.NDArray[np.bool_],
+    j: int,
+    buf: FloatArray,
+) -> None:
+    """Fills ``buf[r, b]`` with the value of scoring roll r in row j (-inf where not *ok*)."""
     c = model.combos
     mask, upper, flag = states[:, 0], states[:, 1], states[:, 2]
-    allowed = _allowed(model, mask)
-    for j in range(model.rows):
-        ok = allowed[j]
-        if not ok.any():
-            continue
-        nxt = mask ^ (1 << j)
-        if j < _UPPER:
-            steps = np.empty((c.n + 1, mask.size), dtype=buf.dtype)
-            for count in range(c.n + 1):
-                steps[count] = _upper_gain(model, table, nxt, upper, flag, (j + 1) * count)
-            steps[:, ~ok] = -np.inf
-            np.take(steps, c.counts[c.rolls, j + 1], axis=0, out=buf)
-        elif j == model.joker:
-            # Scoring the joker row with points (50) sets the flag of the extra bonus.
-            after = np.where(
-                model.points[:, j, None] > 0,
-                table[model.entry(nxt, upper, np.ones_like(flag))][None, :],
-                table[model.entry(nxt, upper, np.zeros_like(flag))][None, :],
-            )
-            np.add(model.points[:, j, None], after, out=buf)
-            buf[:, ~ok] = -np.inf
-        else:
-            gain = np.where(ok, table[model.entry(nxt, upper, flag)], -np.inf)
-            np.add(model.points[:, j, None], gain[None, :], out=buf)
-        yield j, buf
+    nxt = mask ^ (1 << j)
+    if j < _UPPER:
+        steps = np.empty((c.n + 1, mask.size), dtype=buf.dtype)
+        for count in range(c.n + 1):
+            steps[count] = _upper_gain(model, table, nxt, upper, flag, (j + 1) * count)
+        steps[:, ~ok] = -np.inf
+        np.take(steps, c.counts[c.rolls, j + 1], axis=0, out=buf)
+    elif j == model.joker:
+        # Scoring the joker row with points (50) sets the flag of the extra bonus.
+        after = np.where(
+            model.points[:, j, None] > 0,
+            table[model.entry(nxt, upper, np.ones_like(flag))][None, :],
+            table[model.entry(nxt, upper, np.zeros_like(flag))][None, :],
+        )
+        np.add(model.points[:, j, None], after, out=buf)
+        buf[:, ~ok] = -np.inf
+    else:
+        np.add(model.points[:, j, None], _lower_gain(model, table, states, ok, j), out=buf)
+
+
+def _lower_gain(
+    model: Model, table: FloatArray, states: IntArray, ok: npt.NDArray[np.bool_], j: int
+) -> FloatArray:
+    """The value after scoring lower row j, per state; -inf where j may not be scored."""
+    mask, upper, flag = states[:, 0], states[:, 1], states[:, 2]
+    gain: FloatArray = np.where(ok, table[model.entry(mask ^ (1 << j), upper, flag)], -np.inf)
+    return gain.astype(model.dtype)
 
 
 def _upper_gain(
@@ -292,8 +312,25 @@ def final_values(model: Model, table: FloatArray, states: IntArray) -> FloatArra
     """``final[r, b]``: the value of scoring roll r in the best allowed row."""
     final = np.full((model.combos.n_rolls, states.shape[0]), -np.inf, dtype=model.dtype)
     buf = np.empty_like(final)
-    for _, cand in _candidates(model, table, states, buf):
-        np.maximum(final, cand, out=final)
+    # Most lower rows score 0 on most rolls: their 0-point value (scratching) is the same
+    # for every roll, so it is taken once, and only the scoring rolls are visited.
+    scratch = np.full(states.shape[0], -np.inf, dtype=model.dtype)
+    allowed = _allowed(model, states[:, 0])
+    for j in range(model.rows):
+        ok = allowed[j]
+        if not ok.any():
+            continue
+        scoring = model.scoring[j]
+        if j < _UPPER or j == model.joker or scoring.size > model.combos.n_rolls // 2:
+            _fill_row(model, table, states, ok, j, buf)
+            np.maximum(final, buf, out=final)
+            continue
+        gain = _lower_gain(model, table, states, ok, j)
+        np.maximum(scratch, gain, out=scratch)
+        part = final[scoring]
+        np.maximum(part, model.points[scoring, j, None] + gain[None, :], out=part)
+        final[scoring] = part
+    np.maximum(final, scratch[None, :], out=final)
     for joker in _joker(model, table, states):
         best = np.max(np.array(list(joker.values.values())), axis=0)
         final[joker.roll, joker.active] = best[joker.active]

@@ -12,6 +12,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,12 @@ def load_table(ruleset: Ruleset, cache_dir: Path, *, build: bool | None = None) 
         solve(ruleset, cache_dir)
     values = np.load(path, mmap_mode="r")
     return Table(model_of(ruleset), values.reshape(-1))
+
+
+@lru_cache(maxsize=32)
+def table_for(ruleset: Ruleset, cache_dir: Path) -> Table:
+    """:func:`load_table` once per process: each server worker maps each table once."""
+    return load_table(ruleset, Path(cache_dir))
 
 
 def solve(

@@ -112,6 +112,7 @@ def test_action_json() -> None:
     assert Action((6, 6), None, 250.123456, 1.5).to_dict() == {
         "keep": [6, 6], "value": 250.1235, "loss": 1.5}  # fmt: skip
     assert Action(None, "chance", 10.0).to_dict() == {"score": "chance", "value": 10.0, "loss": 0.0}
+    assert Action((6, 6), None, 1.0).to_dict(dice=(2, 6, 1, 6, 3))["hold"] == [1, 3]
 
 
 def test_hold_positions_pick_the_kept_values() -> None:

@@ -12,7 +12,15 @@ import pytest
 from daily.errors import RulesError
 from daily.rules import Ruleset, find_ruleset
 from daily.strategy.model import level_states, model_of
-from daily.strategy.solver import Table, load_table, solve, state_count, state_of, table_path
+from daily.strategy.solver import (
+    Table,
+    load_table,
+    solve,
+    state_count,
+    state_of,
+    table_for,
+    table_path,
+)
 from tests.strategy.brute import Brute, ruleset_of, sheet, state
 
 # (ruleset, open rows, closed rows' scores): end games with one or two rows to fill.
@@ -133,3 +141,9 @@ def test_options_change_the_table_file(tmp_path: Path) -> None:
         for options in ({}, {"bonus": "50@75"}, {"full_straight": 25}, {"forced": True})
     }
     assert len(paths) == 4
+
+
+def test_table_for_maps_each_table_once(yatzy_table: Table, cache_dir: Path) -> None:
+    first = table_for(find_ruleset("yatzy"), cache_dir)
+    assert table_for(find_ruleset("yatzy"), cache_dir) is first
+    assert first.optimum == yatzy_table.optimum
