@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,10 +23,12 @@ import redis
 from daily import dice
 from daily.codes import new_code
 from daily.config import Config
-from daily.errors import DailyError, IllegalMoveError
+from daily.errors import DailyError, IllegalMoveError, StorageError
 from daily.rules import GameState, Move, Roll, Ruleset, Score, apply, find_ruleset, replay
 from daily.store import boards, keys
 from daily.store.guard import guarded
+
+log = logging.getLogger(__name__)
 
 #: Modes whose finished games count on the rankings.
 RANKED_MODES = ("daily", "friend")
@@ -229,6 +232,12 @@ def play(
     record = _with_move(record, entry, state, now)
     if state.is_finished:
         record = finish(client, config, record)
+        # Every finish also sweeps up counts that a crash left behind a while ago; this
+        # game is stored and counted, so a failing sweep must not fail its answer.
+        try:
+            retry_pending(client, config, min_age_s=PENDING_GRACE_S)
+        except DailyError:
+            log.exception("the sweep of pending results failed")
     return record, state
 
 
@@ -317,18 +326,24 @@ def result_of(record: Record) -> boards.Result:
 
 
 @guarded
-def retry_pending(client: redis.Redis, config: Config) -> int:
-    """Finishes the counting of every pending game; returns how many were counted."""
+def retry_pending(client: redis.Redis, config: Config, min_age_s: float = 0.0) -> int:
+    """Counts every pending game listed at least *min_age_s* ago; returns how many."""
     counted = 0
     now = config.now().timestamp()
     listed = cast(
-        list[tuple[str, float]], client.zrange(keys.pending_results(), 0, -1, withscores=True)
+        list[tuple[str, float]],
+        client.zrangebyscore(keys.pending_results(), "-inf", now - min_age_s, withscores=True),
     )
     for game_id, listed_at in listed:
         record = load(client, str(game_id))
         if record is not None and record.finished and not record.submitted:
-            finish(client, config, record)
-            counted += 1
+            try:
+                finish(client, config, record)
+                counted += 1
+            except StorageError:
+                raise
+            except DailyError:  # one bad record must not stop the sweep; it stays listed
+                log.exception("could not count game %s", game_id)
         elif record is None or record.finished or now - listed_at > PENDING_GRACE_S:
             # Counted already, or the finishing move never landed (a refused or lost
             # move); a young entry may be a move still in flight, so it stays.

@@ -202,6 +202,30 @@ def test_a_lost_count_is_recovered(client: redis.Redis, monkeypatch: pytest.Monk
     assert games.retry_pending(client, settings()) == 0
 
 
+def test_a_later_finish_sweeps_up_a_lost_count(
+    client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted: list[str] = []
+
+    def crash(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionResetError("the process died here")
+
+    monkeypatch.setattr(boards, "submit", crash)
+    lost = start_daily(client, "p1")
+    with pytest.raises(ConnectionResetError):
+        play_out(client, lost)
+    monkeypatch.setattr(
+        boards, "submit", lambda client, result, **kw: counted.append(result.game_id)
+    )
+    soon = start_daily(client, "p2")
+    play_out(client, soon, NOON + timedelta(seconds=10))
+    assert counted == [soon.id]  # too young to sweep: its own request may still be counting
+    later = start_daily(client, "p3")
+    play_out(client, later, NOON + timedelta(minutes=5))
+    assert counted == [soon.id, later.id, lost.id]
+    assert client.zcard(keys.pending_results()) == 0
+
+
 def test_pending_entries_without_a_finish_expire(client: redis.Redis) -> None:
     record = start_daily(client)
     client.zadd(keys.pending_results(), {record.id: NOON.timestamp()})
