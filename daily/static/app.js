@@ -88,7 +88,8 @@
   /* -- share block -------------------------------------------------------------------------- */
 
   function fillShare(box, { code, total, number, ruleset, mode }) {
-    if (!box || !code) return;
+    if (!box || !code || box.dataset.filled) return;
+    box.dataset.filled = 'yes';
     const link = `${location.origin}/f/${code}`;
     $('[data-share-code]', box).textContent = code;
     $('[data-share-link]', box).value = link;
