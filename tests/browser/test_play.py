@@ -265,3 +265,21 @@ def test_a_solo_game_with_edition_options(
     assert list(server["scorecard"]) == [m["score"] for m in server["moves"]]
     assert page.inner_text("#final-total") == str(server["total"])
     shoot(page, "solo-results")
+
+
+def test_create_a_challenge_from_the_home_page(
+    serve: Callable[..., str], new_context: Callable[..., Any]
+) -> None:
+    base = serve(now=NOW)
+    page = new_context().new_page()
+    page.goto(base + "/")
+    page.select_option("#challenge-ruleset", label="Yatzy")
+    page.get_by_role("button", name="Create a challenge").click()
+    page.wait_for_url("**/play/*")
+    _wait_moves(page, 0)
+    assert page.inner_text("h1") == "Friend challenge: Yatzy"
+    assert len(_faces(page)) == 5
+    server = _server_game(page.context, base, page.url.rsplit("/", 1)[1])
+    assert (server["mode"], server["ruleset"]) == ("friend", "yatzy")
+    page.goto(f"{base}/f/{server['code']}")
+    assert "This is your challenge on Yatzy" in page.inner_text("main")
