@@ -240,8 +240,14 @@ def today() -> str:
         "game": mine.id if mine else None,
         "finished": bool(mine and mine.finished),
     }
-    return render_template("today.html", day=day, mine=mine, boot=boot,
-                           rulesets=_ruleset_choices())  # fmt: skip
+    return render_template(
+        "today.html",
+        day=day,
+        mine=mine,
+        boot=boot,
+        rulesets=_ruleset_choices(),
+        daily_rules=find_ruleset("maxi"),
+    )
 
 
 def _ruleset_choices() -> list[tuple[str, str]]:
