@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -405,36 +406,25 @@ def _free_ports(count: int) -> list[int]:
     return ports
 
 
+def _start_node(port: int, bus: int, folder: Path) -> subprocess.Popen[bytes]:
+    options = {"port": port, "cluster-port": bus, "bind": "127.0.0.1", "save": "",
+               "appendonly": "no", "cluster-enabled": "yes", "dir": folder,
+               "cluster-config-file": f"nodes-{port}.conf"}  # fmt: skip
+    arguments = [x for name, value in options.items() for x in (f"--{name}", str(value))]
+    return subprocess.Popen(["redis-server", *arguments], stdout=subprocess.DEVNULL)
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster]:
     """A real three-node Redis Cluster on loopback (no replicas, nothing saved)."""
     if not (shutil.which("redis-server") and shutil.which("redis-cli")):
         pytest.skip("redis-server is not installed (.ci/run installs it)")
     folder = tmp_path_factory.mktemp("cluster")
-    ports = _free_ports(3)
-    nodes = [
-        subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--cluster-enabled",
-                "yes",
-                "--dir",
-                str(folder),
-                "--cluster-config-file",
-                f"nodes-{port}.conf",
-            ],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
-        for port in ports
-    ]
+    # Each node needs a second port for the cluster bus; name it, so that the default
+    # (port + 10000) can neither fall outside the valid range nor on a busy port.
+    found = _free_ports(6)
+    ports, buses = found[:3], found[3:]
+    nodes = [_start_node(port, bus, folder) for port, bus in zip(ports, buses, strict=True)]
     try:
         for port in ports:
             _wait_for(lambda p=port: redis.Redis(port=p).ping())
@@ -445,7 +435,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster]:
         )  # fmt: skip
         for port in ports:
             _wait_for(lambda p=port: redis.Redis(port=p).cluster("info")["cluster_state"] == "ok")
-        yield RedisCluster(host="127.0.0.1", port=ports[0], decode_responses=True)
+        client = RedisCluster(host="127.0.0.1", port=ports[0], decode_responses=True)
+        yield client
+        client.close()
     finally:
         for node in nodes:
             node.terminate()
@@ -453,7 +445,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster]:
 
 
 def _wait_for(ready: Callable[[], object]) -> None:
-    for _ in range(200):
+    for _ in range(600):  # up to 30 s on a busy machine
         try:
             if ready():
                 return
