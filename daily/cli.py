@@ -97,8 +97,12 @@ def _cmd_verify(args: argparse.Namespace) -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> None:
+    import signal
+
     from daily import create_app
 
+    # A service manager stops us with SIGTERM: exit normally, so the embedded Redis stops too.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (see README).
     create_app().run(host=args.host, port=args.port, threaded=True)
 

