@@ -15,6 +15,12 @@ from daily.errors import DailyError
 #: The secret used when none is set, outside production only.
 DEV_SECRET = "dev-secret-not-for-production"
 ENVIRONMENTS = ("production", "development", "testing")
+#: The rate limits (daily.web.limits) and the variables that set them, e.g. ``30 per hour``.
+LIMIT_VARS = {
+    "players": "DAILY_LIMIT_PLAYERS",
+    "moves": "DAILY_LIMIT_MOVES",
+    "pages": "DAILY_LIMIT_PAGES",
+}
 
 Clock = Callable[[], datetime]
 
@@ -37,6 +43,8 @@ def frozen_clock(at: datetime) -> Clock:
 class Config:
     """Every setting of the service; see the README's configuration table."""
 
+    #: The key the dice derive from: the last (oldest) of SECRET_KEY's keys. It never changes
+    #: while keys are rotated, so a day or code already dealt keeps its dice.
     secret_key: str = DEV_SECRET
     env: str = "development"
     redis_url: str | None = None
@@ -44,11 +52,23 @@ class Config:
     timezone: tzinfo = UTC
     board_retention_days: int = 400
     clock: Clock = field(default=system_clock, compare=False, repr=False)
+    #: Every key of SECRET_KEY, newest first: tokens and cookies are signed with the first
+    #: and accepted under any (empty: *secret_key* alone).
+    secret_keys: tuple[str, ...] = field(default=(), repr=False)
+    #: Rate limits by name (see LIMIT_VARS) that replace the defaults; ``off`` lifts one.
+    rate_limits: Mapping[str, str] = field(default_factory=dict)
+    #: How many reverse proxies in front set X-Forwarded-For (the client address) and -Proto.
+    trusted_proxies: int = 0
 
     @property
     def is_production(self) -> bool:
         """Whether the service runs in production mode."""
         return self.env == "production"
+
+    @property
+    def signing_keys(self) -> tuple[str, ...]:
+        """The keys that sign tokens and cookies, newest first."""
+        return self.secret_keys or (self.secret_key,)
 
     def now(self) -> datetime:
         """The current time in the reference time zone."""
@@ -68,15 +88,26 @@ def parse_timestamp(text: str) -> datetime:
     return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
+def parse_secret_keys(text: str) -> tuple[str, ...]:
+    """Splits SECRET_KEY into its keys, newest first: a rotation prepends ``new,``.
+
+    >>> parse_secret_keys("new-key, old-key")
+    ('new-key', 'old-key')
+    """
+    return tuple(key.strip() for key in text.split(",") if key.strip())
+
+
 def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     """Builds the config from *environ* (default ``os.environ``) and *overrides*."""
     env = os.environ if environ is None else environ
     mode = overrides.pop("env", env.get("DAILY_ENV", "development"))
     if mode not in ENVIRONMENTS:
         raise ConfigError(f"DAILY_ENV must be one of {', '.join(ENVIRONMENTS)}, got {mode!r}")
-    secret = overrides.pop("secret_key", env.get("SECRET_KEY", ""))
-    if mode == "production" and (len(secret) < 32 or secret == DEV_SECRET):
-        raise ConfigError("production needs SECRET_KEY set to a random string of 32+ characters")
+    secrets = parse_secret_keys(overrides.pop("secret_key", env.get("SECRET_KEY", "")))
+    if mode == "production" and (
+        not secrets or any(len(s) < 32 or s == DEV_SECRET for s in secrets)
+    ):
+        raise ConfigError("production needs SECRET_KEY set to random strings of 32+ characters")
     clock = overrides.pop("clock", None)
     if clock is None:
         frozen = env.get("DAILY_NOW")
@@ -89,13 +120,19 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     except (ValueError, KeyError):
         raise ConfigError(f"unknown time zone: {zone_name!r}") from None
     retention = overrides.pop("board_retention_days", env.get("DAILY_BOARD_RETENTION_DAYS", 400))
+    limits = {name: env[var] for name, var in LIMIT_VARS.items() if env.get(var)}
+    limits.update(overrides.pop("rate_limits", {}))
+    proxies = overrides.pop("trusted_proxies", env.get("DAILY_TRUSTED_PROXIES", 0))
     return Config(
-        secret_key=secret or DEV_SECRET,
+        secret_key=secrets[-1] if secrets else DEV_SECRET,
+        secret_keys=secrets,
         env=mode,
         redis_url=overrides.pop("redis_url", env.get("REDIS_URL") or None),
         data_dir=Path(overrides.pop("data_dir", env.get("DAILY_DATA", "data"))),
         timezone=zone,
         board_retention_days=int(retention),
+        rate_limits=limits,
+        trusted_proxies=int(proxies),
         clock=clock,
         **overrides,
     )

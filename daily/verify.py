@@ -16,6 +16,7 @@ from typing import Any
 
 from daily import dice
 from daily.codes import CodeError, parse_code
+from daily.config import parse_secret_keys
 from daily.errors import DailyError, ReplayError
 from daily.rules import GameState, find_ruleset, replay
 
@@ -121,8 +122,10 @@ def _seed(record: Mapping[str, Any], secret: str | None) -> bytes:
         if len(seed) != 32:
             raise VerifyError(f"the seed must be 32 bytes (64 hex digits), got {len(seed)}")
         return seed
-    if not secret:
+    keys = parse_secret_keys(secret or "")
+    if not keys:
         raise VerifyError(f'a record with "{given[0]}" needs SECRET_KEY to derive its seed')
+    secret = keys[-1]  # the dice key: SECRET_KEY's last (oldest) key, see the README
     if given == ["date"]:
         try:
             return dice.daily_seed(secret, date.fromisoformat(_str(record, "date")))

@@ -69,9 +69,11 @@ def redis_url(redis_server: str) -> str:
 
 
 @pytest.fixture
-def make_app(redis_url: str, tmp_path: Path) -> Any:
+def make_app(redis_url: str, tmp_path: Path) -> Iterator[Any]:
     """Builds an app on the test Redis; keyword arguments override settings."""
     from daily import create_app
+
+    apps: list[Any] = []
 
     def make(**overrides: Any) -> Any:
         settings: dict[str, Any] = {
@@ -79,11 +81,17 @@ def make_app(redis_url: str, tmp_path: Path) -> Any:
             "secret_key": "test-secret-" + "x" * 32,
             "redis_url": redis_url,
             "data_dir": tmp_path / "data",
+            # Rate limits would count (and store) every request of a long test; the tests of
+            # tests/web/test_limits.py turn them on with their own small limits.
+            "rate_limits": dict.fromkeys(("players", "moves", "pages"), "off"),
         }
         settings.update(overrides)
         if isinstance(settings.get("now"), datetime):
             at = settings.pop("now")
             settings["clock"] = lambda: at
-        return create_app(settings)
+        apps.append(create_app(settings))
+        return apps[-1]
 
-    return make
+    yield make
+    for app in apps:  # close the sockets now, not whenever the collector finds them
+        app.extensions["daily.redis"].close()

@@ -98,3 +98,16 @@ def player_days(player_id: str) -> str:
 def player_streak(player_id: str) -> str:
     """The hash of a player's streak: ``last`` day played, its ``run``, the ``best`` run."""
     return f"{PREFIX}:player:{{{player_id}}}:streak"
+
+
+# Operations (issue 8).
+
+
+def dice_key() -> str:
+    """The fingerprint of the key that deals the dice, recorded on the first production start."""
+    return f"{PREFIX}:dice-key"
+
+
+def rate_limits() -> str:
+    """The prefix of the rate limiter's counters (the ``limits`` library builds the rest)."""
+    return f"{PREFIX}:limits"

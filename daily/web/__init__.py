@@ -24,7 +24,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     config = config_mod.load(**(overrides or {}))
     app = Flask("daily", template_folder=str(template_dir()))
     app.config.update(
-        SECRET_KEY=config.secret_key,
+        # Cookies are signed with the newest key and still read under the older ones.
+        SECRET_KEY=config.signing_keys[0],
+        SECRET_KEY_FALLBACKS=list(config.signing_keys[1:]),
         MAX_CONTENT_LENGTH=MAX_BODY,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
@@ -38,6 +40,10 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.extensions["daily.config"] = config
     app.extensions["daily.redis"] = connect(config.redis_url, config.data_dir)
     errors.register(app)
+    from daily.web import health, security
+
+    health.init_app(app)  # first: its timer starts before any other hook runs
+    security.init_app(app)
     from daily.web import api  # the views import this module's helpers
 
     app.register_blueprint(api.bp)
@@ -48,6 +54,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     from daily.web import boards
 
     app.register_blueprint(boards.bp)
+    from daily.web import limits
+
+    limits.init_app(app)  # last: it wraps the registered views
     return app
 
 

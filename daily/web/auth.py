@@ -26,7 +26,8 @@ def unauthorized(message: str) -> HttpError:
 
 
 def _serializer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_config().secret_key, salt=_TOKEN_SALT)
+    # itsdangerous wants the keys oldest to newest: it signs with the last, verifies with any.
+    return URLSafeSerializer(list(reversed(current_config().signing_keys)), salt=_TOKEN_SALT)
 
 
 def token_for(player_id: str) -> str:

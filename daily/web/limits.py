@@ -1,0 +1,156 @@
+"""Rate limits (Flask-Limiter, counters in the service's own Redis or cluster).
+
+Three limits, each configurable (``DAILY_LIMIT_PLAYERS``, ``DAILY_LIMIT_MOVES``,
+``DAILY_LIMIT_PAGES``; ``off`` lifts one): new players per client address, moves
+(rolls and scores) per player, and every other request per address. Defaults are
+generous: a person playing by hand never meets them. A limit met is a 429 with the
+error JSON (or the error page) and ``Retry-After``. When Redis is down the limiter
+lets requests through, and the views answer 503 themselves.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, Response, current_app, request
+from flask_limiter import ApplicationLimit, Limiter
+from limits import parse_many
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from daily.config import LIMIT_VARS, Config, ConfigError
+from daily.store import keys
+from daily.store.connection import limiter_storage
+from daily.web import auth
+from daily.web.errors import HttpError
+
+#: Limits when none is configured: a person never meets them, a script soon does.
+DEFAULTS = {
+    "players": "30 per hour",
+    "moves": "120 per minute",
+    "pages": "600 per minute",
+}
+#: Endpoints of each limit other than ``pages`` (which counts every request).
+ENDPOINTS = {
+    "players": ("api.create_player",),
+    "moves": ("api.roll", "api.score"),
+}
+MESSAGES = {
+    "players": "too many new players from your address",
+    "moves": "too many moves",
+    "pages": "too many requests from your address",
+}
+#: Never limited: the load balancer's health checks and the static files.
+EXEMPT = ("health.healthz", "static")
+OFF = "off"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The rate limit strings in force, by name; None where a limit is off."""
+
+    players: str | None
+    moves: str | None
+    pages: str | None
+
+    @classmethod
+    def from_config(cls, config: Config) -> Limits:
+        """The configured limits over the defaults; a malformed one stops the app."""
+        chosen = {**DEFAULTS, **config.rate_limits}
+        unknown = sorted(set(chosen) - set(DEFAULTS))
+        if unknown:
+            raise ConfigError(f"unknown rate limit: {unknown[0]!r} (known: {', '.join(DEFAULTS)})")
+        for name, text in chosen.items():
+            if text.strip().lower() != OFF:
+                try:
+                    parse_many(text)
+                except ValueError:
+                    raise ConfigError(
+                        f"{LIMIT_VARS[name]} is not a rate limit like '30 per hour': {text!r}"
+                    ) from None
+        return cls(**{n: None if t.strip().lower() == OFF else t for n, t in chosen.items()})
+
+
+def client_address() -> str:
+    """The client's address (the proxy's view of it when DAILY_TRUSTED_PROXIES is set)."""
+    return request.remote_addr or "unknown"
+
+
+def player_or_address() -> str:
+    """The player making the request; their address when no valid identity comes with it."""
+    try:
+        player_id = auth.current_player_id()
+    except HttpError:  # a bad token: the view answers 401, the limit counts the address
+        player_id = None
+    return f"player:{player_id}" if player_id else f"address:{client_address()}"
+
+
+def _is_exempt() -> bool:
+    return request.endpoint in EXEMPT or request.endpoint is None
+
+
+def _per_address(limit: str) -> ApplicationLimit:
+    return ApplicationLimit(
+        limit,
+        key_function=client_address,
+        exempt_when=_is_exempt,
+        error_message=_message("pages", limit),
+    )
+
+
+def _message(name: str, limit: str) -> Callable[[], str]:
+    return lambda: f"{MESSAGES[name]}: at most {limit}; try again later"
+
+
+def init_app(app: Flask) -> Limiter:
+    """Installs the limiter on *app*, after its blueprints are registered."""
+    config: Config = app.extensions["daily.config"]
+    if config.trusted_proxies:
+        n = config.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
+    chosen = Limits.from_config(config)
+    uri, options = limiter_storage(config.redis_url, app.extensions["daily.redis"])
+    options["key_prefix"] = keys.rate_limits()
+    limiter = Limiter(
+        client_address,
+        app=app,
+        # One budget per address over every endpoint (default limits would count each apart).
+        application_limits=[_per_address(chosen.pages)] if chosen.pages else [],
+        storage_uri=uri,
+        storage_options=options,
+        strategy="fixed-window",
+        swallow_errors=True,  # Redis down: the views answer 503, not the limiter
+        headers_enabled=False,  # Retry-After goes on a 429 alone (see add_retry_after)
+    )
+    _limit(app, limiter, "players", chosen.players, client_address)
+    _limit(app, limiter, "moves", chosen.moves, player_or_address)
+    app.after_request(add_retry_after)
+    app.extensions["daily.limiter"] = limiter
+    return limiter
+
+
+def _limit(
+    app: Flask, limiter: Limiter, name: str, limit: str | None, key: Callable[[], str]
+) -> None:
+    # Applied to the registered views, so the game API's module keeps no limiter import.
+    for endpoint in ENDPOINTS[name]:
+        if limit is not None:
+            # Shared: a roll and a score count against one budget, not one each.
+            rule = limiter.shared_limit(
+                limit, scope=name, key_func=key, error_message=_message(name, limit)
+            )
+            view: Callable[..., Any] = app.view_functions[endpoint]
+            app.view_functions[endpoint] = rule(view)
+
+
+def add_retry_after(response: Response) -> Response:
+    """Tells a client that met a limit how many seconds to wait."""
+    if response.status_code != 429:
+        return response
+    limiter: Limiter = current_app.extensions["daily.limiter"]
+    breached = limiter.current_limit
+    if breached is not None:
+        response.headers["Retry-After"] = str(max(1, int(breached.reset_at - time.time())))
+    return response

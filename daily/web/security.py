@@ -1,0 +1,129 @@
+"""Security headers, cross-site request refusal, and the guard on the dice key.
+
+Pages load scripts and styles from this site only: the Content-Security-Policy
+allows no inline script (JSON data blocks are not scripts) and no framing.
+
+Cross-site request forgery is refused from what the browser says about where a
+request comes from, as Go's ``http.CrossOriginProtection`` does: every modern browser
+sends ``Sec-Fetch-Site`` (or at least ``Origin``) with a form post, and a page on
+another site cannot forge either. A request with neither is not from a browser's
+form, so it carries no ambient cookie worth forging; the session cookie is
+``SameSite=Lax`` as a second wall. Bearer-token calls are not ambient and pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from urllib.parse import urlsplit
+
+from flask import Flask, Response, request
+
+from daily.config import Config, ConfigError
+from daily.errors import StorageError
+from daily.store import dicekey
+from daily.web import current_config
+from daily.web.errors import HttpError
+
+CSP = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",  # frame-ancestors for browsers that predate it
+    "Referrer-Policy": "same-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+#: Two years, the preload list's minimum; sent in production, which runs behind TLS.
+HSTS = "max-age=63072000; includeSubDomains"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+#: Sec-Fetch-Site values of requests this site's own pages (or the user) started.
+TRUSTED_SITES = frozenset({"same-origin", "none"})
+_CHECKED = "daily.dice_key_checked"
+
+
+def cross_site() -> HttpError:
+    """A 403 for a state-changing request another site's page sent."""
+    return HttpError(403, "cross_site", "cross-site requests that change state are refused")
+
+
+def is_cross_site() -> bool:
+    """Whether the browser says this request comes from another site's page."""
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site is not None:
+        return fetch_site not in TRUSTED_SITES
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return False  # not sent by a browser's form or script: nothing ambient to forge
+    return origin == "null" or urlsplit(origin).netloc != request.host
+
+
+def refuse_cross_site() -> None:
+    """Refuses a cross-site state-changing request (CSRF) before any view runs."""
+    if request.method in SAFE_METHODS or request.headers.get("Authorization"):
+        return
+    if is_cross_site():
+        raise cross_site()
+
+
+def add_headers(response: Response) -> Response:
+    """Adds the security headers to every response."""
+    for name, value in HEADERS.items():
+        response.headers.setdefault(name, value)
+    if current_config().is_production:
+        response.headers.setdefault("Strict-Transport-Security", HSTS)
+    return response
+
+
+def dice_key_fingerprint(secret: str) -> str:
+    """A public fingerprint of the dice key: HMAC-SHA256(key, ``"daily:dice-key"``) in hex.
+
+    >>> dice_key_fingerprint("s")[:16]
+    '9a3c0e4f0bb7e9b1'
+    """
+    return hmac.new(secret.encode(), b"daily:dice-key", hashlib.sha256).hexdigest()
+
+
+def check_dice_key(app: Flask) -> None:
+    """Refuses to serve when the dice key is not the one that dealt the stored games.
+
+    The first production start records the key's fingerprint; dropping SECRET_KEY's
+    last key later would silently change every dealt day's dice, so it stops the app.
+    A Redis that is down defers the check to a later request.
+    """
+    config: Config = app.extensions["daily.config"]
+    if app.extensions.get(_CHECKED) or not config.is_production:
+        return
+    mine = dice_key_fingerprint(config.secret_key)
+    try:
+        recorded = dicekey.claim(app.extensions["daily.redis"], mine)
+    except StorageError:
+        return
+    if recorded != mine:
+        raise ConfigError(
+            "SECRET_KEY's last key is not the key that dealt the stored dice: keep the "
+            "original key last in the list (see the README, key rotation)"
+        )
+    app.extensions[_CHECKED] = True
+
+
+def init_app(app: Flask) -> None:
+    """Installs the CSRF refusal, the security headers and the dice key guard."""
+    check_dice_key(app)
+    app.before_request(refuse_cross_site)
+    app.after_request(add_headers)
+
+    @app.before_request
+    def _recheck_dice_key() -> None:
+        check_dice_key(app)

@@ -1,0 +1,73 @@
+"""Operations: /healthz, the JSON access log and the version header."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from daily import __version__
+
+pytestmark = pytest.mark.redis
+
+NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+DOWN = "redis://127.0.0.1:1/0"  # nothing listens there
+
+
+def access_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith('{"time"')]
+
+
+def test_healthz_is_ok_when_redis_answers(make_app: Any) -> None:
+    response = make_app(now=NOON).test_client().get("/healthz")
+    assert response.status_code == 200
+    assert response.get_json() == {"status": "ok", "redis": "ok", "version": __version__}
+
+
+def test_healthz_is_503_json_when_redis_is_down(make_app: Any) -> None:
+    response = make_app(now=NOON, redis_url=DOWN).test_client().get("/healthz")
+    assert response.status_code == 503 and response.content_type == "application/json"
+    body = response.get_json()
+    assert body["status"] == "unavailable" and body["redis"].startswith("unreachable")
+
+
+def test_every_response_names_the_version(make_app: Any) -> None:
+    client = make_app(now=NOON).test_client()
+    for path in ["/", "/api/v1/daily", "/healthz", "/static/site.css", "/nope", "/api/v1/nope"]:
+        with client.get(path) as response:  # a static file is streamed: close it
+            assert response.headers["X-Daily-Version"] == __version__, path
+    assert client.post("/api/v1/players", data="x").headers["X-Daily-Version"] == __version__
+
+
+def test_one_json_access_line_per_request(
+    make_app: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = make_app(now=NOON).test_client()
+    capsys.readouterr()
+    game = client.post("/api/v1/games", json={"mode": "daily"}).get_json()
+    client.get("/rules/maxi")
+    client.get(f"/api/v1/games/{game['id']}x")
+    lines = access_lines(capsys.readouterr().err)
+    assert [(e["method"], e["path"], e["status"]) for e in lines] == [
+        ("POST", "/api/v1/games", 201),
+        ("GET", "/rules/maxi", 200),
+        ("GET", f"/api/v1/games/{game['id']}x", 404),
+    ]
+    first = lines[0]
+    assert isinstance(first["player"], str) and len(first["player"]) == 16  # the new guest
+    assert first["endpoint"] == "api.create_game" and first["address"] == "127.0.0.1"
+    assert all(isinstance(e["ms"], float | int) and e["ms"] >= 0 for e in lines)
+    assert lines[0]["bytes"] > 0
+    datetime.fromisoformat(lines[0]["time"])
+
+
+def test_the_access_log_names_the_player_but_no_name(make_app: Any, capsys: Any) -> None:
+    client = make_app(now=NOON).test_client()
+    created = client.post("/api/v1/players", json={"name": "Ana Secret"}).get_json()
+    client.get("/api/v1/players/me", headers={"Authorization": f"Bearer {created['token']}"})
+    err = capsys.readouterr().err
+    me = access_lines(err)[-1]
+    assert me["player"] == created["player_id"] and me["status"] == 200
+    assert "Ana Secret" not in err and created["token"] not in err

@@ -1,0 +1,126 @@
+"""Rate limits: new players per address, moves per player, requests per address; 429s."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from daily.config import ConfigError, load
+from daily.store import keys
+from daily.web import current_redis, limits
+
+pytestmark = pytest.mark.redis
+
+NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+OFF = dict.fromkeys(limits.DEFAULTS, "off")
+
+
+def limited(make_app: Any, **chosen: str) -> Any:
+    return make_app(now=NOON, rate_limits={**OFF, **chosen})
+
+
+def assert_429(response: Any, message: str) -> None:
+    assert response.status_code == 429
+    error = response.get_json()["error"]
+    assert error["code"] == "too_many_requests" and message in error["message"]
+    assert 1 <= int(response.headers["Retry-After"]) <= 3600
+
+
+def test_player_creation_is_limited_per_address(make_app: Any) -> None:
+    client = limited(make_app, players="3 per hour").test_client()
+    for _ in range(3):
+        assert client.post("/api/v1/players", json={"name": "Ana"}).status_code == 201
+    assert_429(client.post("/api/v1/players", json={"name": "Ana"}), "new players")
+    other = {"REMOTE_ADDR": "10.0.0.2"}
+    response = client.post("/api/v1/players", json={"name": "Bo"}, environ_base=other)
+    assert response.status_code == 201  # another address has its own count
+
+
+def test_a_refused_creation_stores_no_player(make_app: Any) -> None:
+    app = limited(make_app, players="1 per hour")
+    client = app.test_client()
+    client.post("/api/v1/players", json={"name": "Ana"})
+    with app.app_context():
+        before = len(current_redis().keys(keys.player("*")))
+    assert client.post("/api/v1/players", json={"name": "Bo"}).status_code == 429
+    with app.app_context():
+        assert len(current_redis().keys(keys.player("*"))) == before == 1
+
+
+def test_moves_are_limited_per_player_not_per_address(make_app: Any) -> None:
+    app = limited(make_app, moves="4 per minute")
+    ana, bo = app.test_client(), app.test_client()
+    game = ana.post("/api/v1/games", json={"mode": "daily"}).get_json()
+    url = f"/api/v1/games/{game['id']}"
+    for move, body in [("roll", {"hold": []}), ("roll", {"hold": [0]}),
+                       ("score", {"category": "chance"}), ("roll", {"hold": []})]:  # fmt: skip
+        assert ana.post(f"{url}/{move}", json=body).status_code == 200
+    before = ana.get(url).get_json()
+    refused = ana.post(f"{url}/score", json={"category": "ones"})
+    assert_429(refused, "too many moves")
+    assert ana.get(url).get_json() == before  # nothing applied
+    theirs = bo.post("/api/v1/games", json={"mode": "daily"}).get_json()  # same address
+    response = bo.post(f"/api/v1/games/{theirs['id']}/roll", json={"hold": []})
+    assert response.status_code == 200
+
+
+def test_pages_are_limited_per_address_and_health_is_not(make_app: Any) -> None:
+    client = limited(make_app, pages="3 per minute").test_client()
+    for _ in range(3):
+        assert client.get("/rules/maxi").status_code == 200
+    page = client.get("/")
+    assert page.status_code == 429 and "text/html" in page.content_type
+    assert int(page.headers["Retry-After"]) >= 1
+    assert_429(client.get("/api/v1/daily"), "from your address")
+    for _ in range(5):
+        assert client.get("/healthz").status_code == 200
+    with client.get("/static/site.css") as static:
+        assert static.status_code == 200
+
+
+def test_limits_reset_after_their_window(make_app: Any) -> None:
+    app = limited(make_app, pages="2 per minute")
+    client = app.test_client()
+    client.get("/rules/maxi")
+    client.get("/rules/maxi")
+    assert client.get("/rules/maxi").status_code == 429
+    with app.app_context():
+        redis = current_redis()
+        for key in redis.keys(keys.rate_limits() + "*"):  # the window ends: its counter expires
+            assert 0 < redis.ttl(key) <= 60
+            redis.delete(key)
+    assert client.get("/rules/maxi").status_code == 200
+
+
+def test_defaults_are_generous(make_app: Any) -> None:
+    client = make_app(now=NOON, rate_limits={}).test_client()
+    for _ in range(40):
+        assert client.get("/rules/maxi").status_code == 200
+    assert limits.Limits.from_config(client.application.extensions["daily.config"]) == (
+        limits.Limits("30 per hour", "120 per minute", "600 per minute")
+    )
+
+
+def test_limits_come_from_the_environment() -> None:
+    environ = {"DAILY_LIMIT_MOVES": "7/second", "DAILY_LIMIT_PAGES": "off"}
+    chosen = limits.Limits.from_config(load(environ))
+    assert (chosen.moves, chosen.pages, chosen.players) == ("7/second", None, "30 per hour")
+
+
+@pytest.mark.parametrize(
+    ("chosen", "message"),
+    [({"moves": "lots"}, "DAILY_LIMIT_MOVES"), ({"votes": "1 per day"}, "unknown rate limit")],
+    ids=["malformed", "unknown"],
+)
+def test_a_bad_limit_stops_the_app(make_app: Any, chosen: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        make_app(now=NOON, rate_limits=chosen)
+
+
+def test_redis_down_lets_the_views_answer_503(make_app: Any) -> None:
+    app = make_app(now=NOON, redis_url="redis://127.0.0.1:1/0", rate_limits={})
+    response = app.test_client().post("/api/v1/players", json={"name": "Ana"})
+    assert response.status_code == 503
+    assert response.get_json()["error"]["code"] == "storage_unavailable"
