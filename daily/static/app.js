@@ -289,6 +289,9 @@
     function drawStatus() {
       const scored = sheet.rows.filter((r) => state.scorecard[r.id] !== null).length;
       $('#status').textContent = state.finished ? '' : fmt(S.turn, { turn: state.turn, turns: sheet.rows.length });
+      // Screen readers hear each roll: the faces in order, then how many rolls are left.
+      const faces = state.dice.map((face) => S[`face${face}`]).join(', ');
+      $('#announce').textContent = state.finished ? '' : fmt(S.rolled, { faces, n: state.rolls_left });
       const versus = $('#versus');
       const target = BOOT.target;
       if (target && scored > 0 && target.byTurn.length) {

@@ -116,6 +116,7 @@ def js_strings() -> dict[str, str]:
         "dieHeld": gettext("Die %(n)s: %(face)s, held", n="{n}", face="{face}"),
         "rollsLeft": gettext("Roll (%(n)s left)", n="{n}"),
         "noRolls": gettext("No rolls left: pick a row"),
+        "rolled": gettext("Dice: %(faces)s. Rolls left: %(n)s.", faces="{faces}", n="{n}"),
         "turn": gettext("Turn %(turn)s of %(turns)s", turn="{turn}", turns="{turns}"),
         "pickRow": gettext("Score %(row)s for %(points)s", row="{row}", points="{points}"),
         "scratch": gettext("Scratch %(row)s? It scores 0 and closes the row.", row="{row}"),

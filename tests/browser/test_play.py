@@ -15,6 +15,7 @@ pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True
 
 NOW = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
 MAXI_ROWS = 20
+WORDS = ("one", "two", "three", "four", "five", "six")
 
 
 def _moves(page: Any) -> int:
@@ -215,6 +216,10 @@ def test_a_whole_daily_by_keyboard_only(
         assert page.locator(".die-btn[aria-pressed='true']").count() == 2
         page.keyboard.press("r" if turn % 2 else " ")
         _wait_moves(page, moves + 1)
+        faces = ", ".join(
+            ["one", "two", "three", "four", "five", "six"][f - 1] for f in _faces(page)
+        )
+        assert page.inner_text("#announce") == f"Dice: {faces}. Rolls left: 1."
         assert page.locator(".die-btn[aria-pressed='true']").count() == 2  # held across rolls
         page.keyboard.press("ArrowDown")
         page.keyboard.press("ArrowDown")

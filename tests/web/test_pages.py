@@ -213,6 +213,13 @@ def test_advent_doors_in_december(make_app: Any) -> None:
     assert f"Door 5, today: {total} points" in html(client.get("/advent"))
 
 
+def test_advent_after_christmas_eve_has_no_door_for_today(make_app: Any) -> None:
+    client = make_app(now=datetime(2026, 12, 26, 9, tzinfo=UTC)).test_client()
+    text = html(client.get("/advent"))
+    assert re.findall(r'class="door (\w+)"', text) == ["missed"] * 24
+    assert "Advent door" not in html(client.get("/"))
+
+
 def test_christmas_dice_only_in_december(client: Any, make_app: Any) -> None:
     response = client.post("/prefs/dice", data={"style": "x", "next": "//evil.example/"})
     assert response.status_code == 303 and response.headers["Location"] == "/advent"
