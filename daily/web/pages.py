@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
-from flask_babel import get_locale, gettext, ngettext
+from flask_babel import get_locale, get_translations, gettext, ngettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
@@ -64,7 +64,7 @@ def _context() -> dict[str, Any]:
         "dice_style": dice_style(),
         "is_december": is_december(),
         "player_name": _header_name(),
-        "js_strings": js_strings(),
+        "js_strings": _js_strings_in(get_translations()),
     }
 
 
@@ -105,6 +105,12 @@ def dice_style() -> str:
     """The die face set to draw: ``x`` (Christmas) if chosen and in December, else ``f``."""
     chosen = session.get(_STYLE_KEY)
     return "x" if chosen == "x" and is_december() else "f"
+
+
+@functools.lru_cache(maxsize=16)
+def _js_strings_in(catalogue: object) -> dict[str, str]:
+    # Some fifty messages a page: translated once per catalogue (per language), not per request.
+    return js_strings()
 
 
 def js_strings() -> dict[str, str]:
