@@ -431,3 +431,11 @@ def test_every_visible_string_goes_through_gettext(
         assert not leaks, f"{response.request.path}: {leaks}"
         strings = json.loads(re.findall(r'id="strings">(.*?)</script>', html(response))[0])
         assert all(v.startswith("‹") and v.endswith("›") for v in strings.values())
+
+
+def test_a_forged_cookie_gets_an_error_page_then_a_clean_start(client: Any) -> None:
+    client.get("/api/v1/players/me")  # a guest with a signed cookie
+    client.set_cookie("session", "eyJwbGF5ZXJfaWQiOiJ4In0.forged.signature")
+    response = client.get("/")
+    assert response.status_code == 401 and "<main" in html(response)
+    assert client.get("/").status_code == 200
