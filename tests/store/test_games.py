@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import hypothesis
@@ -18,6 +19,7 @@ from daily import dice
 from daily.errors import IllegalMoveError, InvalidMoveError, RulesError
 from daily.rules import GameState, Move, Roll, Score, legal_moves
 from daily.store import boards, games, keys
+from daily.store.connection import connect
 from daily.store.games import MoveConflict, Record
 
 pytestmark = pytest.mark.redis
@@ -29,7 +31,7 @@ NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
 
 @pytest.fixture
 def client(redis_url: str) -> redis.Redis:
-    return redis.Redis.from_url(redis_url, decode_responses=True)
+    return connect(redis_url, Path("unused"))  # a server or a cluster
 
 
 def settings(at: datetime = NOON) -> config_mod.Config:
@@ -80,7 +82,7 @@ def test_second_daily_start_returns_the_first(client: redis.Redis) -> None:
     again, created = games.start(client, daily_record(), keys.player_daily("p1", str(DAY)))
     assert not created and again == first
     assert games.games_of(client, "p1") == [first.id]
-    assert len(client.keys(keys.game("*"))) == 1
+    assert len(list(client.scan_iter(keys.game("*")))) == 1  # scans every cluster node
 
 
 def test_play_appends_what_replays(client: redis.Redis) -> None:
@@ -143,10 +145,9 @@ def test_concurrent_duplicate_moves_land_once(client: redis.Redis) -> None:
     barrier = threading.Barrier(8)
 
     def send() -> None:
-        own = redis.Redis(connection_pool=client.connection_pool)
-        barrier.wait()
+        barrier.wait()  # one shared client is thread-safe: each call takes its own connection
         try:
-            games.play(own, settings(), record, Score("chance"), expected=0)
+            games.play(client, settings(), record, Score("chance"), expected=0)
             outcomes.append("ok")
         except MoveConflict:
             outcomes.append("conflict")

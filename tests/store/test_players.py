@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import redis
 from redis.backoff import NoBackoff
@@ -9,13 +11,14 @@ from redis.retry import Retry
 
 from daily.errors import StorageError
 from daily.store import keys, players
+from daily.store.connection import connect
 
 pytestmark = pytest.mark.redis
 
 
 @pytest.fixture
 def client(redis_url: str) -> redis.Redis:
-    return redis.Redis.from_url(redis_url, decode_responses=True)
+    return connect(redis_url, Path("unused"))  # a server or a cluster
 
 
 def test_create_get_rename(client: redis.Redis) -> None:
