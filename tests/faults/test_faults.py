@@ -113,7 +113,7 @@ def test_a_worker_killed_mid_move_applies_it_once_or_not_at_all(gunicorn: Any) -
         body["move"] = len(seen)  # numbered: a repeat of an applied move is a 409
         outcome: list[Any] = []
 
-        def send(action: str = action, body: dict[str, Any] = body) -> None:
+        def send(action: str = action, body: dict[str, Any] = body, outcome: Any = outcome) -> None:
             try:
                 outcome.append(gunicorn.call("POST", f"{game}/{action}", body, token))
             except OSError as e:  # the worker died with the request: reset or closed
