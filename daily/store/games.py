@@ -21,6 +21,7 @@ from typing import Any, cast
 import redis
 
 from daily import dice
+from daily import party as parties
 from daily.codes import new_code
 from daily.config import Config
 from daily.errors import DailyError, IllegalMoveError, StorageError
@@ -89,9 +90,20 @@ class Record:
         return find_ruleset(self.ruleset, self.options)
 
     def state(self, secret: str) -> GameState:
-        """Replays the move log; raises :class:`~daily.errors.ReplayError` if it is corrupt."""
+        """Replays the move log; raises :class:`~daily.errors.ReplayError` if it is corrupt.
+
+        A party game's state is the sheet of the player whose turn it is.
+        """
+        if self.mode == "party":
+            return self.party(secret).state
         source = dice.stream(dice.seed_from_ref(self.seed_ref, secret))
         return replay(self.rules, source, [_stored_move(entry) for entry in self.moves])
+
+    def party(self, secret: str) -> parties.Party:
+        """Replays a party game's log: every player's sheet and whose turn it is."""
+        names = json.loads(self.extra["players"])
+        seed = dice.seed_from_ref(self.seed_ref, secret)
+        return parties.replay(self.rules, names, seed, [_stored_move(m) for m in self.moves])
 
     def to_fields(self) -> dict[str, str]:
         """The hash fields that store the record (the moves live in their own list)."""
@@ -217,6 +229,8 @@ def play(
 ) -> tuple[Record, GameState]:
     """Applies *move* to the stored game; returns the new record and state.
 
+    A party game's state is the sheet of the player to move next.
+
     *expected* is the number of moves the client has seen; a mismatch with
     the log raises :class:`MoveConflict` and changes nothing.
     """
@@ -225,7 +239,7 @@ def play(
     if expected is not None and expected != len(record.moves):
         raise MoveConflict(f"move {expected} was sent but the game is at move {len(record.moves)}")
     _check_open(record, config)
-    state = apply(record.state(config.secret_key), move)  # raises RulesError: nothing stored
+    state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
     entry = move.to_dict()
     now = config.now().timestamp()
     if state.is_finished:
@@ -240,7 +254,14 @@ def play(
             retry_pending(client, config, min_age_s=PENDING_GRACE_S)
         except DailyError:
             log.exception("the sweep of pending results failed")
-    return record, state
+    return record, state.state if isinstance(state, parties.Party) else state
+
+
+def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Party:
+    # A party's move goes to whoever's turn it is; the game ends when every sheet is full.
+    if record.mode == "party":
+        return parties.play(record.party(secret), move)
+    return apply(record.state(secret), move)
 
 
 def _check_open(record: Record, config: Config) -> None:
@@ -257,7 +278,11 @@ def _mark_pending(client: redis.Redis, game_id: str, now: float) -> None:
 
 @guarded
 def _append(
-    client: redis.Redis, record: Record, entry: dict[str, Any], state: GameState, now: float
+    client: redis.Redis,
+    record: Record,
+    entry: dict[str, Any],
+    state: GameState | parties.Party,
+    now: float,
 ) -> None:
     finished = "1" if state.is_finished else "0"
     args: list[str | int | float] = [
@@ -273,7 +298,9 @@ def _append(
         raise MoveConflict("the game changed meanwhile (a move was sent twice?); reload it")
 
 
-def _with_move(record: Record, entry: dict[str, Any], state: GameState, now: float) -> Record:
+def _with_move(
+    record: Record, entry: dict[str, Any], state: GameState | parties.Party, now: float
+) -> Record:
     moves = (*record.moves, entry)
     if not state.is_finished:
         return dataclasses.replace(record, moves=moves)

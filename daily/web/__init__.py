@@ -54,6 +54,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     from daily.web import boards
 
     app.register_blueprint(boards.bp)
+    from daily.web import party
+
+    app.register_blueprint(party.bp)
     from daily.web import limits
 
     limits.init_app(app)  # last: it wraps the registered views

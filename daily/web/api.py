@@ -17,6 +17,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from daily import dice
+from daily import party as parties
 from daily.codes import CodeError, code_str, parse_code
 from daily.errors import RulesError
 from daily.rules import GameState, Roll, Score, parse_options
@@ -139,7 +140,7 @@ def _date(text: str) -> date:
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
     """Starts a game; 409 with the existing id for a second daily or friend game."""
-    data = _body(required={"mode"}, optional={"ruleset", "options", "code", "target"})
+    data = _body(required={"mode"}, optional={"ruleset", "options", "code", "target", "players"})
     mode = data["mode"]
     starter = STARTERS.get(mode) if isinstance(mode, str) else None
     if starter is None:
@@ -285,10 +286,35 @@ def _start_solo(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
     )
 
 
+def _start_party(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
+    _only(data, {"mode", "ruleset", "options", "players"})
+    if "players" not in data:
+        raise bad_request("missing field: 'players'")
+    names = _party_names(data["players"])
+    ruleset, options = _rules(data)
+    seed = secrets.token_bytes(32)
+    record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}",
+                         extra={"players": json.dumps(names)})  # fmt: skip
+    return games.start(current_redis(), record)
+
+
+def _party_names(value: object) -> list[str]:
+    low, high = parties.MIN_PLAYERS, parties.MAX_PLAYERS
+    if not isinstance(value, list) or not low <= len(value) <= high:
+        raise bad_request(f"players must be a list of {low} to {high} names, got {value!r}")
+    names = [_name(name) for name in value]
+    folded = [name.casefold() for name in names]
+    for name in names:
+        if folded.count(name.casefold()) > 1:
+            raise bad_request(f"two players are named {name!r}: give each a different name")
+    return names
+
+
 STARTERS: dict[str, Starter] = {
     "daily": _start_daily,
     "friend": _start_friend,
     "solo": _start_solo,
+    "party": _start_party,
 }
 
 
@@ -358,7 +384,26 @@ def _state_json(record: Record, state: GameState) -> dict[str, Any]:
         body["rank"] = games.rank_of(current_redis(), record)
     if record.mode == "friend" and (record.target or record.finished):
         body["target"] = _target_json(record)
+    if record.mode == "party":
+        body.update(_party_json(record.party(current_config().secret_key)))
     return body
+
+
+def _party_json(party: parties.Party) -> dict[str, Any]:
+    """Every player's sheet, whose turn it is, and the winners (several: a tie) at the end."""
+    sheets = [
+        {"name": name, **{k: v for k, v in _sheet_json(sheet).items() if k not in _TABLE}}
+        for name, sheet in zip(party.names, party.sheets, strict=True)
+    ]
+    return {
+        "players": sheets,
+        "current": None if party.is_finished else party.current,
+        "winners": list(party.winners) if party.is_finished else None,
+    }
+
+
+# A party's sheets leave out the dice on the table: only the current player has them.
+_TABLE = {"roll", "rolls_left", "dice", "potential"}
 
 
 def _sheet_json(state: GameState) -> dict[str, Any]:

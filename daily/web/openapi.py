@@ -104,7 +104,7 @@ _SCHEMAS: dict[str, Any] = {
         ],
         "properties": {
             "id": {"type": "string"},
-            "mode": {"enum": ["daily", "friend", "solo"]},
+            "mode": {"enum": ["daily", "friend", "solo", "party"]},
             "ruleset": {"type": "string"},
             "options": {"type": "object"},
             "date": {"type": "string", "format": "date"},
@@ -126,6 +126,17 @@ _SCHEMAS: dict[str, Any] = {
             "board": {"type": ["string", "null"]},
             "rank": {"type": ["integer", "null"]},
             "target": {"type": ["object", "null"]},
+            "players": {
+                "type": "array",
+                "description": "party games: each player's name and sheet, in turn order",
+                "items": {"type": "object", "required": ["name", "scorecard", "total"]},
+            },
+            "current": {"type": ["integer", "null"], "description": "party: whose turn"},
+            "winners": {
+                "type": ["array", "null"],
+                "items": {"type": "integer"},
+                "description": "party: the best totals' players at the end (two or more: a tie)",
+            },
         },
     },
     "NewGame": {
@@ -148,6 +159,18 @@ _SCHEMAS: dict[str, Any] = {
                 mode={"const": "solo"},
                 ruleset={"type": "string"},
                 options={"type": "object"},
+            ),
+            _object(
+                ["mode", "players"],
+                mode={"const": "party"},
+                ruleset={"type": "string"},
+                options={"type": "object"},
+                players={
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1, "maxLength": 24},
+                    "minItems": 2,
+                    "maxItems": 4,
+                },
             ),
         ]
     },

@@ -1,0 +1,54 @@
+"""The party page: set up two to four players on one device, then play their turns in order.
+
+The page plays through the JSON API like the play page (``static/party.js``);
+the server keeps every sheet and says whose turn it is.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, render_template
+
+from daily.party import MAX_PLAYERS, MIN_PLAYERS
+from daily.rules import BASE_RULESETS
+from daily.store import games
+from daily.web import auth, current_config, current_redis
+from daily.web.errors import not_found
+from daily.web.i18n import option_name, value_str
+from daily.web.pages import sheet_meta
+
+bp = Blueprint("party", __name__)
+
+
+@bp.get("/party")
+def setup() -> str:
+    """Names two to four players and picks the ruleset and its options."""
+    choices = [
+        (
+            ruleset,
+            [
+                (o.name, option_name(o.name), [(json.dumps(v), value_str(v)) for v in o.values])
+                for o in ruleset.option_specs
+            ],
+        )
+        for ruleset in BASE_RULESETS.values()
+    ]
+    return render_template(
+        "party.html", record=None, choices=choices, seats=range(MAX_PLAYERS), needed=MIN_PLAYERS
+    )
+
+
+@bp.get("/party/<game_id>")
+def play(game_id: str) -> str:
+    """A party game: every sheet side by side, the dice of the player to move."""
+    record = games.load(current_redis(), game_id) if len(game_id) <= 64 else None
+    # Like every game, a party is its device's player's only: its dice are private.
+    if record is None or record.mode != "party" or record.player_id != auth.current_player_id():
+        raise not_found(f"no such party game: {game_id!r}")
+    names = record.party(current_config().secret_key).names
+    boot: dict[str, Any] = {"game": record.id, "sheet": sheet_meta(record.rules), "names": names}
+    return render_template(
+        "party.html", record=record, ruleset=record.rules, names=names, boot=boot
+    )
