@@ -77,7 +77,7 @@ class Played:
 
 def play_turn(table: Table, bot: Bot, state: GameState, rng: np.random.Generator) -> Played:
     """Plays the rest of the turn of *state* (the computer's turn in computer mode)."""
-    return _play_turns(Advisor(table, [state]), 0, bot, state, rng)
+    return _play_turn(Advisor(table, [state]), 0, bot, state, rng)
 
 
 def play_games(
@@ -92,13 +92,13 @@ def play_games(
     for _ in range(table.model.rows):
         advisor = Advisor(table, states)
         for i, state in enumerate(states):
-            played = _play_turns(advisor, i, bot, state, rng)
+            played = _play_turn(advisor, i, bot, state, rng)
             moves[i] += played.moves
             states[i] = played.state
     return [Played(tuple(m), s) for m, s in zip(moves, states, strict=True)]
 
 
-def _play_turns(
+def _play_turn(
     advisor: Advisor, i: int, bot: Bot, state: GameState, rng: np.random.Generator
 ) -> Played:
     moves: list[Move] = []
