@@ -1,0 +1,73 @@
+"""Fuzzing the game API from its own OpenAPI document (schemathesis), against the real app.
+
+A bounded run: every operation gets generated requests, valid and invalid, with a
+player's bearer token; no answer may be a 5xx and every answer must match the
+document (status code, content type, body schema).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+pytestmark = pytest.mark.redis
+
+NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+
+
+@pytest.fixture
+def live(make_app: Any) -> tuple[Any, dict[str, str]]:
+    """The app on a real Redis (generous default limits on) and a player's token."""
+    app = make_app(now=NOON, rate_limits={})
+    token = app.test_client().post("/api/v1/players", json={"name": "Fuzz"}).get_json()["token"]
+    return app, {"Authorization": f"Bearer {token}"}
+
+
+def test_api_answers_as_documented(live: tuple[Any, dict[str, str]]) -> None:
+    app, headers = live
+    schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 10  # every route of the document, not a silent few
+    real = _real_parameters(app, headers)
+    for operation in operations:
+
+        @given(case=operation.as_strategy(), use_real=st.booleans())
+        @settings(
+            max_examples=20,
+            deadline=None,
+            derandomize=True,  # the same requests every run: a failure reproduces
+            suppress_health_check=list(HealthCheck),
+            database=None,
+        )
+        def fuzz(case: Any, use_real: bool) -> None:
+            if use_real:  # half the time a game and a day that exist, to get past the 404s
+                for name, value in real.items():
+                    if name in (case.path_parameters or {}):
+                        case.path_parameters[name] = value
+            case.call_and_validate(headers=headers, checks=CHECKS)
+
+        fuzz()
+
+
+def _real_parameters(app: Any, headers: dict[str, str]) -> dict[str, str]:
+    """Path parameters that name things that exist: the player's daily game, an open day."""
+    client = app.test_client()
+    game = client.post("/api/v1/games", json={"mode": "daily"}, headers=headers).get_json()
+    return {"game_id": game["id"], "day": "2026-12-02"}
