@@ -52,9 +52,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     root = Path(__file__).parent
     keep, drop = [], []
     for item in items:
-        folder = Path(str(item.path)).relative_to(root).parts[0]
         callspec = getattr(item, "callspec", None)
         is_cluster = callspec is not None and callspec.params.get("redis_server") == "cluster"
+        path = Path(str(item.path))
+        folder = path.relative_to(root).parts[0] if root in path.parents else ""
         (drop if is_cluster and folder not in CLUSTER_TESTS else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
