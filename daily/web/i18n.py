@@ -2,36 +2,107 @@
 
 Every string a player sees goes through :func:`flask_babel.gettext` (or its lazy
 form here, because these tables are built at import time, outside a request).
-English is the only catalogue today; the languages issue adds ``translations/``.
+The catalogues live in ``daily/translations/`` (``.po`` sources, compiled to
+``.mo`` by the install's build step, never at run time); the language is the
+player's choice from the switcher, kept in the session, else the best match
+for the browser's ``Accept-Language``, else English.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from flask import Flask, request
-from flask_babel import Babel, LazyString, lazy_gettext
+from flask import Flask, redirect, request, session
+from flask_babel import Babel, LazyString, format_decimal, lazy_gettext
+from werkzeug.wrappers import Response
 
-#: Locales with a catalogue; the first is the default.
-LANGUAGES = ("en",)
+#: Locales with a catalogue, each with its name in its own language; the first is the default.
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "da": "Dansk",
+    "de": "Deutsch",
+    "es": "Español",
+    "fr": "Français",
+    "it": "Italiano",
+    "nl": "Nederlands",
+    "nb": "Norsk bokmål",
+    "pl": "Polski",
+    "pt": "Português",
+    "fi": "Suomi",
+    "sv": "Svenska",
+    "ja": "日本語",
+}
+DEFAULT = "en"
+#: Tags a browser may send for a language whose catalogue has another code.
+ALIASES = {"no": "nb", "nn": "nb"}
 TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"
+_SESSION_KEY = "language"
 
 babel = Babel()
 
 
 def select_locale() -> str:
-    """The best of :data:`LANGUAGES` for the request's ``Accept-Language``."""
-    return request.accept_languages.best_match(LANGUAGES) or LANGUAGES[0]
+    """The switcher's choice kept in the session, else the best ``Accept-Language`` match."""
+    chosen = session.get(_SESSION_KEY)
+    if isinstance(chosen, str) and chosen in LANGUAGES:
+        return chosen
+    offered = [*LANGUAGES, *ALIASES]
+    best = request.accept_languages.best_match(offered, default=DEFAULT)
+    return ALIASES.get(best, best)
+
+
+def set_language() -> Response:
+    """Keeps the language picked in the switcher (``POST /prefs/language``) in the session."""
+    from daily.web.errors import bad_request
+
+    language = request.form.get("language", "")
+    if language not in LANGUAGES:
+        raise bad_request(f"unknown language: {language!r} (known: {', '.join(LANGUAGES)})")
+    session[_SESSION_KEY] = language
+    session.permanent = True
+    return redirect(_local(request.form.get("next")) or "/", 303)
+
+
+def _local(target: str | None) -> str | None:
+    # Only a path on this site: an open redirect would let links bounce anywhere.
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return None
+    parts = urlsplit(target)
+    return None if parts.scheme or parts.netloc else target
 
 
 def init_app(app: Flask) -> None:
-    """Installs Flask-Babel (and its ``_``/``gettext`` in Jinja) on *app*."""
+    """Installs Flask-Babel (and its ``_``/``gettext`` in Jinja) and the language switcher."""
     babel.init_app(
         app,
-        default_locale=LANGUAGES[0],
+        default_locale=DEFAULT,
         default_translation_directories=str(TRANSLATIONS),
         locale_selector=select_locale,
     )
+    app.add_url_rule("/prefs/language", "set_language", set_language, methods=["POST"])
+    app.jinja_env.globals["languages"] = LANGUAGES
+    app.jinja_env.globals["status_message"] = status_message
+    # Numbers as the locale writes them: 7,204 in English, 7.204 in German.
+    app.jinja_env.filters["number"] = format_decimal
+
+
+#: What an error page tells the player, by HTTP status; the code's own message follows it.
+STATUS_MESSAGES: dict[int, LazyString] = {
+    400: lazy_gettext("That request could not be read."),
+    401: lazy_gettext("Your session could not be read, so it was cleared. Please start again."),
+    403: lazy_gettext("That is not allowed."),
+    404: lazy_gettext("There is nothing here (or it is not yours to see)."),
+    409: lazy_gettext("That clashes with what happened meanwhile. Reload and try again."),
+    429: lazy_gettext("Too many requests: wait a moment and try again."),
+    503: lazy_gettext("The game store is unavailable just now. Try again soon."),
+}
+_OTHER_ERROR = lazy_gettext("Something went wrong on our side.")
+
+
+def status_message(status: int) -> str:
+    """The player's words for an error page of HTTP status *status*."""
+    return str(STATUS_MESSAGES.get(status, _OTHER_ERROR))
 
 
 #: Die faces as words, for labels such as "four, held".

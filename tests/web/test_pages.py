@@ -376,17 +376,21 @@ class _Visible(HTMLParser):
         self.texts: list[str] = []
         self.attributes: list[str] = []
         self._skip = 0
+        self._skipped: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style", "svg"):
+        # translate="no": names that stay as they are, such as each language's own name.
+        if tag in ("script", "style", "svg") or ("translate", "no") in attrs:
             self._skip += 1
+            self._skipped.append(tag)
         for name, value in attrs:
             if name in ("aria-label", "title", "alt", "placeholder") and value:
                 self.attributes.append(value)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "svg"):
+        if self._skipped and tag == self._skipped[-1]:
             self._skip -= 1
+            self._skipped.pop()
 
     def handle_data(self, data: str) -> None:
         if not self._skip and data.strip():
