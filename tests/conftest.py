@@ -98,6 +98,19 @@ def redis_url(redis_server: str) -> str:
     return redis_server
 
 
+@pytest.fixture(scope="session", autouse=True)
+def strategy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """``DAILY_CACHE`` for the session: small strategy tables build once, ``maxi`` never does."""
+    folder = tmp_path_factory.mktemp("daily-cache")
+    before = os.environ.get("DAILY_CACHE")
+    os.environ["DAILY_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("DAILY_CACHE", None)
+    else:
+        os.environ["DAILY_CACHE"] = before
+
+
 @pytest.fixture
 def make_app(redis_url: str, tmp_path: Path) -> Iterator[Any]:
     """Builds an app on the test Redis; keyword arguments override settings."""

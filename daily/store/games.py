@@ -37,6 +37,8 @@ RANKED_MODES = ("daily", "friend")
 SHARED_MODES = ("daily", "solo")
 #: A pending game that is still unfinished after this long lost its finishing move.
 PENDING_GRACE_S = 60.0
+#: The pending results are swept at most this often (see :func:`sweep_pending`).
+SWEEP_INTERVAL_S = 60.0
 
 # Appends one move if the game is not finished and its log has the expected
 # length; marks the game finished in the same step when the move ends it.
@@ -333,6 +335,10 @@ def submit(client: redis.Redis, config: Config, record: Record) -> None:
             retention_days=config.board_retention_days,
             zone=config.timezone,
         )
+    if record.mode in SHARED_MODES and record.share and record.total is not None:
+        # The creator's own game opens the board of the code made from it (ZADD NX: once).
+        shared = dataclasses.replace(result_of(record), mode="friend", day=None, code=record.share)
+        boards.submit(client, shared, retention_days=config.board_retention_days)
     # In this order, one after the other (two cluster slots): a crash between leaves a
     # counted game listed as pending, which retry_pending clears.
     client.hset(keys.game(record.id), "submitted", "1")
@@ -378,6 +384,27 @@ def retry_pending(client: redis.Redis, config: Config, min_age_s: float = 0.0) -
             # move); a young entry may be a move still in flight, so it stays.
             client.zrem(keys.pending_results(), str(game_id))
     return counted
+
+
+@guarded
+def sweep_pending(client: redis.Redis, config: Config) -> int | None:
+    """Runs :func:`retry_pending` if no process ran it in the last minute; None if skipped."""
+    # Nothing is written while nothing is due; then one short-lived lock key makes it at
+    # most once a minute over every worker and host.
+    due = config.now().timestamp() - PENDING_GRACE_S
+    if not client.zrangebyscore(keys.pending_results(), "-inf", due, start=0, num=1):
+        return None
+    if not client.set(keys.pending_sweep(), "1", nx=True, ex=int(SWEEP_INTERVAL_S)):
+        return None
+    return retry_pending(client, config, min_age_s=PENDING_GRACE_S)
+
+
+@guarded
+def set_computer(client: redis.Redis, record: Record, moves: Sequence[Move]) -> Record:
+    """Stores the computer's moves of a computer game (derived: every writer writes the same)."""
+    text = json.dumps([move.to_dict() for move in moves])
+    client.hset(keys.game(record.id), "computer", text)
+    return dataclasses.replace(record, extra={**record.extra, "computer": text})
 
 
 @guarded

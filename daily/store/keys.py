@@ -55,6 +55,11 @@ def pending_results() -> str:
     return f"{PREFIX}:results:pending"
 
 
+def pending_sweep() -> str:
+    """The lock that lets one process sweep the pending results once a minute."""
+    return f"{PREFIX}:results:sweep"
+
+
 # Rankings (issue 4). Each board is one sorted set and its hash tag names the board, so
 # boards spread over a cluster's slots; a board's helper keys share its tag. A player's
 # days-played bitmap and streak hash share the player's tag (the streak script touches both).

@@ -14,15 +14,20 @@ from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
+import numpy as np
 from flask import Blueprint, Response, jsonify, request
 
-from daily import dice
+from daily import computer, dice
 from daily import party as parties
 from daily.codes import CodeError, code_str, parse_code
 from daily.errors import RulesError
-from daily.rules import GameState, Roll, Score, parse_options
+from daily.rules import GameState, Roll, Ruleset, Score, find_ruleset, parse_options
 from daily.store import games, keys, players
 from daily.store.games import MoveConflict, Record
+from daily.strategy import analysis as analysis_mod
+from daily.strategy import bots, hints
+from daily.strategy.model import model_of
+from daily.strategy.solver import Table, default_cache_dir, table_for, table_path
 from daily.web import current_config, current_redis, openapi
 from daily.web.auth import current_player_id, require_player_id, token_for
 from daily.web.errors import HttpError, bad_request, conflict, not_found
@@ -140,7 +145,9 @@ def _date(text: str) -> date:
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
     """Starts a game; 409 with the existing id for a second daily or friend game."""
-    data = _body(required={"mode"}, optional={"ruleset", "options", "code", "target", "players"})
+    data = _body(
+        required={"mode"}, optional={"ruleset", "options", "code", "target", "players", "level"}
+    )
     mode = data["mode"]
     starter = STARTERS.get(mode) if isinstance(mode, str) else None
     if starter is None:
@@ -195,7 +202,107 @@ def record(game_id: str) -> Response:
         body["date" if kind == "daily" else "code"] = value
     body.update(commitment=dice.commitment(_seed(found)), moves=list(found.moves),
                 total=found.total)  # fmt: skip
+    if found.mode == "computer":
+        body["computer"] = {"level": found.extra.get("level"), "engine": found.extra.get("engine"),
+                            "moves": json.loads(found.extra.get("computer", "[]"))}  # fmt: skip
     return jsonify(body)
+
+
+@bp.get("/games/<game_id>/hint")
+def hint(game_id: str) -> Response:
+    """Every legal action now with its expected final score, best first (solo, computer)."""
+    found = _own_game(game_id)
+    if found.mode not in HINT_MODES:
+        raise HttpError(403, "hints_not_allowed", f"no hints in {found.mode} games")
+    if found.finished:
+        raise conflict("the game is over")
+    state = _state(found)
+    actions = hints.hint(_strategy_table(found.rules), state)
+    return jsonify(
+        {
+            "id": found.id,
+            "turn": state.turn,
+            "roll": state.roll,
+            "rolls_left": state.rolls_left,
+            "dice": list(state.dice),
+            "actions": [action.to_dict(state.dice) for action in actions],
+        }
+    )
+
+
+@bp.get("/games/<game_id>/analysis")
+def analysis(game_id: str) -> Response:
+    """Each decision of a finished game against the best one, and the expected points lost.
+
+    A daily game also gets the Expert's own game on the same dice, once the day has closed.
+    """
+    found = _own_game(game_id)
+    if found.mode == "party":
+        raise HttpError(403, "no_analysis", "party games are not analysed")
+    if not found.finished:
+        raise conflict("the game is not finished yet")
+    table = _strategy_table(found.rules)
+    source = dice.stream(_seed(found))
+    body: dict[str, Any] = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset}
+    body.update(analysis_mod.analyse(table, source, found.moves).to_dict())
+    if found.mode == "computer":
+        theirs = computer.parse_moves(json.loads(found.extra.get("computer", "[]")))
+        body["computer"] = analysis_mod.analyse(table, source, theirs).to_dict()
+    if found.mode == "daily" and found.day is not None:
+        body["expert"] = _expert_json(found.day) if _is_closed(found.day) else None
+    return jsonify(body)
+
+
+#: Modes whose games may ask for the best move (never the ranked ones, nor a party).
+HINT_MODES = ("solo", "computer")
+
+
+def _strategy_table(rules: Ruleset) -> Table:
+    """The exact table of *rules*; 503 naming ``daily solve`` when it is not built."""
+    try:
+        model_of(rules)
+    except RulesError as e:
+        raise HttpError(409, "no_strategy", str(e)) from None
+    if rules.dice > 5 and not table_path(rules, default_cache_dir()).exists():
+        command = f"daily solve {rules.id}" + "".join(
+            f" --option {name}={value}" for name, value in _changed_options(rules)
+        )
+        raise HttpError(
+            503,
+            "strategy_table_missing",
+            f"the strategy table of {rules.id} is not built yet: run `{command}`",
+        )
+    return table_for(rules, default_cache_dir())
+
+
+def _changed_options(rules: Ruleset) -> list[tuple[str, str]]:
+    base = find_ruleset(rules.id).options_dict()
+    return [
+        (name, json.dumps(value) if not isinstance(value, str) else value)
+        for name, value in rules.options_dict().items()
+        if base.get(name) != value
+    ]
+
+
+def _is_closed(day: date) -> bool:
+    config = current_config()
+    return dice.Day(day, config.timezone).is_revealed(config.now())
+
+
+def _expert_json(day: date) -> dict[str, Any]:
+    rules = find_ruleset("maxi")
+    table = _strategy_table(rules)
+    source = dice.stream(dice.daily_seed(current_config().secret_key, day))
+    # The Expert never draws: its generator is only there for the bots' common signature.
+    played = bots.play_games(table, bots.LEVELS["expert"], [source], np.random.default_rng(0))[0]
+    return {
+        "date": day.isoformat(),
+        "ruleset": rules.id,
+        "moves": [move.to_dict() for move in played.moves],
+        "scorecard": played.state.scorecard(),
+        "total": played.state.total,
+        "optimum": round(table.optimum, 4),
+    }
 
 
 def _play(game_id: str, move: Roll | Score, expected: object) -> Response:
@@ -310,11 +417,32 @@ def _party_names(value: object) -> list[str]:
     return names
 
 
+def _start_computer(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
+    _only(data, {"mode", "ruleset", "options", "level"})
+    level = data.get("level", "medium")
+    if not isinstance(level, str) or level not in bots.LEVELS:
+        raise bad_request(f"level must be one of {', '.join(bots.LEVELS)}, got {level!r}")
+    ruleset, options = _rules(data)
+    rules = find_ruleset(ruleset, options)
+    try:
+        model_of(rules)
+    except RulesError as e:
+        raise bad_request(f"the computer cannot play this ruleset: {e}") from None
+    # Chosen once: a table built later must not change the moves of a game under way.
+    small = rules.dice <= 5
+    engine = "exact" if small or table_path(rules, default_cache_dir()).exists() else "heuristic"
+    seed = secrets.token_bytes(32)
+    extra = {"level": level, "engine": engine, "computer": "[]"}
+    record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}", extra=extra)
+    return games.start(current_redis(), record)
+
+
 STARTERS: dict[str, Starter] = {
     "daily": _start_daily,
     "friend": _start_friend,
     "solo": _start_solo,
     "party": _start_party,
+    "computer": _start_computer,
 }
 
 
@@ -386,7 +514,40 @@ def _state_json(record: Record, state: GameState) -> dict[str, Any]:
         body["target"] = _target_json(record)
     if record.mode == "party":
         body.update(_party_json(record.party(current_config().secret_key)))
+    if record.mode == "computer":
+        body.update(_computer_json(record, state))
     return body
+
+
+def _computer_json(record: Record, state: GameState) -> dict[str, Any]:
+    """The computer's sheet, its last turn step by step, and the winner at the end."""
+    moves = computer.parse_moves(json.loads(record.extra.get("computer", "[]")))
+    source = dice.stream(_seed(record))
+    scored = sum(1 for entry in record.moves if "score" in entry)
+    # It plays each turn once the player has scored it; a lost write is simply redone.
+    if sum(isinstance(move, Score) for move in moves) < scored:
+        table = _computer_table(record)
+        bot = bots.find_bot(record.extra.get("level", "medium"))
+        moves = computer.catch_up(table, bot, source, record.id, moves, scored)
+        record = games.set_computer(current_redis(), record, moves)
+    side = computer.replay_side(state.ruleset, source, moves)
+    sheet = {k: v for k, v in _sheet_json(side.state).items() if k not in _TABLE}
+    return {
+        "computer": {
+            "level": record.extra.get("level"),
+            "engine": record.extra.get("engine"),
+            **sheet,
+            "turns": sum(isinstance(move, Score) for move in moves),
+            "last_turn": [step.to_dict() for step in side.last_turn],
+        },
+        "winner": computer.outcome(state, side.state),
+    }
+
+
+def _computer_table(record: Record) -> Table:
+    if record.extra.get("engine") == "heuristic":
+        return computer.heuristic_table(record.rules)
+    return _strategy_table(record.rules)
 
 
 def _party_json(party: parties.Party) -> dict[str, Any]:

@@ -22,11 +22,12 @@ def _errors(*statuses: int) -> dict[str, Any]:
     meaning = {
         400: "malformed input (bad JSON, wrong types, unknown fields, malformed code)",
         401: "a tampered token or session cookie",
+        403: "not allowed in this game's mode, or not yet",
         404: "no such game, code or open day",
         409: "a conflict: a second start, a stale or illegal move, a finished game",
         413: "a body over 16 KiB",
         415: "a body that is not application/json",
-        503: "the store is unavailable",
+        503: "the store is unavailable (or the strategy table is not built: run `daily solve`)",
     }
     return {str(s): _json(_ref("Error"), meaning[s]) for s in (*statuses, 503)}
 
@@ -104,7 +105,7 @@ _SCHEMAS: dict[str, Any] = {
         ],
         "properties": {
             "id": {"type": "string"},
-            "mode": {"enum": ["daily", "friend", "solo", "party"]},
+            "mode": {"enum": ["daily", "friend", "solo", "party", "computer"]},
             "ruleset": {"type": "string"},
             "options": {"type": "object"},
             "date": {"type": "string", "format": "date"},
@@ -132,6 +133,17 @@ _SCHEMAS: dict[str, Any] = {
                 "items": {"type": "object", "required": ["name", "scorecard", "total"]},
             },
             "current": {"type": ["integer", "null"], "description": "party: whose turn"},
+            "computer": {
+                "type": "object",
+                "description": "computer games: the computer's level, engine (exact or "
+                "heuristic), sheet, turns played and its last turn step by step",
+                "required": ["level", "engine", "scorecard", "total", "turns", "last_turn"],
+            },
+            "winner": {
+                "type": ["string", "null"],
+                "enum": ["you", "computer", "tie", None],
+                "description": "computer games: who won, once both sheets are full",
+            },
             "winners": {
                 "type": ["array", "null"],
                 "items": {"type": "integer"},
@@ -161,6 +173,13 @@ _SCHEMAS: dict[str, Any] = {
                 options={"type": "object"},
             ),
             _object(
+                ["mode"],
+                mode={"const": "computer"},
+                ruleset={"type": "string"},
+                options={"type": "object"},
+                level={"enum": ["easy", "medium", "hard", "expert"]},
+            ),
+            _object(
                 ["mode", "players"],
                 mode={"const": "party"},
                 ruleset={"type": "string"},
@@ -175,6 +194,62 @@ _SCHEMAS: dict[str, Any] = {
         ]
     },
     "Record": {"type": "object", "required": ["ruleset", "options", "moves", "commitment"]},
+    "Action": {
+        "type": "object",
+        "required": ["value", "loss"],
+        "description": "a re-roll (keep: dice values, hold: positions) or a row to score",
+        "properties": {
+            "keep": {"type": "array", "items": {"type": "integer"}},
+            "hold": {"type": "array", "items": {"type": "integer"}},
+            "score": {"type": "string"},
+            "value": {"type": "number", "description": "expected final score"},
+            "loss": {"type": "number", "description": "expected points below the best"},
+        },
+    },
+    "Hint": _object(
+        ["id", "turn", "roll", "rolls_left", "dice", "actions"],
+        id={"type": "string"},
+        turn={"type": "integer"},
+        roll={"type": "integer"},
+        rolls_left={"type": "integer"},
+        dice={"type": "array", "items": {"type": "integer"}},
+        actions={"type": "array", "items": _ref("Action"), "description": "best first"},
+    ),
+    "Analysis": {
+        "type": "object",
+        "required": ["id", "total", "optimum", "lost", "decisions"],
+        "properties": {
+            "id": {"type": "string"},
+            "total": {"type": "integer"},
+            "optimum": {"type": "number", "description": "expected score of optimal play"},
+            "lost": {"type": "number", "description": "expected points lost in all"},
+            "decisions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["index", "turn", "roll", "dice", "played", "best", "loss"],
+                },
+            },
+            "computer": {"type": "object", "description": "computer games: its own analysis"},
+            "expert": {
+                "oneOf": [_ref("Expert"), {"type": "null"}],
+                "description": "daily games: the Expert's game on the same dice, once the "
+                "day has closed (null before)",
+            },
+        },
+    },
+    "Expert": {
+        "type": "object",
+        "required": ["date", "ruleset", "moves", "scorecard", "total", "optimum"],
+        "properties": {
+            "date": {"type": "string", "format": "date"},
+            "ruleset": {"const": "maxi"},
+            "moves": {"type": "array", "items": _ref("Move")},
+            "scorecard": {"type": "object"},
+            "total": {"type": "integer"},
+            "optimum": {"type": "number"},
+        },
+    },
 }
 
 
@@ -283,6 +358,26 @@ def document() -> dict[str, Any]:
                     "responses": {
                         "200": _json(_ref("Record"), "the record"),
                         **_errors(401, 404, 409),
+                    },
+                }
+            },
+            "/games/{game_id}/hint": {
+                "get": {
+                    "summary": "Every legal action with its expected final score (solo, computer).",
+                    "parameters": _GAME_ID,
+                    "responses": {
+                        "200": _json(_ref("Hint"), "the ranked actions"),
+                        **_errors(401, 403, 404, 409, 503),
+                    },
+                }
+            },
+            "/games/{game_id}/analysis": {
+                "get": {
+                    "summary": "Each decision of a finished game, the best one and the loss.",
+                    "parameters": _GAME_ID,
+                    "responses": {
+                        "200": _json(_ref("Analysis"), "the analysis"),
+                        **_errors(401, 403, 404, 409, 503),
                     },
                 }
             },

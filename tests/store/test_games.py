@@ -197,7 +197,8 @@ def test_a_lost_count_is_recovered(client: redis.Redis, monkeypatch: pytest.Monk
 
     monkeypatch.setattr(boards, "submit", lambda client, result, **kw: counted.append(result))
     assert games.retry_pending(client, settings()) == 1
-    assert [r.game_id for r in counted] == [record.id]
+    # The day's boards, then the board of the game's share code (its creator opens it).
+    assert [(r.game_id, r.mode) for r in counted] == [(record.id, "daily"), (record.id, "friend")]
     assert counted[0].total == loaded.total and counted[0].day == DAY
     assert client.zcard(keys.pending_results()) == 0
     assert games.retry_pending(client, settings()) == 0
@@ -215,8 +216,12 @@ def test_a_later_finish_sweeps_up_a_lost_count(
     lost = start_daily(client, "p1")
     with pytest.raises(ConnectionResetError):
         play_out(client, lost)
-    monkeypatch.setattr(
-        boards, "submit", lambda client, result, **kw: counted.append(result.game_id)
+    monkeypatch.setattr(  # each daily result (its share code's board counts it too)
+        boards,
+        "submit",
+        lambda client, result, **kw: (
+            counted.append(result.game_id) if result.mode == "daily" else 0
+        ),
     )
     soon = start_daily(client, "p2")
     play_out(client, soon, NOON + timedelta(seconds=10))

@@ -292,7 +292,7 @@ def test_finished_daily_shares_its_dice_as_a_friend_code(app: Any) -> None:
 def test_unknown_and_future_modes(app: Any) -> None:
     client = app.test_client()
     headers = new_player(client)
-    for mode in ("computer", "party", "chess", 3):
+    for mode in ("party", "chess", 3):
         response = client.post("/api/v1/games", json={"mode": mode}, headers=headers)
         assert response.status_code == 400, mode
         assert response.get_json()["error"]["code"] == "bad_request"

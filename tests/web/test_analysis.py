@@ -1,0 +1,142 @@
+"""GET /games/<id>/analysis on a real Redis: each decision valued, the total lost, the Expert."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from daily import dice
+from daily.rules import find_ruleset
+from daily.strategy.bots import LEVELS, play_games
+from daily.strategy.model import model_of
+from daily.strategy.solver import Table, fill, table_path
+
+pytestmark = pytest.mark.redis
+
+NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
+SECRET = "test-secret-" + "x" * 32
+
+
+@pytest.fixture
+def client(make_app: Any) -> Any:
+    return make_app(now=NOW).test_client()
+
+
+def start(client: Any, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/v1/games", json=body)
+    assert response.status_code == 201, response.get_json()
+    return dict(response.get_json())
+
+
+def move(client: Any, game_id: str, action: dict[str, Any]) -> dict[str, Any]:
+    if "score" in action:
+        response = client.post(f"/api/v1/games/{game_id}/score", json={"category": action["score"]})
+    else:
+        response = client.post(f"/api/v1/games/{game_id}/roll", json={"hold": action["hold"]})
+    assert response.status_code == 200, response.get_json()
+    return dict(response.get_json())
+
+
+def play_hasty(client: Any, state: dict[str, Any]) -> dict[str, Any]:
+    """Never re-rolls and scores the first open row: a legal game that gives points away."""
+    while not state["finished"]:
+        state = move(client, state["id"], {"score": next(iter(state["potential"]))})
+    return state
+
+
+def analysis_of(client: Any, game_id: str) -> Any:
+    return client.get(f"/api/v1/games/{game_id}/analysis")
+
+
+def test_a_hasty_game_loses_points_at_its_decisions(client: Any) -> None:
+    state = play_hasty(client, start(client, mode="solo", ruleset="yatzy"))
+    response = analysis_of(client, state["id"])
+    assert response.status_code == 200
+    body = response.get_json()
+    decisions = body["decisions"]
+    assert len(decisions) == len(state["moves"]) == 15
+    assert body["total"] == state["total"]
+    assert body["optimum"] == pytest.approx(248.44, abs=0.01)
+    assert body["lost"] == pytest.approx(sum(d["loss"] for d in decisions), abs=1e-3)
+    assert body["lost"] > 20  # scoring the first open row on every first roll is poor play
+    for decision, played in zip(decisions, state["moves"], strict=True):
+        assert decision["played"]["score"] == played["score"]
+        assert decision["best"]["value"] >= decision["played"]["value"]
+        assert decision["loss"] == pytest.approx(
+            decision["best"]["value"] - decision["played"]["value"], abs=1e-3
+        )
+
+
+def test_following_the_hints_loses_nothing(client: Any) -> None:
+    state = start(client, mode="solo", ruleset="yacht")
+    while not state["finished"]:
+        best = client.get(f"/api/v1/games/{state['id']}/hint").get_json()["actions"][0]
+        state = move(client, state["id"], best)
+    body = analysis_of(client, state["id"]).get_json()
+    assert body["lost"] == pytest.approx(0, abs=1e-3)
+    assert {d["loss"] for d in body["decisions"]} == {0}
+    assert any("keep" in d["played"] for d in body["decisions"])  # it re-rolled too
+
+
+def test_a_computer_game_analyses_both_sides(client: Any) -> None:
+    state = play_hasty(client, start(client, mode="computer", ruleset="yatzy", level="expert"))
+    body = analysis_of(client, state["id"]).get_json()
+    assert body["lost"] > 0
+    theirs = body["computer"]
+    assert theirs["total"] == state["computer"]["total"]
+    assert theirs["lost"] == pytest.approx(0, abs=1e-3)  # the Expert plays the best moves
+
+
+def test_an_unfinished_game_is_a_conflict(client: Any) -> None:
+    state = start(client, mode="solo", ruleset="yatzy")
+    response = analysis_of(client, state["id"])
+    assert response.status_code == 409
+
+
+def test_a_party_game_is_not_analysed(client: Any) -> None:
+    state = start(client, mode="party", ruleset="yatzy", players=["Ana", "Bo"])
+    assert analysis_of(client, state["id"]).status_code == 403
+
+
+def test_maxi_without_its_table_names_the_command(client: Any) -> None:
+    state = play_hasty(client, start(client, mode="solo", ruleset="maxi"))
+    response = analysis_of(client, state["id"])
+    assert response.status_code == 503
+    assert "`daily solve maxi`" in response.get_json()["error"]["message"]
+
+
+@pytest.fixture
+def maxi_end_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Table:
+    """A maxi table with only the states of one or two open rows solved, in its own cache.
+
+    Building the whole table takes minutes; the daily analysis only needs a table in place
+    (the values of the earlier states are zero, so the tests check the plumbing, not them).
+    """
+    model = model_of(find_ruleset("maxi"))
+    path = table_path(model.ruleset, tmp_path)
+    np.lib.format.open_memmap(path, mode="w+", dtype=model.dtype, shape=model.shape)
+    fill(model, path, range(1, 3))
+    monkeypatch.setenv("DAILY_CACHE", str(tmp_path))
+    return Table(model, np.load(path, mmap_mode="r").reshape(-1))
+
+
+def test_a_daily_game_shows_the_expert_only_after_the_day(
+    make_app: Any, maxi_end_game: Table
+) -> None:
+    today = make_app(now=NOW).test_client()
+    state = play_hasty(today, start(today, mode="daily"))
+    body = analysis_of(today, state["id"]).get_json()
+    assert len(body["decisions"]) == 20
+    assert body["expert"] is None  # the day is still open: the Expert's game would tell
+    later = make_app(now=NOW + timedelta(days=2)).test_client()
+    later.set_cookie("session", today.get_cookie("session").value)
+    expert = analysis_of(later, state["id"]).get_json()["expert"]
+    source = dice.stream(dice.daily_seed(SECRET, NOW.date()))
+    played = play_games(maxi_end_game, LEVELS["expert"], [source], np.random.default_rng(0))[0]
+    assert expert["date"] == NOW.date().isoformat()
+    assert expert["total"] == played.state.total
+    assert expert["moves"] == [m.to_dict() for m in played.moves]

@@ -1,0 +1,125 @@
+"""GET /games/<id>/hint on a real Redis: ranked actions in solo and computer games only."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from daily import dice
+from daily.rules import find_ruleset, replay
+from daily.store import games
+from daily.strategy.hints import hint
+from daily.strategy.solver import default_cache_dir, table_for
+from daily.web import current_redis
+
+pytestmark = pytest.mark.redis
+
+NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
+SECRET = "test-secret-" + "x" * 32
+
+
+@pytest.fixture
+def client(make_app: Any) -> Any:
+    return make_app(now=NOW).test_client()
+
+
+def start(client: Any, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/v1/games", json=body)
+    assert response.status_code == 201, response.get_json()
+    return dict(response.get_json())
+
+
+def get_hint(client: Any, game_id: str) -> Any:
+    return client.get(f"/api/v1/games/{game_id}/hint")
+
+
+def test_a_hint_ranks_every_legal_action_like_the_strategy_engine(client: Any) -> None:
+    state = start(client, mode="solo", ruleset="yatzy")
+    response = get_hint(client, state["id"])
+    assert response.status_code == 200
+    body = response.get_json()
+    assert (body["turn"], body["roll"], body["rolls_left"]) == (1, 1, 2)
+    assert body["dice"] == state["dice"]
+    actions = body["actions"]
+    values = [a["value"] for a in actions]
+    assert values == sorted(values, reverse=True)
+    assert actions[0]["loss"] == 0
+    assert all(a["loss"] == pytest.approx(values[0] - a["value"], abs=1e-3) for a in actions)
+    # Every row may be scored on the first roll, and every distinct keep is listed once.
+    assert {a["score"] for a in actions if "score" in a} == set(state["scorecard"])
+    keeps = [tuple(a["keep"]) for a in actions if "keep" in a]
+    assert len(keeps) == len(set(keeps))
+    # The same ranking as the pure engine on the replayed game.
+    with client.application.app_context():
+        record = games.load(current_redis(), state["id"])
+    assert record is not None
+    source = dice.stream(dice.seed_from_ref(record.seed_ref, SECRET))
+    game = replay(find_ruleset("yatzy"), source, [])
+    expected = hint(table_for(find_ruleset("yatzy"), default_cache_dir()), game)
+    assert actions == [a.to_dict(game.dice) for a in expected]
+
+
+def test_the_best_hold_plays_and_the_next_hint_follows_it(client: Any) -> None:
+    state = start(client, mode="solo", ruleset="yatzy")
+    best = next(a for a in get_hint(client, state["id"]).get_json()["actions"] if "hold" in a)
+    response = client.post(f"/api/v1/games/{state['id']}/roll", json={"hold": best["hold"]})
+    assert response.status_code == 200
+    held = sorted(response.get_json()["dice"][p] for p in best["hold"])
+    assert held == sorted(best["keep"])
+    after = get_hint(client, state["id"]).get_json()
+    assert (after["roll"], after["rolls_left"]) == (2, 1)
+
+
+def test_a_computer_game_gets_hints(client: Any) -> None:
+    state = start(client, mode="computer", ruleset="yacht", level="easy")
+    response = get_hint(client, state["id"])
+    assert response.status_code == 200
+    assert response.get_json()["actions"][0]["loss"] == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"mode": "daily"},
+        {"mode": "friend", "ruleset": "yatzy"},
+        {"mode": "party", "ruleset": "yatzy", "players": ["Ana", "Bo"]},
+    ],
+    ids=["daily", "friend", "party"],
+)
+def test_ranked_and_party_games_get_no_hints(client: Any, body: dict[str, Any]) -> None:
+    state = start(client, **body)
+    response = get_hint(client, state["id"])
+    assert response.status_code == 403
+    assert response.get_json()["error"]["code"] == "hints_not_allowed"
+
+
+def test_a_finished_game_gets_no_hint(client: Any) -> None:
+    state = start(client, mode="solo", ruleset="yacht")
+    while not state["finished"]:
+        row = next(iter(state["potential"]))
+        state = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row}).get_json()
+    assert get_hint(client, state["id"]).status_code == 409
+
+
+def test_another_players_game_is_not_found(client: Any, make_app: Any) -> None:
+    state = start(client, mode="solo", ruleset="yatzy")
+    stranger = make_app(now=NOW).test_client()
+    assert get_hint(stranger, state["id"]).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("options", "command"),
+    [({}, "`daily solve maxi`"), ({"bonus": "50@75"}, "`daily solve maxi --option bonus=50@75`")],
+    ids=["default", "bonus"],
+)
+def test_maxi_without_its_table_names_the_command(
+    client: Any, options: dict[str, Any], command: str
+) -> None:
+    state = start(client, mode="solo", ruleset="maxi", options=options)
+    response = get_hint(client, state["id"])
+    assert response.status_code == 503
+    error = response.get_json()["error"]
+    assert error["code"] == "strategy_table_missing"
+    assert command in error["message"]
