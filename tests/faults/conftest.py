@@ -111,7 +111,7 @@ class Gunicorn:
 
     def wait_ready(self) -> None:
         wait_until(lambda: len(self.workers()) == 2 and self.call("GET", "/healthz")[0] == 200,
-                   "two healthy gunicorn workers")  # fmt: skip
+                   "two healthy gunicorn workers", timeout=60)  # fmt: skip
 
     def call(
         self, method: str, path: str, body: Any = None, token: str | None = None
