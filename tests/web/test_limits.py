@@ -126,3 +126,20 @@ def test_redis_down_lets_the_views_answer_503(make_app: Any) -> None:
     response = app.test_client().post("/api/v1/players", json={"name": "Ana"})
     assert response.status_code == 503
     assert response.get_json()["error"]["code"] == "storage_unavailable"
+
+
+def test_behind_a_trusted_proxy_the_forwarded_address_counts(make_app: Any) -> None:
+    app = make_app(now=NOON, rate_limits={**OFF, "players": "1 per hour"}, trusted_proxies=1)
+    client = app.test_client()
+
+    def create(address: str) -> int:
+        headers = {"X-Forwarded-For": address}
+        return int(client.post("/api/v1/players", json={"name": "A"}, headers=headers).status_code)
+
+    assert (create("198.51.100.1"), create("198.51.100.2")) == (201, 201)
+    assert create("198.51.100.1") == 429
+    untrusted = limited(make_app, players="1 per hour").test_client()
+    headers = {"X-Forwarded-For": "198.51.100.3"}
+    untrusted.post("/api/v1/players", json={"name": "A"}, headers=headers)
+    spoofed = {"X-Forwarded-For": "198.51.100.4"}  # without a trusted proxy the header is ignored
+    assert untrusted.post("/api/v1/players", json={"name": "A"}, headers=spoofed).status_code == 429
