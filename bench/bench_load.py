@@ -201,7 +201,9 @@ def check_games(redis_url: str, finished: list[tuple[str, str, int]]) -> list[st
     return problems
 
 
-def start_stack(folder: str, threads: int) -> tuple[list[subprocess.Popen[bytes]], int, str]:
+def start_stack(
+    folder: str, threads: int, limit: str = HIGH
+) -> tuple[list[subprocess.Popen[bytes]], int, str]:
     redis_port, port = free_port(), free_port()
     redis_server = subprocess.Popen(
         ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
@@ -211,8 +213,8 @@ def start_stack(folder: str, threads: int) -> tuple[list[subprocess.Popen[bytes]
     redis_url = f"redis://127.0.0.1:{redis_port}/0"
     env = {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": SECRET,
            "DAILY_ENV": "development", "DAILY_NOW": f"{DAY}T12:00:00",
-           "DAILY_LIMIT_PLAYERS": HIGH, "DAILY_LIMIT_MOVES": HIGH,
-           "DAILY_LIMIT_PAGES": HIGH}  # fmt: skip
+           "DAILY_LIMIT_PLAYERS": limit, "DAILY_LIMIT_MOVES": limit,
+           "DAILY_LIMIT_PAGES": limit}  # fmt: skip
     server = subprocess.Popen(
         [str(BIN / "gunicorn"), "--workers", "2", "--worker-class", "gthread", "--threads",
          str(threads), "--bind", f"127.0.0.1:{port}", "--chdir", str(ROOT),
@@ -243,7 +245,8 @@ def report(tally: Tally, seconds: float, args: argparse.Namespace) -> None:
     games = len(tally.finished)
     requests = sum(len(v) for v in tally.latencies.values())
     print(f"gunicorn 2 workers x {args.threads} threads, redis-server (AOF everysec) on "
-          f"loopback, {args.players} simulated players, {os.cpu_count()} CPUs")  # fmt: skip
+          f"loopback, {args.players} simulated players, {os.cpu_count()} CPUs, rate limits "
+          f"{'off' if args.no_limits else 'on'}")  # fmt: skip
     print(f"{games} daily games finished in {seconds:.1f} s: {games / seconds:.1f} games/s, "
           f"{requests / seconds:.0f} requests/s")  # fmt: skip
     print(f"{'endpoint':<28}{'requests':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}")
@@ -260,11 +263,13 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    parser.add_argument("--no-limits", action="store_true", help="rate limits off (their cost)")
     args = parser.parse_args()
     if not shutil.which("redis-server"):
         sys.exit("bench_load needs redis-server (.ci/run installs it)")
     folder = tempfile.mkdtemp(prefix="bench-load-")
-    processes, port, redis_url = start_stack(folder, args.threads)
+    limit = "off" if args.no_limits else HIGH
+    processes, port, redis_url = start_stack(folder, args.threads, limit)
     try:
         asyncio.run(wait_ready(port))
         tally, seconds = asyncio.run(simulate(port, args.players, args.seconds))
