@@ -323,12 +323,80 @@
       }
     }
 
+    /* The computer's sheet beside the player's, its last turn step by step, the winner. */
+    function drawOpponent() {
+      const them = state.computer;
+      if (!them) return;
+      sheet.rows.forEach((row) => {
+        const cell = $(`tr[data-row="${row.id}"] [data-them]`);
+        if (cell) cell.textContent = them.scorecard[row.id] === null ? '' : them.scorecard[row.id];
+      });
+      $('#their-upper').textContent = them.upper;
+      $('#their-bonus').textContent = them.bonus;
+      $('#their-extra').textContent = them.extra_bonus;
+      $('#their-total').textContent = them.total;
+      const box = $('#opponent');
+      box.hidden = them.turns === 0;
+      const list = $('#their-turn');
+      list.innerHTML = '';
+      them.last_turn.forEach((step) => {
+        const item = document.createElement('li');
+        const dice = document.createElement('span');
+        dice.className = step.hold ? 'dice small holding' : 'dice small';
+        step.dice.forEach((face, i) => {
+          const svg = dieSvg(face);
+          if (step.hold && step.hold.includes(i)) svg.classList.add('kept');
+          dice.appendChild(svg);
+        });
+        item.appendChild(dice);
+        const text = step.score
+          ? fmt(S.theirScore, { points: step.points, row: rowNames[step.score] })
+          : fmt(S.theirKeep, { n: step.hold.length });
+        item.appendChild(document.createTextNode(` ${text}`));
+        list.appendChild(item);
+      });
+      const words = { you: S.youWin, computer: S.computerWins, tie: S.tie };
+      $('#winner').textContent = state.winner ? words[state.winner] : '';
+    }
+
+    /* "Best move": the ranked actions with their expected final scores; a keep can be picked. */
+    async function showHints() {
+      const list = $('#hints');
+      const result = await api('GET', `/games/${state.id}/hint`);
+      if (!result.ok) { showError(result); return; }
+      list.innerHTML = '';
+      result.data.actions.slice(0, 5).forEach((action) => {
+        const item = document.createElement('li');
+        let label = fmt(S.hintScore, { row: rowNames[action.score] });
+        if (!action.score) label = action.keep.length ? fmt(S.hintKeep, { dice: action.keep.join(' ') }) : S.hintRollAll;
+        const value = fmt(S.hintValue, { value: action.value.toFixed(1) });
+        const loss = action.loss > 0 ? ` (${fmt(S.hintLoss, { loss: action.loss.toFixed(1) })})` : '';
+        item.textContent = `${label}: ${value}${loss}`;
+        item.dataset.hold = action.hold ? action.hold.join(',') : '';
+        if (action.hold) {
+          item.classList.add('pickable');
+          item.addEventListener('click', () => {
+            held = new Set(action.hold);
+            drawDice();
+            drawRoll();
+          });
+        }
+        list.appendChild(item);
+      });
+      list.hidden = false;
+    }
+
     function draw() {
       document.body.classList.toggle('playing', !state.finished);
       drawDice();
       drawRoll();
       drawSheet();
       drawStatus();
+      drawOpponent();
+      const hints = $('#hints');
+      if (hints) hints.hidden = true;
+      const hintButton = $('#hint');
+      if (hintButton) hintButton.hidden = state.finished;
       if (state.finished) drawResults();
     }
 
@@ -410,6 +478,8 @@
       }
     });
     rollButton.addEventListener('click', roll);
+    const hintButton = $('#hint');
+    if (hintButton) hintButton.addEventListener('click', showHints);
 
     async function reload() {
       const result = await api('GET', `/games/${BOOT.game}`);
@@ -454,8 +524,11 @@
     $$('form.solo').forEach((form) => form.addEventListener('submit', (event) => {
       event.preventDefault();
       const options = {};
-      $$('select', form).forEach((select) => { options[select.name] = JSON.parse(select.value); });
-      start({ mode: 'solo', ruleset: form.dataset.ruleset, options });
+      $$('select:not([data-level])', form).forEach((select) => { options[select.name] = JSON.parse(select.value); });
+      const spec = { mode: form.dataset.mode || 'solo', ruleset: form.dataset.ruleset, options };
+      const level = $('select[data-level]', form);
+      if (level) spec.level = level.value; // the computer's level (the /computer page)
+      start(spec);
     }));
   }
 
@@ -467,5 +540,5 @@
   if (page === 'today') todayPage();
   else if (page === 'play') playPage();
   else if (page === 'friend') friendPage();
-  else if (page === 'solo') soloPage();
+  else if (page === 'solo' || page === 'computer') soloPage();
 })();

@@ -57,6 +57,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     from daily.web import party
 
     app.register_blueprint(party.bp)
+    from daily.web import coach
+
+    app.register_blueprint(coach.bp)
     from daily.web import sweep
 
     sweep.init_app(app)

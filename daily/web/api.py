@@ -14,21 +14,19 @@ from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
-import numpy as np
 from flask import Blueprint, Response, jsonify, request
 
 from daily import computer, dice
 from daily import party as parties
 from daily.codes import CodeError, code_str, parse_code
 from daily.errors import RulesError
-from daily.rules import GameState, Roll, Ruleset, Score, find_ruleset, parse_options
+from daily.rules import GameState, Roll, Score, find_ruleset, parse_options
 from daily.store import games, keys, players
 from daily.store.games import MoveConflict, Record
-from daily.strategy import analysis as analysis_mod
 from daily.strategy import bots, hints
 from daily.strategy.model import model_of
-from daily.strategy.solver import Table, default_cache_dir, table_for, table_path
-from daily.web import current_config, current_redis, openapi
+from daily.strategy.solver import Table, default_cache_dir, table_path
+from daily.web import current_config, current_redis, openapi, strategy
 from daily.web.auth import current_player_id, require_player_id, token_for
 from daily.web.errors import HttpError, bad_request, conflict, not_found
 
@@ -212,12 +210,12 @@ def record(game_id: str) -> Response:
 def hint(game_id: str) -> Response:
     """Every legal action now with its expected final score, best first (solo, computer)."""
     found = _own_game(game_id)
-    if found.mode not in HINT_MODES:
+    if found.mode not in strategy.HINT_MODES:
         raise HttpError(403, "hints_not_allowed", f"no hints in {found.mode} games")
     if found.finished:
         raise conflict("the game is over")
     state = _state(found)
-    actions = hints.hint(_strategy_table(found.rules), state)
+    actions = hints.hint(strategy.strategy_table(found.rules), state)
     return jsonify(
         {
             "id": found.id,
@@ -236,73 +234,7 @@ def analysis(game_id: str) -> Response:
 
     A daily game also gets the Expert's own game on the same dice, once the day has closed.
     """
-    found = _own_game(game_id)
-    if found.mode == "party":
-        raise HttpError(403, "no_analysis", "party games are not analysed")
-    if not found.finished:
-        raise conflict("the game is not finished yet")
-    table = _strategy_table(found.rules)
-    source = dice.stream(_seed(found))
-    body: dict[str, Any] = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset}
-    body.update(analysis_mod.analyse(table, source, found.moves).to_dict())
-    if found.mode == "computer":
-        theirs = computer.parse_moves(json.loads(found.extra.get("computer", "[]")))
-        body["computer"] = analysis_mod.analyse(table, source, theirs).to_dict()
-    if found.mode == "daily" and found.day is not None:
-        body["expert"] = _expert_json(found.day) if _is_closed(found.day) else None
-    return jsonify(body)
-
-
-#: Modes whose games may ask for the best move (never the ranked ones, nor a party).
-HINT_MODES = ("solo", "computer")
-
-
-def _strategy_table(rules: Ruleset) -> Table:
-    """The exact table of *rules*; 503 naming ``daily solve`` when it is not built."""
-    try:
-        model_of(rules)
-    except RulesError as e:
-        raise HttpError(409, "no_strategy", str(e)) from None
-    if rules.dice > 5 and not table_path(rules, default_cache_dir()).exists():
-        command = f"daily solve {rules.id}" + "".join(
-            f" --option {name}={value}" for name, value in _changed_options(rules)
-        )
-        raise HttpError(
-            503,
-            "strategy_table_missing",
-            f"the strategy table of {rules.id} is not built yet: run `{command}`",
-        )
-    return table_for(rules, default_cache_dir())
-
-
-def _changed_options(rules: Ruleset) -> list[tuple[str, str]]:
-    base = find_ruleset(rules.id).options_dict()
-    return [
-        (name, json.dumps(value) if not isinstance(value, str) else value)
-        for name, value in rules.options_dict().items()
-        if base.get(name) != value
-    ]
-
-
-def _is_closed(day: date) -> bool:
-    config = current_config()
-    return dice.Day(day, config.timezone).is_revealed(config.now())
-
-
-def _expert_json(day: date) -> dict[str, Any]:
-    rules = find_ruleset("maxi")
-    table = _strategy_table(rules)
-    source = dice.stream(dice.daily_seed(current_config().secret_key, day))
-    # The Expert never draws: its generator is only there for the bots' common signature.
-    played = bots.play_games(table, bots.LEVELS["expert"], [source], np.random.default_rng(0))[0]
-    return {
-        "date": day.isoformat(),
-        "ruleset": rules.id,
-        "moves": [move.to_dict() for move in played.moves],
-        "scorecard": played.state.scorecard(),
-        "total": played.state.total,
-        "optimum": round(table.optimum, 4),
-    }
+    return jsonify(strategy.analysis_json(_own_game(game_id)))
 
 
 def _play(game_id: str, move: Roll | Score, expected: object) -> Response:
@@ -547,7 +479,7 @@ def _computer_json(record: Record, state: GameState) -> dict[str, Any]:
 def _computer_table(record: Record) -> Table:
     if record.extra.get("engine") == "heuristic":
         return computer.heuristic_table(record.rules)
-    return _strategy_table(record.rules)
+    return strategy.strategy_table(record.rules)
 
 
 def _party_json(party: parties.Party) -> dict[str, Any]:

@@ -163,6 +163,17 @@ def js_strings() -> dict[str, str]:
         "yourBand": gettext(
             "Your score is in the marked band, %(low)s to %(high)s.", low="{low}", high="{high}"
         ),
+        # Computer games and the "Best move" hints.
+        "hintKeep": gettext("Keep %(dice)s", dice="{dice}"),
+        "hintRollAll": gettext("Re-roll every die"),
+        "hintScore": gettext("Score %(row)s", row="{row}"),
+        "hintValue": gettext("expects %(value)s", value="{value}"),
+        "hintLoss": gettext("%(loss)s less", loss="{loss}"),
+        "theirKeep": gettext("kept %(n)s", n="{n}"),
+        "theirScore": gettext("scored %(points)s in %(row)s", points="{points}", row="{row}"),
+        "youWin": gettext("You win!"),
+        "computerWins": gettext("The computer wins."),
+        "tie": gettext("A tie."),
     }
 
 

@@ -140,3 +140,25 @@ def test_a_daily_game_shows_the_expert_only_after_the_day(
     assert expert["date"] == NOW.date().isoformat()
     assert expert["total"] == played.state.total
     assert expert["moves"] == [m.to_dict() for m in played.moves]
+
+
+def test_the_analysis_page_lists_each_decision(client: Any, make_app: Any) -> None:
+    state = play_hasty(client, start(client, mode="solo", ruleset="yatzy"))
+    play_page = client.get(f"/play/{state['id']}").get_data(as_text=True)
+    assert f'href="/play/{state["id"]}/analysis"' in play_page
+    page = client.get(f"/play/{state['id']}/analysis")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert html.count('<tr class="lost">') == sum(
+        d["loss"] > 0 for d in analysis_of(client, state["id"]).get_json()["decisions"]
+    )
+    assert html.count('<td class="num">1</td><td class="num">1</td>') == 1  # turn 1, roll 1
+    stranger = make_app(now=NOW).test_client()
+    assert stranger.get(f"/play/{state['id']}/analysis").status_code == 404
+
+
+def test_the_analysis_page_of_an_unbuilt_table_says_so(client: Any) -> None:
+    state = play_hasty(client, start(client, mode="solo", ruleset="maxi"))
+    page = client.get(f"/play/{state['id']}/analysis")
+    assert page.status_code == 503
+    assert "daily solve maxi" in page.get_data(as_text=True)

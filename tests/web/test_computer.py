@@ -185,3 +185,37 @@ def test_the_heuristic_plays_only_legal_moves_and_keeps_sensibly() -> None:
         assert state == game.state and state.is_finished
     # Greedy scoring with no re-rolls averages well under 300 on maxi; the heuristic does not.
     assert np.mean([game.state.total for game in played]) > 330
+
+
+def test_the_computer_page_offers_every_ruleset_and_level(app: Any) -> None:
+    page = app.test_client().get("/computer")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    for ruleset in ("maxi", "yatzy", "yacht", "yahtzee"):
+        assert f'data-mode="computer" data-ruleset="{ruleset}"' in html
+    for level in ("easy", "medium", "hard", "expert"):
+        assert f'<option value="{level}"' in html
+    assert 'name="saved_rolls"' not in html  # the computer cannot play banked rolls
+
+
+def test_a_computer_games_play_page_has_both_sheets_and_hints(app: Any) -> None:
+    client = app.test_client()
+    state = start(client, ruleset="yatzy").get_json()
+    html = client.get(f"/play/{state['id']}").get_data(as_text=True)
+    assert html.count("data-them") == len(state["scorecard"])
+    assert 'id="their-total"' in html and 'id="opponent"' in html and 'id="hint"' in html
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "level"),
+    [("de", "Gegen den Computer", "Experte"), ("ja", "コンピューターと対戦", "エキスパート")],
+    ids=["de", "ja"],
+)
+def test_the_computer_page_speaks_the_players_language(
+    app: Any, language: str, title: str, level: str
+) -> None:
+    client = app.test_client()
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = language
+    html = client.get("/computer").get_data(as_text=True)
+    assert title in html and level in html
+    assert "Play the computer" not in html and ">Expert<" not in html

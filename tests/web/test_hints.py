@@ -123,3 +123,21 @@ def test_maxi_without_its_table_names_the_command(
     error = response.get_json()["error"]
     assert error["code"] == "strategy_table_missing"
     assert command in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        ({"mode": "solo", "ruleset": "yatzy"}, True),
+        ({"mode": "daily"}, False),
+        ({"mode": "friend", "ruleset": "yatzy"}, False),
+    ],
+    ids=["solo", "daily", "friend"],
+)
+def test_the_best_move_button_only_where_hints_are_allowed(
+    client: Any, body: dict[str, Any], shown: bool
+) -> None:
+    state = start(client, **body)
+    html = client.get(f"/play/{state['id']}").get_data(as_text=True)
+    assert ('id="hint"' in html) is shown
+    assert ('id="hints"' in html) is shown

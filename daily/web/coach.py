@@ -1,0 +1,90 @@
+"""The computer's pages: ``/computer`` (pick a ruleset and a level) and a game's analysis.
+
+A computer game plays on the play page (the script draws the computer's sheet and turn);
+the analysis page lists each decision of a finished game against the best one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Blueprint, render_template
+from flask_babel import gettext, lazy_gettext
+
+from daily.rules import BASE_RULESETS
+from daily.store import games
+from daily.strategy.bots import LEVELS
+from daily.web import auth, current_redis, strategy
+from daily.web.errors import not_found
+from daily.web.i18n import row_name
+from daily.web.pages import _option_view
+
+bp = Blueprint("coach", __name__)
+
+#: The levels as the page names them, weakest first.
+LEVEL_NAMES = {
+    "easy": lazy_gettext("Easy"),
+    "medium": lazy_gettext("Medium"),
+    "hard": lazy_gettext("Hard"),
+    "expert": lazy_gettext("Expert"),
+}
+#: Options the computer cannot play (the solver does not handle banked rolls).
+UNSOLVED_OPTIONS = ("saved_rolls",)
+
+
+@bp.get("/computer")
+def setup() -> str:
+    """Picks a ruleset, its options and the computer's level."""
+    choices = [
+        (ruleset, [_option_view(o) for o in ruleset.option_specs if o.name not in UNSOLVED_OPTIONS])
+        for ruleset in BASE_RULESETS.values()
+    ]
+    levels = [(level, LEVEL_NAMES[level]) for level in reversed(LEVELS)]
+    return render_template("computer.html", choices=choices, levels=levels, default="medium")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One decision of the analysis as the page shows it."""
+
+    turn: int
+    roll: int
+    dice: list[int]
+    played: str
+    best: str
+    loss: float
+
+
+@bp.get("/play/<game_id>/analysis")
+def analysis(game_id: str) -> str:
+    """Each decision of a finished game against the best one, and the points given away."""
+    record = games.load(current_redis(), game_id) if len(game_id) <= 64 else None
+    if record is None or record.player_id != auth.current_player_id():
+        raise not_found(f"no such game: {game_id!r}")
+    body = strategy.analysis_json(record)
+    lines = [_line(d) for d in body["decisions"]]
+    return render_template(
+        "analysis.html", record=record, ruleset=record.rules, body=body, lines=lines
+    )
+
+
+def _line(decision: dict[str, Any]) -> Line:
+    played, best = decision["played"], decision["best"]
+    return Line(
+        decision["turn"],
+        decision["roll"],
+        decision["dice"],
+        action_str(played),
+        action_str(best),
+        decision["loss"],
+    )
+
+
+def action_str(action: dict[str, Any]) -> str:
+    """An action of a hint or an analysis in words: the row to score, or the dice to keep."""
+    if "score" in action:
+        return str(gettext("Score %(row)s", row=row_name(action["score"])))
+    if not action["keep"]:
+        return str(gettext("Re-roll every die"))
+    return str(gettext("Keep %(dice)s", dice=" ".join(str(d) for d in action["keep"])))
