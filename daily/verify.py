@@ -20,8 +20,9 @@ from daily.config import parse_secret_keys
 from daily.errors import DailyError, ReplayError
 from daily.rules import GameState, find_ruleset, replay
 
-#: Fields a record may carry besides the ones read (golden files pin the dice, say).
-IGNORED = {"description", "dice", "scorecard", "id", "mode"}
+#: Fields a record may carry besides the ones read (golden files pin the dice, say; a
+#: computer game's record carries the computer's moves, which the server derives itself).
+IGNORED = {"description", "dice", "scorecard", "id", "mode", "computer"}
 FIELDS = {"ruleset", "options", "seed", "date", "code", "moves", "total", "commitment"}
 
 

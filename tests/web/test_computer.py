@@ -14,6 +14,7 @@ from daily.rules import Roll, Score, apply, find_ruleset, new_game, replay
 from daily.store import games, keys
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.solver import default_cache_dir, table_for
+from daily.verify import verify
 from daily.web import current_redis
 
 pytestmark = pytest.mark.redis
@@ -106,6 +107,7 @@ def test_a_finished_game_names_the_winner(app: Any) -> None:
     assert state["winner"] == expected
     record = client.get(f"/api/v1/games/{state['id']}/record").get_json()
     assert record["computer"]["level"] == "easy"
+    assert verify(json.dumps(record)).total == state["total"]  # `daily verify` reads it
     rules = find_ruleset("yacht")
     moves = computer.parse_moves(record["computer"]["moves"])
     assert replay(rules, source_of(stored(app, state["id"])), moves).total == them["total"]
