@@ -16,9 +16,9 @@ END_LEVELS = 2  # end-game tables solve the states with up to this many open row
 
 
 @pytest.fixture(scope="session")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder shared by the whole session."""
-    return tmp_path_factory.mktemp("strategy-cache")
+def cache_dir(strategy_cache: Path) -> Path:
+    """The session's ``DAILY_CACHE``: the web tests then find the tables solved here."""
+    return strategy_cache
 
 
 @pytest.fixture(scope="session")
