@@ -90,10 +90,11 @@ def _cmd_solve(args: argparse.Namespace) -> None:
 
 
 def _cmd_verify(args: argparse.Namespace) -> None:
-    from daily.verify import sheet_str, verify
+    from daily.rules import GameState
+    from daily.verify import party_str, sheet_str, verify
 
     state = verify(sys.stdin.read(), os.environ.get("SECRET_KEY"))
-    print(sheet_str(state))
+    print(sheet_str(state) if isinstance(state, GameState) else party_str(state))
 
 
 def _cmd_serve(args: argparse.Namespace) -> None:

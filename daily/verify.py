@@ -3,7 +3,9 @@
 A record is JSON: ``{"ruleset", "options", "seed": hex, "moves": [...]}``; instead of
 ``seed`` it may name ``date`` (a daily puzzle) or ``code`` (a friend code), whose seeds
 are derived from the service's secret. ``total`` and ``commitment``, when present, are
-checked too. This module is pure: the secret comes in as an argument.
+checked too. A party record also names its ``players`` in turn order; its moves replay as
+one party (:mod:`daily.party`) and its ``total`` is the winning score. This module is pure:
+the secret comes in as an argument.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from daily import dice
+from daily import dice, party
 from daily.codes import CodeError, parse_code
 from daily.config import parse_secret_keys
 from daily.errors import DailyError, ReplayError
@@ -23,25 +25,34 @@ from daily.rules import GameState, find_ruleset, replay
 #: Fields a record may carry besides the ones read (golden files pin the dice, say; a
 #: computer game's record carries the computer's moves, which the server derives itself).
 IGNORED = {"description", "dice", "scorecard", "id", "mode", "computer"}
-FIELDS = {"ruleset", "options", "seed", "date", "code", "moves", "total", "commitment"}
+FIELDS = {"ruleset", "options", "seed", "date", "code", "moves", "total", "commitment", "players"}
 
 
 class VerifyError(DailyError, ValueError):
     """A record that cannot be read, or that does not replay to what it claims."""
 
 
-def verify(text: str, secret: str | None = None) -> GameState:
-    """Replays the record in *text*; returns the final state or raises :class:`VerifyError`."""
+def verify(text: str, secret: str | None = None) -> GameState | party.Party:
+    """Replays the record in *text*: its final sheet, or every sheet of a party record.
+
+    Raises :class:`VerifyError` if the record cannot be read or does not replay to what it
+    claims.
+    """
     record = _parse(text)
     rules = find_ruleset(_str(record, "ruleset"), _options(record))
+    names = _players(record)
     seed = _seed(record, secret)
     if "commitment" in record and hashlib.sha256(seed).hexdigest() != record["commitment"]:
         raise VerifyError("the seed does not match the commitment")
     moves = record.get("moves")
     if not isinstance(moves, list):
         raise VerifyError('"moves" must be a list of {"hold": [...]} or {"score": "row"}')
+    state: GameState | party.Party
     try:
-        state = replay(rules, dice.stream(seed), moves)
+        if names is None:
+            state = replay(rules, dice.stream(seed), moves)
+        else:
+            state = party.replay(rules, names, seed, moves)
     except ReplayError as e:
         raise VerifyError(f"bad move {e.index} {json.dumps(moves[e.index])}: {e.reason}") from e
     claimed = record.get("total")
@@ -84,6 +95,18 @@ def sheet_str(state: GameState) -> str:
     return "\n".join(lines)
 
 
+def party_str(game: party.Party) -> str:
+    """Every player's sheet under their name, then the winners once the game is over."""
+    blocks = [
+        f"{name}\n{sheet_str(sheet)}" for name, sheet in zip(game.names, game.sheets, strict=True)
+    ]
+    if game.winners:
+        blocks.append("winner: " + ", ".join(game.names[i] for i in game.winners))
+    else:
+        blocks.append(f"unfinished: {game.names[game.current]} to move")
+    return "\n\n".join(blocks)
+
+
 def _parse(text: str) -> Mapping[str, Any]:
     try:
         record = json.loads(text)
@@ -102,6 +125,23 @@ def _str(record: Mapping[str, Any], name: str) -> str:
     if not isinstance(value, str):
         raise VerifyError(f"{name!r} must be a string, got {value!r}")
     return value
+
+
+def _players(record: Mapping[str, Any]) -> list[str] | None:
+    """A party record's player names; None for a one-player record."""
+    names = record.get("players")
+    if names is None:
+        if record.get("mode") == "party":
+            raise VerifyError('a party record names its "players"')
+        return None
+    low, high = party.MIN_PLAYERS, party.MAX_PLAYERS
+    if (
+        not isinstance(names, list)
+        or not low <= len(names) <= high
+        or not all(isinstance(name, str) for name in names)
+    ):
+        raise VerifyError(f'"players" must be a list of {low} to {high} names, got {names!r}')
+    return names
 
 
 def _options(record: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -200,6 +200,8 @@ def record(game_id: str) -> Response:
         body["date" if kind == "daily" else "code"] = value
     body.update(commitment=dice.commitment(_seed(found)), moves=list(found.moves),
                 total=found.total)  # fmt: skip
+    if found.mode == "party":  # `daily verify` replays the log as one party in this order
+        body["players"] = json.loads(found.extra["players"])
     if found.mode == "computer":
         body["computer"] = {"level": found.extra.get("level"), "engine": found.extra.get("engine"),
                             "moves": json.loads(found.extra.get("computer", "[]"))}  # fmt: skip

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from daily import cli, dice
+from daily import cli, dice, party
+from daily.rules import find_ruleset
 from daily.verify import VerifyError, verify
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -92,6 +93,48 @@ def test_friend_record_reads_the_code() -> None:
     assert state.dice == dice.faces(dice.friend_seed(SECRET, "K7P2QX9D"), 1, (), 5)
     with pytest.raises(VerifyError):
         verify(json.dumps({**record, "code": "??"}), SECRET)
+
+
+def _party_record() -> dict[str, Any]:
+    """A finished two-player yacht party: each player scores the rows in order, no re-rolls."""
+    rows = [row.id for row in find_ruleset("yacht").rows]
+    moves = [{"score": row} for row in rows for _ in range(2)]
+    seed = bytes(range(32))
+    played = party.replay(find_ruleset("yacht"), ["Ana", "Bo"], seed, moves)
+    return {"mode": "party", "ruleset": "yacht", "players": ["Ana", "Bo"], "seed": seed.hex(),
+            "moves": moves, "total": played.total}  # fmt: skip
+
+
+def test_a_party_record_replays_every_sheet(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    record = _party_record()
+    played = verify(json.dumps(record))
+    assert isinstance(played, party.Party) and played.is_finished
+    assert played.total == record["total"] and len(played.sheets) == 2
+    status, out, err = run(record, monkeypatch, capsys)
+    assert status == 0 and err == ""
+    blocks = out.strip().split("\n\n")
+    assert [block.splitlines()[0] for block in blocks[:2]] == ["Ana", "Bo"]
+    for block, sheet in zip(blocks, played.sheets, strict=False):
+        assert block.splitlines()[-1].split() == ["total", str(sheet.total)]
+    assert blocks[-1] == "winner: " + ", ".join(played.names[i] for i in played.winners)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"players": None}, 'names its "players"'),
+        ({"players": ["Ana"]}, "2 to 4 names"),
+        ({"players": ["Ana", 7]}, "2 to 4 names"),
+        ({"players": ["Ana", "Bo", "Cy"]}, "claims a total"),
+        ({"total": 1}, "claims a total"),
+    ],
+    ids=["missing", "one", "not-a-name", "three-players", "total"],
+)
+def test_bad_party_records(change: dict[str, Any], message: str) -> None:
+    record = {**_party_record(), **change}
+    record = {name: value for name, value in record.items() if value is not None}
+    with pytest.raises(VerifyError, match=message):
+        verify(json.dumps(record))
 
 
 def test_installed_command_exit_status() -> None:

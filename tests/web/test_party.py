@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from daily import dice, party
 from daily.rules import Roll, Score, find_ruleset, replay
 from daily.store import games
+from daily.verify import verify
 from daily.web import current_redis
 
 pytestmark = pytest.mark.redis
@@ -73,6 +75,12 @@ def test_a_party_game_runs_turn_by_turn_to_a_winner(client: Any, make_app: Any) 
         client.post(f"/api/v1/games/{final['id']}/score", json={"category": "chance"}).status_code
         == 409
     )
+    # The record names the players, and `daily verify` replays it to the same sheets.
+    published = client.get(f"/api/v1/games/{final['id']}/record").get_json()
+    assert published["players"] == ["Ana", "Bo", "Cy"] and published["total"] == max(totals)
+    verified = verify(json.dumps(published))
+    assert isinstance(verified, party.Party)
+    assert [sheet.total for sheet in verified.sheets] == totals
 
 
 def _mover(moves: tuple[dict[str, Any], ...], index: int, players: int) -> int:
