@@ -532,6 +532,9 @@
     }));
   }
 
+  /* The helpers party.js shares (it loads after this script). */
+  window.daily = Object.freeze({ $, $$, readJson, fmt, style, api, showError, dieSvg });
+
   /* -- start -------------------------------------------------------------------------------- */
 
   wireName();

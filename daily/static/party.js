@@ -4,33 +4,9 @@
 (() => {
   'use strict';
 
-  const $ = (sel, root = document) => root.querySelector(sel);
-  const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
-  const readJson = (id) => {
-    const el = document.getElementById(id);
-    return el ? JSON.parse(el.textContent) : {};
-  };
+  const { $, $$, readJson, fmt, api, showError, dieSvg } = window.daily; // from app.js
   const S = { ...readJson('strings'), ...readJson('party-strings') };
   const BOOT = readJson('boot');
-  const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
-  const style = () => (document.body.classList.contains('dice-x') ? 'x' : 'f');
-
-  async function api(method, path, body) {
-    const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
-    if (body !== undefined) {
-      init.headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(body);
-    }
-    const response = await fetch('/api/v1' + path, init);
-    let data = null;
-    try { data = await response.json(); } catch (e) { data = null; }
-    return { ok: response.ok, status: response.status, data };
-  }
-
-  function showError(result) {
-    const message = result && result.data && result.data.error ? result.data.error.message : String(result);
-    $('#message').textContent = fmt(S.error, { message });
-  }
 
   /* -- set-up: names, ruleset, options ------------------------------------------------------- */
 
@@ -65,7 +41,6 @@
     let busy = false;
 
     function dieButton(face, i) {
-      const ns = 'http://www.w3.org/2000/svg';
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'die-btn';
@@ -74,14 +49,7 @@
       button.setAttribute('aria-pressed', held.has(i) ? 'true' : 'false');
       button.setAttribute('aria-label', fmt(held.has(i) ? S.dieHeld : S.die, { n: i + 1, face: S[`face${face}`] }));
       button.disabled = state.finished || state.rolls_left === 0;
-      const svg = document.createElementNS(ns, 'svg');
-      svg.setAttribute('class', 'die');
-      svg.setAttribute('viewBox', '0 0 64 64');
-      svg.setAttribute('aria-hidden', 'true');
-      const use = document.createElementNS(ns, 'use');
-      use.setAttribute('href', `#${style()}${face}`);
-      svg.appendChild(use);
-      button.appendChild(svg);
+      button.appendChild(dieSvg(face));
       const tag = document.createElement('span');
       tag.className = 'tag';
       tag.setAttribute('aria-hidden', 'true');
