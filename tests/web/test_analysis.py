@@ -14,22 +14,16 @@ from daily.rules import find_ruleset
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, fill, table_path
+from tests.web.helpers import SECRET, start
 
 pytestmark = pytest.mark.redis
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
-SECRET = "test-secret-" + "x" * 32
 
 
 @pytest.fixture
 def client(make_app: Any) -> Any:
     return make_app(now=NOW).test_client()
-
-
-def start(client: Any, **body: Any) -> dict[str, Any]:
-    response = client.post("/api/v1/games", json=body)
-    assert response.status_code == 201, response.get_json()
-    return dict(response.get_json())
 
 
 def move(client: Any, game_id: str, action: dict[str, Any]) -> dict[str, Any]:

@@ -13,22 +13,16 @@ from daily.store import games
 from daily.strategy.hints import hint
 from daily.strategy.solver import default_cache_dir, table_for
 from daily.web import current_redis
+from tests.web.helpers import SECRET, start
 
 pytestmark = pytest.mark.redis
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
-SECRET = "test-secret-" + "x" * 32
 
 
 @pytest.fixture
 def client(make_app: Any) -> Any:
     return make_app(now=NOW).test_client()
-
-
-def start(client: Any, **body: Any) -> dict[str, Any]:
-    response = client.post("/api/v1/games", json=body)
-    assert response.status_code == 201, response.get_json()
-    return dict(response.get_json())
 
 
 def get_hint(client: Any, game_id: str) -> Any:

@@ -11,7 +11,6 @@ import json
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from babel.messages.pofile import read_po
 from babel.support import Translations
 
 from daily.web import i18n
+from tests.web.helpers import leaks, play_daily
 
 # One Redis flavour is enough for the pages: they read the same store either way.
 EMBEDDED = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
@@ -141,52 +141,6 @@ class _Marking(gettext_module.NullTranslations):
     ungettext = ngettext
 
 
-class _Visible(HTMLParser):
-    """The text a reader meets: text nodes and the attributes shown or read aloud."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-        self.attributes: list[str] = []
-        self._skipped: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        # translate="no" marks what stays as it is: each language's own name, the
-        # code's English error message under the translated one.
-        if tag in ("script", "style", "svg") or ("translate", "no") in attrs:
-            self._skipped.append(tag)
-        for name, value in attrs:
-            if name in ("aria-label", "title", "alt", "placeholder") and value:
-                self.attributes.append(value)
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._skipped and tag == self._skipped[-1]:
-            self._skipped.pop()
-
-    def handle_data(self, data: str) -> None:
-        if not self._skipped and data.strip():
-            self.texts.append(data)
-
-
-def _untranslated(text: str, data: tuple[str, ...]) -> list[str]:
-    """Latin words outside the marks: English the catalogue did not translate."""
-    outside, marked = text, ""
-    while marked != outside:  # innermost marks first: a message may hold another
-        marked, outside = outside, re.sub(r"‹[^‹›]*›", " ", outside)
-    for value in data:
-        outside = outside.replace(value, " ")
-    return re.findall(r"[A-Za-z]{2,}", outside)
-
-
-def _play_daily(client: Any) -> dict[str, Any]:
-    state = client.post("/api/v1/games", json={"mode": "daily"}).get_json()
-    while not state["finished"]:
-        row = next(iter(state["potential"]))
-        state = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row})
-        state = state.get_json()
-    return dict(state)
-
-
 @pytest.mark.redis
 @EMBEDDED
 @pytest.mark.parametrize("code", LANGUAGES)
@@ -195,7 +149,7 @@ def test_every_page_renders_translated(
 ) -> None:
     client = make_app(now=DECEMBER).test_client()
     client.environ_base["HTTP_ACCEPT_LANGUAGE"] = f"{code};q=0.9, en;q=0.1"
-    state = _play_daily(client)
+    state = play_daily(client)
     client.patch("/api/v1/players/me", json={"name": "4711"})  # a name is data, not a message
     party = client.post(
         "/api/v1/games", json={"mode": "party", "players": ["11", "22"], "ruleset": "yahtzee"}
@@ -222,11 +176,8 @@ def test_every_page_renders_translated(
         assert response.status_code in (200, 404), path
         text = response.get_data(as_text=True)
         assert f'<html lang="{code}">' in text, path
-        parser = _Visible()
-        parser.feed(text)
-        leaks = {t.strip() for t in parser.attributes if _untranslated(t, data)}
-        leaks |= set(_untranslated(" ".join(parser.texts), data))
-        assert not leaks, f"{code} {path}: untranslated {sorted(leaks)}"
+        found = leaks(text, data)
+        assert not found, f"{code} {path}: untranslated {sorted(found)}"
         for block in re.findall(r'id="(?:party-)?strings">(.*?)</script>', text):
             values = json.loads(block).values()
             assert all(v.startswith("‹") and v.endswith("›") for v in values), f"{code} {path}"

@@ -16,6 +16,7 @@ import pytest
 from daily import create_app
 from daily.rules import BASE_RULESETS, find_ruleset
 from daily.web import pages
+from tests.web.helpers import leaks, play_daily
 
 pytestmark = pytest.mark.redis
 
@@ -32,20 +33,6 @@ def client(make_app: Any) -> Any:
 def html(response: Any) -> str:
     assert response.content_type.startswith("text/html")
     return str(response.get_data(as_text=True))
-
-
-def play_daily(client: Any, policy: str = "first") -> dict[str, Any]:
-    """Plays a whole daily through the API as the client's browser player."""
-    response = client.post("/api/v1/games", json={"mode": "daily"})
-    assert response.status_code == 201
-    state = response.get_json()
-    while not state["finished"]:
-        rows = list(state["potential"])
-        row = rows[0] if policy == "first" else rows[-1]
-        response = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row})
-        assert response.status_code == 200, response.get_json()
-        state = response.get_json()
-    return dict(state)
 
 
 def boot(text: str) -> dict[str, Any]:
@@ -368,48 +355,9 @@ class _Bracketing(gettext_module.NullTranslations):
     ungettext = ngettext
 
 
-class _Visible(HTMLParser):
-    """The text a reader meets: text nodes and the attributes read aloud or shown."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.texts: list[str] = []
-        self.attributes: list[str] = []
-        self._skip = 0
-        self._skipped: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        # translate="no": names that stay as they are, such as each language's own name.
-        if tag in ("script", "style", "svg") or ("translate", "no") in attrs:
-            self._skip += 1
-            self._skipped.append(tag)
-        for name, value in attrs:
-            if name in ("aria-label", "title", "alt", "placeholder") and value:
-                self.attributes.append(value)
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._skipped and tag == self._skipped[-1]:
-            self._skip -= 1
-            self._skipped.pop()
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip and data.strip():
-            self.texts.append(data)
-
-
 # Not messages: a date Babel writes from the locale's CLDR data, a sample code, and an error
 # message from the code (lowercase, showing the value, as STYLE.md has them).
 NOT_MESSAGES = ("Monday, November 30, 2026", "K7P2-QX9D", "no such game: 'missing'")
-
-
-def _untranslated(text: str) -> list[str]:
-    """What *text* says outside the marks: words there were not translated."""
-    outside, marked = text, ""
-    while marked != outside:  # innermost marks first: a message may hold another
-        marked, outside = outside, re.sub(r"‹[^‹›]*›", " ", outside)
-    for data in NOT_MESSAGES:
-        outside = outside.replace(data, " ")
-    return re.findall(r"[A-Za-z]{2,}", outside)
 
 
 def test_every_visible_string_goes_through_gettext(
@@ -427,12 +375,8 @@ def test_every_visible_string_goes_through_gettext(
         )
     ] + [december.get("/advent")]  # fmt: skip
     for response in pages_seen:
-        parser = _Visible()
-        parser.feed(html(response))
-        leaks = {t.strip() for t in parser.attributes if _untranslated(t)}
-        # Text nodes in one run: a message may hold markup (<kbd>), splitting its text.
-        leaks |= set(_untranslated(" ".join(parser.texts)))
-        assert not leaks, f"{response.request.path}: {leaks}"
+        found = leaks(html(response), NOT_MESSAGES)
+        assert not found, f"{response.request.path}: {found}"
         strings = json.loads(re.findall(r'id="strings">(.*?)</script>', html(response))[0])
         assert all(v.startswith("‹") and v.endswith("›") for v in strings.values())
 

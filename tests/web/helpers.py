@@ -1,0 +1,81 @@
+"""Helpers the web tests share: starting and playing games through the API, reading pages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from html.parser import HTMLParser
+from typing import Any
+
+#: The SECRET_KEY ``make_app`` (tests/conftest.py) gives every app.
+SECRET = "test-secret-" + "x" * 32
+
+
+def start(client: Any, **body: Any) -> dict[str, Any]:
+    """Starts a game through the API (``POST /games`` with *body*); its first state."""
+    response = client.post("/api/v1/games", json=body)
+    assert response.status_code == 201, response.get_json()
+    return dict(response.get_json())
+
+
+def play_daily(client: Any, policy: str = "first") -> dict[str, Any]:
+    """Plays a whole daily, scoring the first (or ``"last"``) open row; the final state."""
+    state = start(client, mode="daily")
+    while not state["finished"]:
+        rows = list(state["potential"])
+        row = rows[0] if policy == "first" else rows[-1]
+        response = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row})
+        assert response.status_code == 200, response.get_json()
+        state = response.get_json()
+    return state
+
+
+class Visible(HTMLParser):
+    """The text a reader meets: text nodes and the attributes shown or read aloud."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+        self.attributes: list[str] = []
+        self._skipped: list[str] = []  # the open elements whose text nobody reads
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # translate="no" marks what stays as it is: each language's own name, the
+        # code's English error message under the translated one.
+        if tag in ("script", "style", "svg") or ("translate", "no") in attrs:
+            self._skipped.append(tag)
+        for name, value in attrs:
+            if name in ("aria-label", "title", "alt", "placeholder") and value:
+                self.attributes.append(value)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._skipped and tag == self._skipped[-1]:
+            self._skipped.pop()
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipped and data.strip():
+            self.texts.append(data)
+
+
+def untranslated(text: str, data: Iterable[str] = ()) -> list[str]:
+    """Latin words outside the ‹marks› of a marking catalogue, leaving out the *data* shown.
+
+    >>> untranslated("‹Play ‹Maxi›› now K7P2", ["K7P2"])
+    ['now']
+    """
+    outside, marked = text, ""
+    while marked != outside:  # innermost marks first: a message may hold another
+        marked, outside = outside, re.sub(r"‹[^‹›]*›", " ", outside)
+    for value in data:
+        outside = outside.replace(value, " ")
+    return re.findall(r"[A-Za-z]{2,}", outside)
+
+
+def leaks(page: str, data: Iterable[str] = ()) -> set[str]:
+    """What a reader of *page* meets that went past the marking catalogue untranslated."""
+    data = tuple(data)
+    parser = Visible()
+    parser.feed(page)
+    found = {t.strip() for t in parser.attributes if untranslated(t, data)}
+    # Text nodes in one run: a message may hold markup (<kbd>), splitting its text.
+    return found | set(untranslated(" ".join(parser.texts), data))
