@@ -23,50 +23,43 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     """Builds the app; *overrides* replace settings read from the environment."""
     config = config_mod.load(**(overrides or {}))
     app = Flask("daily", template_folder=str(template_dir()))
-    app.config.update(
-        # Cookies are signed with the newest key and still read under the older ones.
-        SECRET_KEY=config.signing_keys[0],
-        SECRET_KEY_FALLBACKS=list(config.signing_keys[1:]),
-        MAX_CONTENT_LENGTH=MAX_BODY,
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_SECURE=config.is_production,
-        # A guest player lives in the cookie: keep it for a year and more of absence.
-        PERMANENT_SESSION_LIFETIME=timedelta(days=400),
-        JSON_SORT_KEYS=False,
-    )
-    # Flask 3 ignores JSON_SORT_KEYS: keep scorecards in sheet order, not alphabetical.
+    app.config.update(_flask_settings(config))
+    # Keep scorecards in sheet order, not alphabetical (Flask 3 reads this, not JSON_SORT_KEYS).
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["daily.config"] = config
     app.extensions["daily.redis"] = connect(config.redis_url, config.data_dir)
     errors.register(app)
-    from daily.web import health, security
+    _install(app)
+    return app
+
+
+def _flask_settings(config: config_mod.Config) -> dict[str, Any]:
+    return {
+        # Cookies are signed with the newest key and still read under the older ones.
+        "SECRET_KEY": config.signing_keys[0],
+        "SECRET_KEY_FALLBACKS": list(config.signing_keys[1:]),
+        "MAX_CONTENT_LENGTH": MAX_BODY,
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": config.is_production,
+        # A guest player lives in the cookie: keep it for a year and more of absence.
+        "PERMANENT_SESSION_LIFETIME": timedelta(days=400),
+    }
+
+
+def _install(app: Flask) -> None:
+    """Installs the hooks and blueprints, in the order their hooks must run."""
+    # Imported here, not at the top: the views import this module's helpers.
+    from daily.web import api, boards, coach, health, i18n, limits, pages, party, security, sweep
 
     health.init_app(app)  # first: its timer starts before any other hook runs
     security.init_app(app)
-    from daily.web import api  # the views import this module's helpers
-
     app.register_blueprint(api.bp)
-    from daily.web import i18n, pages
-
     i18n.init_app(app)
-    app.register_blueprint(pages.bp)
-    from daily.web import boards
-
-    app.register_blueprint(boards.bp)
-    from daily.web import party
-
-    app.register_blueprint(party.bp)
-    from daily.web import coach
-
-    app.register_blueprint(coach.bp)
-    from daily.web import sweep
-
+    for blueprint in (pages.bp, boards.bp, party.bp, coach.bp):
+        app.register_blueprint(blueprint)
     sweep.init_app(app)
-    from daily.web import limits
-
     limits.init_app(app)  # last: it wraps the registered views
-    return app
 
 
 def template_dir() -> Path:
