@@ -82,7 +82,8 @@ def _int(name: str, default: int, low: int, high: int) -> int:
     text = request.args.get(name)
     if text is None:
         return default
-    if not text.isdigit() or not low <= int(text) <= high:
+    # ASCII only: str.isdigit() also passes '²' (int() fails: a 500) and '５' (int() reads 5).
+    if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
         raise bad_request(f"{name} must be a whole number from {low} to {high}, got {text!r}")
     return int(text)
 

@@ -1,6 +1,8 @@
-"""The OpenAPI 3.1 description of the players, daily and games API (served by :mod:`api`).
+"""The OpenAPI 3.1 description of the whole HTTP API (served by :mod:`api`).
 
-tests/web/test_api_openapi.py checks that every route of the API blueprint is described here.
+Players, daily puzzles, games, the rankings of :mod:`boards` and ``/healthz``.
+tests/web/test_api_openapi.py checks that every route under ``/api/`` (any blueprint) is
+described here; tests/web/test_schemathesis.py fuzzes the app against it.
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ def _errors(*statuses: int) -> dict[str, Any]:
         404: "no such game, code or open day",
         409: "a conflict: a second start, a stale or illegal move, a finished game",
         413: "a body over 16 KiB",
+        429: "a rate limit met (Retry-After says when to come back)",
         415: "a body that is not application/json",
         503: "the store is unavailable (or the strategy table is not built: run `daily solve`)",
     }
-    return {str(s): _json(_ref("Error"), meaning[s]) for s in (*statuses, 503)}
+    return {str(s): _json(_ref("Error"), meaning[s]) for s in (*statuses, 429, 503)}
 
 
 def _body(schema: dict[str, Any]) -> dict[str, Any]:
@@ -45,13 +48,121 @@ def _object(required: list[str], **properties: Any) -> dict[str, Any]:
     }
 
 
+API = "/api/v1"
 _MOVE_INDEX = {"type": "integer", "minimum": 0, "description": "moves seen so far (optional)"}
 _GAME_ID = [{"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}]
 _DAY = [
     {"name": "day", "in": "path", "required": True, "schema": {"type": "string", "format": "date"}}
 ]
 
+_BOARD_DAY = [
+    {
+        "name": "day",
+        "in": "path",
+        "required": True,
+        "description": "YYYY-MM-DD from 2026-01-01 (earlier: 404), or `today`",
+        "schema": {"anyOf": [{"type": "string", "format": "date"}, {"const": "today"}]},
+    }
+]
+_YEAR = [
+    {
+        "name": "year",
+        "in": "path",
+        "required": True,
+        "description": "2026 to 9999 (other years: 404)",
+        "schema": {"type": "integer", "minimum": 0},
+    }
+]
+_CODE = [
+    {
+        "name": "code",
+        "in": "path",
+        "required": True,
+        "description": "a friend code, XXXX-XXXX (malformed: 400, unknown: 404)",
+        "schema": {"type": "string"},
+    }
+]
+_PAGE_QUERY = [
+    {
+        "name": "limit",
+        "in": "query",
+        "description": "entries on the page (default 50)",
+        "schema": {"type": "integer", "minimum": 1, "maximum": 100},
+    },
+    {
+        "name": "offset",
+        "in": "query",
+        "description": "entries skipped from the top (default 0)",
+        "schema": {"type": "integer", "minimum": 0, "maximum": 10**9},
+    },
+    {
+        "name": "around",
+        "in": "query",
+        "description": "`me`: the page centred on the asking player (needs a player, else 400)",
+        "schema": {"const": "me"},
+    },
+]
+_BAND = {
+    "name": "band",
+    "in": "query",
+    "description": "points per band (default 50)",
+    "schema": {"type": "integer", "minimum": 1, "maximum": 650},
+}
+_ENTRY = _object(
+    ["rank", "player_id", "name", "score"],
+    rank={"type": "integer", "minimum": 1},
+    player_id={"type": "string"},
+    name={"type": "string"},
+    score={"type": "integer"},
+    current={"type": "integer", "description": "streak board: the run alive today"},
+)
+_HEALTH_BODY = _object(
+    ["status", "redis", "version"],
+    status={"enum": ["ok", "unavailable"]},
+    redis={"type": "string", "description": "`ok`, or `unreachable: <reason>`"},
+    version={"type": "string"},
+)
+_HEALTH = {
+    "get": {
+        "summary": "200 while Redis answers a PING, else 503 (for a load balancer).",
+        "security": [],
+        "responses": {
+            "200": _json(_HEALTH_BODY, "the service and its store are up"),
+            "503": _json(_HEALTH_BODY, "Redis does not answer"),
+        },
+    }
+}
+
 _SCHEMAS: dict[str, Any] = {
+    "Entry": _ENTRY,
+    "BoardPage": _object(
+        ["board", "total", "offset", "entries", "me"],
+        board={"type": "string", "description": "e.g. daily/2026-12-03, best-day, streak"},
+        total={"type": "integer", "minimum": 0, "description": "players on the board"},
+        offset={"type": "integer", "minimum": 0, "description": "the first entry's place - 1"},
+        entries={"type": "array", "items": _ref("Entry"), "maxItems": 100},
+        me={
+            "oneOf": [_ref("Entry"), {"type": "null"}],
+            "description": "the asking player's entry (null: anonymous or not on the board)",
+        },
+    ),
+    "Distribution": _object(
+        ["date", "band", "players", "bands"],
+        date={"type": "string", "format": "date"},
+        band={"type": "integer", "minimum": 1},
+        players={"type": "integer", "minimum": 0},
+        bands={
+            "type": "array",
+            "items": _object(
+                ["from", "to", "players"],
+                **{
+                    "from": {"type": "integer", "minimum": 0},
+                    "to": {"type": "integer", "minimum": 0},
+                    "players": {"type": "integer", "minimum": 0},
+                },
+            ),
+        },
+    ),
     "Error": _object(
         ["error"],
         error={
@@ -254,7 +365,7 @@ _SCHEMAS: dict[str, Any] = {
 
 
 def document() -> dict[str, Any]:
-    """The OpenAPI document of the API blueprint."""
+    """The OpenAPI document of every /api/ route and /healthz."""
     state = _json(_ref("GameState"), "the game as its player sees it")
     return {
         "openapi": "3.1.0",
@@ -263,7 +374,7 @@ def document() -> dict[str, Any]:
             "version": __version__,
             "description": "The same Maxi Yatzy dice for everybody, every day.",
         },
-        "servers": [{"url": "/api/v1"}],
+        "servers": [{"url": "/"}],
         "components": {
             "schemas": _SCHEMAS,
             "securitySchemes": {
@@ -273,120 +384,172 @@ def document() -> dict[str, Any]:
         },
         "security": [{"bearer": []}, {"cookie": []}],
         "paths": {
-            "/players": {
-                "post": {
-                    "summary": "Create a player; the token signs later calls.",
-                    "security": [],
-                    "requestBody": _body(_object(["name"], name={"type": "string"})),
-                    "responses": {
-                        "201": _json(_ref("Player"), "the player and token"),
-                        **_errors(400, 413, 415),
-                    },
-                }
-            },
-            "/players/me": {
-                "get": {
-                    "summary": "The asking player (a browser gets a guest).",
-                    "responses": {"200": _json(_ref("Player"), "the player"), **_errors(401)},
+            **{f"{API}{path}": item for path, item in _game_paths(state).items()},
+            **{f"{API}{path}": item for path, item in _ranking_paths().items()},
+            "/healthz": _HEALTH,
+        },
+    }
+
+
+def _game_paths(state: dict[str, Any]) -> dict[str, Any]:
+    """The players, daily and games endpoints (:mod:`api`), below ``/api/v1``."""
+    return {
+        "/players": {
+            "post": {
+                "summary": "Create a player; the token signs later calls.",
+                "security": [],
+                "requestBody": _body(_object(["name"], name={"type": "string"})),
+                "responses": {
+                    "201": _json(_ref("Player"), "the player and token"),
+                    **_errors(400, 413, 415),
                 },
-                "patch": {
-                    "summary": "Rename the asking player.",
-                    "requestBody": _body(_object(["name"], name={"type": "string"})),
-                    "responses": {
-                        "200": _json(_ref("Player"), "the player"),
-                        **_errors(400, 401, 413, 415),
-                    },
+            }
+        },
+        "/players/me": {
+            "get": {
+                "summary": "The asking player (a browser gets a guest).",
+                "responses": {"200": _json(_ref("Player"), "the player"), **_errors(401)},
+            },
+            "patch": {
+                "summary": "Rename the asking player.",
+                "requestBody": _body(_object(["name"], name={"type": "string"})),
+                "responses": {
+                    "200": _json(_ref("Player"), "the player"),
+                    **_errors(400, 401, 413, 415),
                 },
             },
-            "/daily": {
-                "get": {
-                    "summary": "Today's puzzle.",
-                    "security": [],
-                    "responses": {"200": _json(_ref("Daily"), "the puzzle")},
-                }
+        },
+        "/daily": {
+            "get": {
+                "summary": "Today's puzzle.",
+                "security": [],
+                "responses": {"200": _json(_ref("Daily"), "the puzzle"), **_errors()},
+            }
+        },
+        "/daily/{day}": {
+            "get": {
+                "summary": "A day's puzzle; its seed once revealed.",
+                "security": [],
+                "parameters": _DAY,
+                "responses": {"200": _json(_ref("Daily"), "the puzzle"), **_errors(400, 404)},
+            }
+        },
+        "/games": {
+            "post": {
+                "summary": "Start a game (first roll dealt).",
+                "requestBody": _body(_ref("NewGame")),
+                "responses": {"201": state, **_errors(400, 401, 404, 409, 413, 415)},
+            }
+        },
+        "/games/{game_id}": {
+            "get": {
+                "summary": "A game.",
+                "parameters": _GAME_ID,
+                "responses": {"200": state, **_errors(401, 404)},
+            }
+        },
+        "/games/{game_id}/roll": {
+            "post": {
+                "summary": "Re-roll every die but the held positions.",
+                "parameters": _GAME_ID,
+                "requestBody": _body(
+                    _object(
+                        ["hold"],
+                        hold={"type": "array", "items": {"type": "integer"}},
+                        move=_MOVE_INDEX,
+                    )
+                ),
+                "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
+            }
+        },
+        "/games/{game_id}/score": {
+            "post": {
+                "summary": "Score a row; the next turn's first roll is dealt.",
+                "parameters": _GAME_ID,
+                "requestBody": _body(
+                    _object(["category"], category={"type": "string"}, move=_MOVE_INDEX)
+                ),
+                "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
+            }
+        },
+        "/games/{game_id}/record": {
+            "get": {
+                "summary": "The record `daily verify` reads (finished games).",
+                "parameters": _GAME_ID,
+                "responses": {
+                    "200": _json(_ref("Record"), "the record"),
+                    **_errors(401, 404, 409),
+                },
+            }
+        },
+        "/games/{game_id}/hint": {
+            "get": {
+                "summary": "Every legal action with its expected final score (solo, computer).",
+                "parameters": _GAME_ID,
+                "responses": {
+                    "200": _json(_ref("Hint"), "the ranked actions"),
+                    **_errors(401, 403, 404, 409, 503),
+                },
+            }
+        },
+        "/games/{game_id}/analysis": {
+            "get": {
+                "summary": "Each decision of a finished game, the best one and the loss.",
+                "parameters": _GAME_ID,
+                "responses": {
+                    "200": _json(_ref("Analysis"), "the analysis"),
+                    **_errors(401, 403, 404, 409, 503),
+                },
+            }
+        },
+        "/openapi.json": {
+            "get": {
+                "summary": "This document.",
+                "security": [],
+                "responses": {"200": {"description": "OpenAPI 3.1"}},
+            }
+        },
+    }
+
+
+def _board(summary: str, parameters: list[dict[str, Any]], *statuses: int) -> dict[str, Any]:
+    return {
+        "get": {
+            "summary": summary,
+            "description": "Anonymous, or with a player's token or cookie for `me`/`around=me`.",
+            "security": [{}, {"bearer": []}, {"cookie": []}],
+            "parameters": [*parameters, *_PAGE_QUERY],
+            "responses": {
+                "200": _json(_ref("BoardPage"), "the page of the board"),
+                **_errors(400, 401, *statuses),
             },
-            "/daily/{day}": {
-                "get": {
-                    "summary": "A day's puzzle; its seed once revealed.",
-                    "security": [],
-                    "parameters": _DAY,
-                    "responses": {"200": _json(_ref("Daily"), "the puzzle"), **_errors(400, 404)},
-                }
-            },
-            "/games": {
-                "post": {
-                    "summary": "Start a game (first roll dealt).",
-                    "requestBody": _body(_ref("NewGame")),
-                    "responses": {"201": state, **_errors(400, 401, 404, 409, 413, 415)},
-                }
-            },
-            "/games/{game_id}": {
-                "get": {
-                    "summary": "A game.",
-                    "parameters": _GAME_ID,
-                    "responses": {"200": state, **_errors(401, 404)},
-                }
-            },
-            "/games/{game_id}/roll": {
-                "post": {
-                    "summary": "Re-roll every die but the held positions.",
-                    "parameters": _GAME_ID,
-                    "requestBody": _body(
-                        _object(
-                            ["hold"],
-                            hold={"type": "array", "items": {"type": "integer"}},
-                            move=_MOVE_INDEX,
-                        )
-                    ),
-                    "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
-                }
-            },
-            "/games/{game_id}/score": {
-                "post": {
-                    "summary": "Score a row; the next turn's first roll is dealt.",
-                    "parameters": _GAME_ID,
-                    "requestBody": _body(
-                        _object(["category"], category={"type": "string"}, move=_MOVE_INDEX)
-                    ),
-                    "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
-                }
-            },
-            "/games/{game_id}/record": {
-                "get": {
-                    "summary": "The record `daily verify` reads (finished games).",
-                    "parameters": _GAME_ID,
-                    "responses": {
-                        "200": _json(_ref("Record"), "the record"),
-                        **_errors(401, 404, 409),
-                    },
-                }
-            },
-            "/games/{game_id}/hint": {
-                "get": {
-                    "summary": "Every legal action with its expected final score (solo, computer).",
-                    "parameters": _GAME_ID,
-                    "responses": {
-                        "200": _json(_ref("Hint"), "the ranked actions"),
-                        **_errors(401, 403, 404, 409, 503),
-                    },
-                }
-            },
-            "/games/{game_id}/analysis": {
-                "get": {
-                    "summary": "Each decision of a finished game, the best one and the loss.",
-                    "parameters": _GAME_ID,
-                    "responses": {
-                        "200": _json(_ref("Analysis"), "the analysis"),
-                        **_errors(401, 403, 404, 409, 503),
-                    },
-                }
-            },
-            "/openapi.json": {
-                "get": {
-                    "summary": "This document.",
-                    "security": [],
-                    "responses": {"200": {"description": "OpenAPI 3.1"}},
-                }
-            },
+        }
+    }
+
+
+def _ranking_paths() -> dict[str, Any]:
+    """The leaderboards and the day's distribution (:mod:`boards`), below ``/api/v1``."""
+    return {
+        "/leaderboards/daily/{day}": _board(
+            "One day's board (`today` works as the day).", _BOARD_DAY, 404
+        ),
+        "/leaderboards/best-day": _board("Every player's best daily total.", []),
+        "/leaderboards/streak": _board(
+            "The longest runs of consecutive days played (`current`: the run alive today).", []
+        ),
+        "/leaderboards/advent/{year}": _board(
+            "The advent calendar of a year: each player's door scores summed.", _YEAR, 404
+        ),
+        "/leaderboards/friend/{code}": _board("The games played on one friend code.", _CODE, 404),
+        "/daily/{day}/distribution": {
+            "get": {
+                "summary": "How many players reached each band of scores on a day.",
+                "security": [],
+                "parameters": [*_BOARD_DAY, _BAND],
+                "responses": {
+                    "200": _json(_ref("Distribution"), "the bands, lowest first"),
+                    **_errors(400, 404),
+                },
+            }
         },
     }
