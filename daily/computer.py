@@ -24,8 +24,6 @@ from daily.strategy.bots import Bot, play_turn
 from daily.strategy.model import FloatArray, Model, model_of, turn
 from daily.strategy.solver import Table
 
-#: The computer's strategy: the exact table, or the heuristic when no table is built.
-ENGINES = ("exact", "heuristic")
 #: Results of a finished computer game, from the player's side.
 WIN, LOSS, TIE = "you", "computer", "tie"
 

@@ -25,8 +25,6 @@ from daily.rules.rulesets import Ruleset
 from daily.strategy.model import FloatArray, Model, level_size, level_states, model_of, turn
 
 Progress = Callable[[int, int], None]
-#: Rulesets with at most this many states are solved on first need, without asking.
-SMALL_STATES = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +62,16 @@ def state_count(ruleset: Ruleset) -> int:
     return sum(level_size(model, k) for k in range(1, model.rows + 1))
 
 
+def is_small(ruleset: Ruleset) -> bool:
+    """Whether the table of *ruleset* is solved on first need (five dice: seconds, not minutes).
+
+    >>> from daily.rules import find_ruleset
+    >>> is_small(find_ruleset("yatzy")), is_small(find_ruleset("maxi"))
+    (True, False)
+    """
+    return ruleset.dice <= 5
+
+
 def load_table(ruleset: Ruleset, cache_dir: Path, *, build: bool | None = None) -> Table:
     """Opens the table of *ruleset*, solving it first if it is missing and *build* allows.
 
@@ -71,8 +79,7 @@ def load_table(ruleset: Ruleset, cache_dir: Path, *, build: bool | None = None) 
     """
     path = table_path(ruleset, cache_dir)
     if not path.exists():
-        small = ruleset.dice <= 5
-        if not (build if build is not None else small):
+        if not (build if build is not None else is_small(ruleset)):
             raise RulesError(
                 f"no strategy table for {ruleset.id} yet: run `daily solve {ruleset.id}`"
             )

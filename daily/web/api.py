@@ -25,14 +25,14 @@ from daily.store import games, keys, players
 from daily.store.games import MoveConflict, Record
 from daily.strategy import bots, hints
 from daily.strategy.model import model_of
-from daily.strategy.solver import Table, default_cache_dir, table_path
+from daily.strategy.solver import Table, default_cache_dir, is_small, table_path
 from daily.web import current_config, current_redis, openapi, strategy
 from daily.web.auth import current_player_id, require_player_id, token_for
 from daily.web.errors import HttpError, bad_request, conflict, not_found
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
-#: Modes that POST /games can start now; computer and party come with issues 6 and 7.
+#: Starts a game of one mode from the request body and the player id: (record, is it new).
 Starter = Callable[[Mapping[str, Any], str], tuple[Record, bool]]
 
 
@@ -363,8 +363,8 @@ def _start_computer(data: Mapping[str, Any], player_id: str) -> tuple[Record, bo
     except RulesError as e:
         raise bad_request(f"the computer cannot play this ruleset: {e}") from None
     # Chosen once: a table built later must not change the moves of a game under way.
-    small = rules.dice <= 5
-    engine = "exact" if small or table_path(rules, default_cache_dir()).exists() else "heuristic"
+    exact = is_small(rules) or table_path(rules, default_cache_dir()).exists()
+    engine = "exact" if exact else "heuristic"
     seed = secrets.token_bytes(32)
     extra = {"level": level, "engine": engine, "computer": "[]"}
     record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}", extra=extra)

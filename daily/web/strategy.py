@@ -18,7 +18,7 @@ from daily.rules import Ruleset, find_ruleset
 from daily.store.games import Record
 from daily.strategy import analysis, bots
 from daily.strategy.model import model_of
-from daily.strategy.solver import Table, default_cache_dir, table_for, table_path
+from daily.strategy.solver import Table, default_cache_dir, is_small, table_for, table_path
 from daily.web import current_config
 from daily.web.errors import HttpError, conflict
 
@@ -32,7 +32,7 @@ def strategy_table(rules: Ruleset) -> Table:
         model_of(rules)
     except RulesError as e:
         raise HttpError(409, "no_strategy", str(e)) from None
-    if rules.dice > 5 and not table_path(rules, default_cache_dir()).exists():
+    if not is_small(rules) and not table_path(rules, default_cache_dir()).exists():
         raise HttpError(
             503,
             "strategy_table_missing",
