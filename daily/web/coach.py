@@ -18,7 +18,7 @@ from daily.strategy.bots import LEVELS
 from daily.web import auth, current_redis, strategy
 from daily.web.errors import not_found
 from daily.web.i18n import row_name
-from daily.web.pages import _option_view
+from daily.web.pages import option_view
 
 bp = Blueprint("coach", __name__)
 
@@ -37,7 +37,7 @@ UNSOLVED_OPTIONS = ("saved_rolls",)
 def setup() -> str:
     """Picks a ruleset, its options and the computer's level."""
     choices = [
-        (ruleset, [_option_view(o) for o in ruleset.option_specs if o.name not in UNSOLVED_OPTIONS])
+        (ruleset, [option_view(o) for o in ruleset.option_specs if o.name not in UNSOLVED_OPTIONS])
         for ruleset in BASE_RULESETS.values()
     ]
     levels = [(level, LEVEL_NAMES[level]) for level in reversed(LEVELS)]

@@ -461,7 +461,7 @@ def _local(target: str | None) -> str | None:
 def solo() -> str:
     """Practice on fresh dice: any ruleset, any edition options, not ranked."""
     choices = [
-        (ruleset, [_option_view(option) for option in ruleset.option_specs])
+        (ruleset, [option_view(option) for option in ruleset.option_specs])
         for ruleset in BASE_RULESETS.values()
     ]
     return render_template("solo.html", choices=choices)
@@ -484,7 +484,7 @@ def rules(ruleset_id: str) -> str:
         ruleset=ruleset,
         rows=row_views(ruleset),
         pace=pace_example(ruleset),
-        options=[_option_view(o) for o in ruleset.option_specs],
+        options=[option_view(o) for o in ruleset.option_specs],
         others=_ruleset_choices(),
         max_total=ruleset.max_total,
     )
@@ -514,7 +514,7 @@ def pace_str(ahead: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class OptionView:
-    """An edition option as the rules and solo pages list it: labels and JSON values."""
+    """An edition option as the rules and setup pages list it: labels and JSON values."""
 
     name: str
     name_text: str
@@ -523,7 +523,8 @@ class OptionView:
     choices: list[tuple[str, str]]  # (JSON value, label)
 
 
-def _option_view(option: Option) -> OptionView:
+def option_view(option: Option) -> OptionView:
+    """The view of *option* in the player's language."""
     return OptionView(
         option.name,
         option_name(option.name),

@@ -6,7 +6,6 @@ the server keeps every sheet and says whose turn it is.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Blueprint, render_template
@@ -16,8 +15,7 @@ from daily.rules import BASE_RULESETS
 from daily.store import games
 from daily.web import auth, current_config, current_redis
 from daily.web.errors import not_found
-from daily.web.i18n import option_name, value_str
-from daily.web.pages import sheet_meta
+from daily.web.pages import option_view, sheet_meta
 
 bp = Blueprint("party", __name__)
 
@@ -26,13 +24,7 @@ bp = Blueprint("party", __name__)
 def setup() -> str:
     """Names two to four players and picks the ruleset and its options."""
     choices = [
-        (
-            ruleset,
-            [
-                (o.name, option_name(o.name), [(json.dumps(v), value_str(v)) for v in o.values])
-                for o in ruleset.option_specs
-            ],
-        )
+        (ruleset, [option_view(o) for o in ruleset.option_specs])
         for ruleset in BASE_RULESETS.values()
     ]
     return render_template(
