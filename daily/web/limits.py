@@ -5,17 +5,19 @@ Three limits, each configurable (``DAILY_LIMIT_PLAYERS``, ``DAILY_LIMIT_MOVES``,
 (rolls and scores) per player, and every other request per address. Defaults are
 generous: a person playing by hand never meets them. A limit met is a 429 with the
 error JSON (or the error page) and ``Retry-After``. When Redis is down the limiter
-lets requests through, and the views answer 503 themselves.
+lets requests through, and the views answer 503 themselves; the limiter then logs one
+warning line a request (:class:`OneLineOutage`), not a traceback.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import ApplicationLimit, Limiter
 from limits import parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -45,6 +47,7 @@ MESSAGES = {
 #: Never limited: the load balancer's health checks and the static files.
 EXEMPT = ("health.healthz", "static")
 OFF = "off"
+_OUTAGE_SAID = "daily.limiter_outage_said"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +107,35 @@ def _message(name: str, limit: str) -> Callable[[], str]:
     return lambda: f"{MESSAGES[name]}: at most {limit}; try again later"
 
 
+class OneLineOutage(logging.Filter):
+    """Makes the limiter's swallowed Redis error one warning line instead of a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrites *record* in place when it carries a Redis error; drops a request's repeats."""
+        error = record.exc_info[1] if record.exc_info else None
+        if error is None or not _is_redis_error(error):
+            return True  # any other error (a bug in a key function, say) keeps its traceback
+        if has_request_context():  # each limit of a request is checked apart: say it once
+            if g.get(_OUTAGE_SAID):
+                return False
+            g.setdefault(_OUTAGE_SAID, True)
+        record.msg = f"{record.getMessage()}: {type(error).__name__}: {error}"
+        record.args = None
+        record.exc_info = record.exc_text = None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _is_redis_error(error: BaseException) -> bool:
+    # By module, not by class: only daily.store imports redis.
+    return any(c.__module__.startswith("redis.") for c in type(error).__mro__)
+
+
+def _quiet_outages(logger: logging.Logger) -> None:
+    if not any(isinstance(f, OneLineOutage) for f in logger.filters):  # one per process
+        logger.addFilter(OneLineOutage())
+
+
 def init_app(app: Flask) -> Limiter:
     """Installs the limiter on *app*, after its blueprints are registered."""
     config: Config = app.extensions["daily.config"]
@@ -126,6 +158,7 @@ def init_app(app: Flask) -> Limiter:
     )
     _limit(app, limiter, "players", chosen.players, client_address)
     _limit(app, limiter, "moves", chosen.moves, player_or_address)
+    _quiet_outages(limiter.logger)
     app.after_request(add_retry_after)
     app.extensions["daily.limiter"] = limiter
     return limiter

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
@@ -126,6 +128,38 @@ def test_redis_down_lets_the_views_answer_503(make_app: Any) -> None:
     response = app.test_client().post("/api/v1/players", json={"name": "Ana"})
     assert response.status_code == 503
     assert response.get_json()["error"]["code"] == "storage_unavailable"
+
+
+def test_redis_down_logs_one_warning_line_a_request_and_no_traceback(
+    make_app: Any, caplog: Any, capsys: Any
+) -> None:
+    app = make_app(now=NOON, redis_url="redis://127.0.0.1:1/0", rate_limits={})
+    client = app.test_client()
+    client.get("/api/v1/daily")  # the once-a-minute sweep of pending results says its own failure
+    caplog.clear()
+    capsys.readouterr()
+    requests = [("POST", "/api/v1/players"), ("GET", "/api/v1/leaderboards/best-day")]
+    for method, url in requests:  # a new player is checked against two limits: still one line
+        response = client.open(
+            url, method=method, json={"name": "Ana"} if method == "POST" else None
+        )
+        assert response.status_code == 503 and response.content_type == "application/json"
+        assert response.get_json()["error"]["code"] == "storage_unavailable"
+    said = [r for r in caplog.records if r.name == "flask-limiter"]
+    assert len(said) == len(requests)
+    assert all(r.levelno == logging.WARNING and "ConnectionError" in r.getMessage() for r in said)
+    assert all(r.exc_info is None for r in caplog.records)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in caplog.text + out + err
+
+
+def test_errors_other_than_redis_keep_their_traceback() -> None:
+    try:
+        raise ValueError("a bug in a key function")
+    except ValueError:
+        record = logging.LogRecord("flask-limiter", logging.ERROR, "", 0, "x", None, sys.exc_info())
+    assert limits.OneLineOutage().filter(record)
+    assert record.exc_info is not None and record.levelno == logging.ERROR
 
 
 def test_behind_a_trusted_proxy_the_forwarded_address_counts(make_app: Any) -> None:
