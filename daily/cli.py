@@ -55,13 +55,21 @@ def _cmd_score(args: argparse.Namespace) -> None:
 
 
 def parse_option(text: str) -> tuple[str, int | bool | str]:
-    """Reads one ``--option name=value``: integers and true/false are typed."""
+    """Reads one ``--option name=value``: integers and true/false are typed.
+
+    >>> parse_option("full_straight=25"), parse_option("forced=true")
+    (('full_straight', 25), ('forced', True))
+    >>> parse_option("bonus=50@75"), parse_option("x=²")
+    (('bonus', '50@75'), ('x', '²'))
+    """
     name, sep, value = text.partition("=")
     if not sep or not name:
         raise UsageError(f"an option is name=value, got {text!r}")
     if value.lower() in ("true", "false"):
         return name, value.lower() == "true"
-    return name, int(value) if value.lstrip("-").isdigit() else value
+    # isascii(): str.isdigit() also accepts "²", which int() refuses.
+    digits = value.removeprefix("-")
+    return name, int(value) if digits.isascii() and digits.isdigit() else value
 
 
 def _cmd_solve(args: argparse.Namespace) -> None:

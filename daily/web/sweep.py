@@ -13,7 +13,7 @@ import time
 
 from flask import Flask, current_app
 
-from daily.errors import DailyError
+from daily.errors import DailyError, StorageError
 from daily.store import games
 from daily.web import current_config, current_redis
 
@@ -29,7 +29,10 @@ def sweep() -> None:
     current_app.extensions[_DUE] = now + games.SWEEP_INTERVAL_S
     try:
         counted = games.sweep_pending(current_redis(), current_config())
-    except DailyError:  # Redis down or a bad record: the request itself must not fail
+    except StorageError as e:  # Redis down: the request answers 503 itself; one line here
+        log.warning("the sweep of pending results failed: %s", e)
+        return
+    except DailyError:  # a bad record: the request itself must not fail
         log.exception("the sweep of pending results failed")
         return
     if counted:

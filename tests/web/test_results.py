@@ -88,3 +88,15 @@ def test_requests_sweep_the_pending_results_once_a_minute(make_app: Any) -> None
         current_redis().delete(keys.pending_sweep())  # the minute is over
     make_app(now=NOW).test_client().get("/healthz")
     assert friend_board(other, code)["total"] == 1
+
+
+def test_a_sweep_while_redis_is_down_logs_one_line(
+    make_app: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = make_app(now=NOW, redis_url="redis://127.0.0.1:1/0")
+    with caplog.at_level("WARNING", logger="daily.web.sweep"):
+        response = app.test_client().get("/api/v1/players/me")
+    assert response.status_code == 503
+    swept = [r for r in caplog.records if r.name == "daily.web.sweep"]
+    assert len(swept) == 1
+    assert swept[0].levelname == "WARNING" and swept[0].exc_info is None
