@@ -27,7 +27,7 @@ from daily.strategy import bots, hints
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, default_cache_dir, is_small, table_path
 from daily.web import current_config, current_redis, openapi, strategy
-from daily.web.auth import current_player_id, require_player_id, token_for
+from daily.web.auth import current_player_id, own_game, require_player_id, token_for
 from daily.web.errors import HttpError, bad_request, conflict, not_found
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -159,7 +159,7 @@ def create_game() -> tuple[Response, int]:
 @bp.get("/games/<game_id>")
 def get_game(game_id: str) -> Response:
     """The game as its player sees it now."""
-    record = _own_game(game_id)
+    record = own_game(game_id)
     if record.finished and not record.submitted:
         record = games.finish(current_redis(), current_config(), record)  # a lost count heals
     return jsonify(_state_json(record, _state(record)))
@@ -187,7 +187,7 @@ def score(game_id: str) -> Response:
 @bp.get("/games/<game_id>/record")
 def record(game_id: str) -> Response:
     """The record ``daily verify`` reads; the seed once it may be published."""
-    found = _own_game(game_id)
+    found = own_game(game_id)
     if not found.finished:
         raise conflict("the game is not finished yet")
     body: dict[str, Any] = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset,
@@ -211,7 +211,7 @@ def record(game_id: str) -> Response:
 @bp.get("/games/<game_id>/hint")
 def hint(game_id: str) -> Response:
     """Every legal action now with its expected final score, best first (solo, computer)."""
-    found = _own_game(game_id)
+    found = own_game(game_id)
     if found.mode not in strategy.HINT_MODES:
         raise HttpError(403, "hints_not_allowed", f"no hints in {found.mode} games")
     if found.finished:
@@ -236,27 +236,18 @@ def analysis(game_id: str) -> Response:
 
     A daily game also gets the Expert's own game on the same dice, once the day has closed.
     """
-    return jsonify(strategy.analysis_json(_own_game(game_id)))
+    return jsonify(strategy.analysis_json(own_game(game_id)))
 
 
 def _play(game_id: str, move: Roll | Score, expected: object) -> Response:
     if expected is not None and (type(expected) is not int or expected < 0):
         raise bad_request(f"move must be the number of moves made so far, got {expected!r}")
-    record = _own_game(game_id)
+    record = own_game(game_id)
     try:
         record, state = games.play(current_redis(), current_config(), record, move, expected)
     except MoveConflict as e:
         raise conflict(str(e), moves=len(record.moves)) from None
     return jsonify(_state_json(record, state))
-
-
-def _own_game(game_id: str) -> Record:
-    player_id = current_player_id()
-    found = games.load(current_redis(), game_id) if len(game_id) <= 64 else None
-    # Another player's game is as invisible as a missing one: its dice are private.
-    if found is None or found.player_id != player_id:
-        raise not_found(f"no such game: {game_id!r}")
-    return found
 
 
 def _seed(record: Record) -> bytes:

@@ -11,10 +11,10 @@ from flask import current_app, g, request, session
 from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer
 
-from daily.store import players
+from daily.store import games, players
 from daily.store.players import Player
 from daily.web import current_config, current_redis
-from daily.web.errors import HttpError
+from daily.web.errors import HttpError, not_found
 
 _TOKEN_SALT = "daily.player-token"
 _SESSION_KEY = "player_id"
@@ -73,6 +73,15 @@ def require_player_id() -> str:
     player_id = current_player_id(create=True)
     assert player_id is not None  # create=True always gives one
     return player_id
+
+
+def own_game(game_id: str) -> games.Record:
+    """The asking player's game *game_id*; 404 if it is missing or another player's."""
+    found = games.load(current_redis(), game_id) if len(game_id) <= 64 else None
+    # Another player's game is as invisible as a missing one: its dice are private.
+    if found is None or found.player_id != current_player_id():
+        raise not_found(f"no such game: {game_id!r}")
+    return found
 
 
 def _from_header() -> str | None:

@@ -13,10 +13,8 @@ from flask import Blueprint, render_template
 from flask_babel import gettext, lazy_gettext
 
 from daily.rules import BASE_RULESETS
-from daily.store import games
 from daily.strategy.bots import LEVELS
-from daily.web import auth, current_redis, strategy
-from daily.web.errors import not_found
+from daily.web import auth, strategy
 from daily.web.i18n import row_name
 from daily.web.pages import option_view
 
@@ -59,9 +57,7 @@ class Line:
 @bp.get("/play/<game_id>/analysis")
 def analysis(game_id: str) -> str:
     """Each decision of a finished game against the best one, and the points given away."""
-    record = games.load(current_redis(), game_id) if len(game_id) <= 64 else None
-    if record is None or record.player_id != auth.current_player_id():
-        raise not_found(f"no such game: {game_id!r}")
+    record = auth.own_game(game_id)
     body = strategy.analysis_json(record)
     lines = [_line(d) for d in body["decisions"]]
     return render_template(

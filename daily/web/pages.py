@@ -275,11 +275,7 @@ def _ruleset_choices() -> list[tuple[str, str]]:
 @bp.get("/play/<game_id>")
 def play(game_id: str) -> str | Response:
     """The play page of a game (and its results once finished); a party game has its own."""
-    redis = current_redis()
-    record = games.load(redis, game_id) if len(game_id) <= 64 else None
-    # Another player's game is as invisible as a missing one, as in the API: its dice are private.
-    if record is None or record.player_id != auth.current_player_id():
-        raise not_found(f"no such game: {game_id!r}")
+    record = auth.own_game(game_id)
     if record.mode == "party":
         return redirect(url_for("party.play", game_id=record.id))
     ruleset = record.rules

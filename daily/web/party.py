@@ -12,8 +12,7 @@ from flask import Blueprint, render_template
 
 from daily.party import MAX_PLAYERS, MIN_PLAYERS
 from daily.rules import BASE_RULESETS
-from daily.store import games
-from daily.web import auth, current_config, current_redis
+from daily.web import auth, current_config
 from daily.web.errors import not_found
 from daily.web.pages import option_view, sheet_meta
 
@@ -35,9 +34,8 @@ def setup() -> str:
 @bp.get("/party/<game_id>")
 def play(game_id: str) -> str:
     """A party game: every sheet side by side, the dice of the player to move."""
-    record = games.load(current_redis(), game_id) if len(game_id) <= 64 else None
-    # Like every game, a party is its device's player's only: its dice are private.
-    if record is None or record.mode != "party" or record.player_id != auth.current_player_id():
+    record = auth.own_game(game_id)
+    if record.mode != "party":
         raise not_found(f"no such party game: {game_id!r}")
     names = record.party(current_config().secret_key).names
     boot: dict[str, Any] = {"game": record.id, "sheet": sheet_meta(record.rules), "names": names}
