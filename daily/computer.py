@@ -56,10 +56,9 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class Side:
-    """The computer's game so far: its sheet, its moves and its last full turn."""
+    """The computer's game so far: its sheet and its last full turn."""
 
     state: GameState
-    moves: tuple[Move, ...]
     last_turn: tuple[Step, ...]
 
 
@@ -77,7 +76,7 @@ def replay_side(ruleset: Ruleset, source: DiceSource, moves: Sequence[Move]) -> 
         if isinstance(move, Score):
             last, steps = tuple(steps), []
         state = after
-    return Side(state, tuple(moves), last)
+    return Side(state, last)
 
 
 def catch_up(
