@@ -85,6 +85,27 @@
     return svg;
   }
 
+  /* The name a screen reader gives die i (0-based) showing face, held or not. */
+  const dieLabel = (face, i, isHeld) => fmt(isHeld ? S.dieHeld : S.die, { n: i + 1, face: S[`face${face}`] });
+
+  /* A die as a hold toggle: its face, pressed and tagged while held; the caller wires it. */
+  function dieButton(face, i, isHeld) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'die-btn';
+    button.dataset.index = i;
+    button.dataset.face = face;
+    button.setAttribute('aria-pressed', isHeld ? 'true' : 'false');
+    button.setAttribute('aria-label', dieLabel(face, i, isHeld));
+    button.appendChild(dieSvg(face));
+    const tag = document.createElement('span');
+    tag.className = 'tag';
+    tag.setAttribute('aria-hidden', 'true');
+    tag.textContent = isHeld ? S.held : '';
+    button.appendChild(tag);
+    return button;
+  }
+
   /* -- share block -------------------------------------------------------------------------- */
 
   function fillShare(box, { code, total, number, ruleset, mode }) {
@@ -199,28 +220,11 @@
 
     const openRows = () => sheet.rows.filter((r) => state && !state.finished && r.id in state.potential);
 
-    function dieLabel(i) {
-      const face = S[`face${state.dice[i]}`];
-      return fmt(held.has(i) ? S.dieHeld : S.die, { n: i + 1, face });
-    }
-
     function drawDice() {
       diceBox.innerHTML = '';
       state.dice.forEach((face, i) => {
-        const button = document.createElement('button');
-        button.type = 'button';
-        button.className = 'die-btn';
-        button.dataset.index = i;
-        button.dataset.face = face;
-        button.setAttribute('aria-pressed', held.has(i) ? 'true' : 'false');
-        button.setAttribute('aria-label', dieLabel(i));
+        const button = dieButton(face, i, held.has(i));
         button.disabled = state.rolls_left === 0;
-        button.appendChild(dieSvg(face));
-        const tag = document.createElement('span');
-        tag.className = 'tag';
-        tag.setAttribute('aria-hidden', 'true');
-        tag.textContent = held.has(i) ? S.held : '';
-        button.appendChild(tag);
         button.addEventListener('click', () => toggle(i));
         diceBox.appendChild(button);
       });
@@ -231,7 +235,7 @@
       if (held.has(i)) held.delete(i); else held.add(i);
       const button = diceBox.children[i];
       button.setAttribute('aria-pressed', held.has(i) ? 'true' : 'false');
-      button.setAttribute('aria-label', dieLabel(i));
+      button.setAttribute('aria-label', dieLabel(state.dice[i], i, held.has(i)));
       $('.tag', button).textContent = held.has(i) ? S.held : '';
       drawRoll();
     }
@@ -533,7 +537,7 @@
   }
 
   /* The helpers party.js shares (it loads after this script). */
-  window.daily = Object.freeze({ $, $$, readJson, fmt, style, api, showError, dieSvg });
+  window.daily = Object.freeze({ $, $$, readJson, fmt, style, api, showError, dieSvg, dieButton });
 
   /* -- start -------------------------------------------------------------------------------- */
 

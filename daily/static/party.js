@@ -4,7 +4,7 @@
 (() => {
   'use strict';
 
-  const { $, $$, readJson, fmt, api, showError, dieSvg } = window.daily; // from app.js
+  const { $, $$, readJson, fmt, api, showError, dieButton } = window.daily; // from app.js
   const S = { ...readJson('strings'), ...readJson('party-strings') };
   const BOOT = readJson('boot');
 
@@ -40,21 +40,9 @@
     let held = new Set();
     let busy = false;
 
-    function dieButton(face, i) {
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'die-btn';
-      button.dataset.index = i;
-      button.dataset.face = face;
-      button.setAttribute('aria-pressed', held.has(i) ? 'true' : 'false');
-      button.setAttribute('aria-label', fmt(held.has(i) ? S.dieHeld : S.die, { n: i + 1, face: S[`face${face}`] }));
+    function holdButton(face, i) {
+      const button = dieButton(face, i, held.has(i));
       button.disabled = state.finished || state.rolls_left === 0;
-      button.appendChild(dieSvg(face));
-      const tag = document.createElement('span');
-      tag.className = 'tag';
-      tag.setAttribute('aria-hidden', 'true');
-      tag.textContent = held.has(i) ? S.held : '';
-      button.appendChild(tag);
       button.addEventListener('click', () => {
         if (busy || button.disabled) return;
         if (held.has(i)) held.delete(i); else held.add(i);
@@ -93,7 +81,7 @@
     function draw() {
       document.body.classList.toggle('playing', !state.finished);
       diceBox.innerHTML = '';
-      if (!state.finished) state.dice.forEach((face, i) => diceBox.appendChild(dieButton(face, i)));
+      if (!state.finished) state.dice.forEach((face, i) => diceBox.appendChild(holdButton(face, i)));
       const canRoll = !state.finished && state.rolls_left > 0 && held.size < state.dice.length;
       rollButton.disabled = busy || !canRoll;
       rollButton.textContent = state.rolls_left > 0 ? fmt(S.rollsLeft, { n: state.rolls_left }) : S.noRolls;
