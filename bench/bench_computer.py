@@ -6,7 +6,9 @@ Run as ``.venv/bin/python bench/bench_computer.py [--games N] [--cache DIR]``. P
   standard error over N games on the dice streams of ``bench_bots.py``, beside the exact
   Expert where the table is in the cache;
 - the time of one computer turn as a request plays it (:func:`daily.computer.catch_up` for one
-  more turn), median and p95 over every turn of 5 games, exact and heuristic.
+  more turn), median and p95 over every turn of 5 games, exact and heuristic;
+- the time of analysing a whole Expert game (:func:`daily.strategy.analysis.analyse`, what
+  ``GET /games/<id>/analysis`` computes on each request), median over 5 games.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from daily import computer
 from daily.dice import stream
 from daily.errors import RulesError
 from daily.rules import Move, find_ruleset
-from daily.strategy.bots import LEVELS, play_games
+from daily.strategy.analysis import analyse
+from daily.strategy.bots import LEVELS, find_bot, play_games
 from daily.strategy.solver import Table, default_cache_dir, load_table
 
 
@@ -56,6 +59,19 @@ def turn_time(table: Table, label: str) -> None:
           f"{1000 * statistics.median(times):.1f} ms, p95 {1000 * p95:.1f} ms")  # fmt: skip
 
 
+def analysis_time(table: Table) -> None:
+    """Prints the median time of analysing a whole Expert game on *table*."""
+    sources = [stream(f"analysis-{i}".encode()) for i in range(5)]
+    played = play_games(table, find_bot("expert"), sources, np.random.default_rng(2))
+    times = []
+    for game, source in zip(played, sources, strict=True):
+        began = time.perf_counter()
+        analyse(table, source, game.moves)
+        times.append(time.perf_counter() - began)
+    print(f"{table.model.ruleset.id} analysis of a whole game: median "
+          f"{1000 * statistics.median(times):.1f} ms")  # fmt: skip
+
+
 def main() -> None:
     """Runs the benchmark."""
     parser = argparse.ArgumentParser()
@@ -74,6 +90,7 @@ def main() -> None:
             continue
         strength(exact, "exact", args.games)
         turn_time(exact, "exact")
+        analysis_time(exact)
 
 
 if __name__ == "__main__":
