@@ -30,10 +30,17 @@
     return { ok: response.ok, status: response.status, data };
   }
 
+  /* The player's words for a failed call: chosen by the error JSON's code (its message is
+     English, for developers); no JSON at all means the server was not reached. */
+  function errorText(result) {
+    const error = result && result.data && result.data.error;
+    if (!error) return S.errorNoAnswer;
+    return S['error:' + error.code] || S.errorOther;
+  }
+
   function showError(result) {
     const box = $('#message');
-    const message = result && result.data && result.data.error ? result.data.error.message : String(result);
-    if (box) box.textContent = fmt(S.error, { message });
+    if (box) box.textContent = errorText(result);
   }
 
   /* Starts a game ({"mode": ...}) and opens it; a game already started opens instead. */
@@ -66,7 +73,7 @@
         form.elements.name.value = result.data.name;
         status.textContent = S.nameSaved;
       } else {
-        status.textContent = result.data && result.data.error ? result.data.error.message : '';
+        status.textContent = errorText(result);
       }
     });
   }

@@ -105,6 +105,36 @@ def status_message(status: int) -> str:
     return str(STATUS_MESSAGES.get(status, _OTHER_ERROR))
 
 
+#: What the script tells the player, by the error JSON's ``code`` (the API's own message is
+#: English, so the script shows these instead); codes with a status message share its words.
+ERROR_MESSAGES: dict[str, LazyString] = {
+    "bad_request": STATUS_MESSAGES[400],
+    "method_not_allowed": STATUS_MESSAGES[400],
+    "unsupported_media_type": STATUS_MESSAGES[400],
+    "request_entity_too_large": STATUS_MESSAGES[400],
+    "invalid_move": lazy_gettext("That move is not possible in this game."),
+    "unauthorized": STATUS_MESSAGES[401],
+    "cross_site": STATUS_MESSAGES[403],
+    "hints_not_allowed": lazy_gettext("Best-move hints are not allowed in this game."),
+    "no_analysis": lazy_gettext("Party games are not analysed."),
+    "not_found": STATUS_MESSAGES[404],
+    "not_open": lazy_gettext("That puzzle is not open yet."),
+    "conflict": STATUS_MESSAGES[409],
+    "illegal_move": lazy_gettext("That move is not allowed now. Reload and try again."),
+    "no_strategy": lazy_gettext("Best moves are not available for this game."),
+    "too_many_requests": STATUS_MESSAGES[429],
+    "storage_unavailable": STATUS_MESSAGES[503],
+    "strategy_table_missing": lazy_gettext(
+        "The best-move table for this game is not built yet. Try again later."
+    ),
+    "replay_failed": _OTHER_ERROR,
+    "internal": _OTHER_ERROR,
+}
+#: The script's words for a code missing above, and for a request that got no answer.
+OTHER_ERROR = _OTHER_ERROR
+NO_ANSWER = lazy_gettext("The server could not be reached. Check your connection and try again.")
+
+
 #: Die faces as words, for labels such as "four, held".
 FACE_WORDS: dict[int, LazyString] = {
     1: lazy_gettext("one"),

@@ -36,7 +36,10 @@ from daily.store import games, keys, players
 from daily.web import auth, current_config, current_redis
 from daily.web.errors import bad_request, not_found
 from daily.web.i18n import (
+    ERROR_MESSAGES,
     FACE_WORDS,
+    NO_ANSWER,
+    OTHER_ERROR,
     face_word,
     option_name,
     row_name,
@@ -116,6 +119,8 @@ def _js_strings_in(catalogue: object) -> dict[str, str]:
 def js_strings() -> dict[str, str]:
     """Every string the script shows, translated (the script never writes English itself)."""
     faces = {f"face{n}": str(word) for n, word in FACE_WORDS.items()}
+    # API errors: the script shows "error:<code>" for the error JSON's code.
+    errors = {f"error:{code}": str(message) for code, message in ERROR_MESSAGES.items()}
     return faces | {
         "held": gettext("held"),
         "die": gettext("Die %(n)s: %(face)s", n="{n}", face="{face}"),
@@ -135,7 +140,6 @@ def js_strings() -> dict[str, str]:
         "copied": gettext("Copied"),
         "copyFailed": gettext("Select the text and copy it"),
         "nameSaved": gettext("Saved"),
-        "error": gettext("Something went wrong: %(message)s", message="{message}"),
         "vs": gettext(
             "After turn %(turn)s: you %(you)s, %(name)s %(them)s",
             turn="{turn}",
@@ -174,6 +178,9 @@ def js_strings() -> dict[str, str]:
         "youWin": gettext("You win!"),
         "computerWins": gettext("The computer wins."),
         "tie": gettext("A tie."),
+        "errorOther": str(OTHER_ERROR),
+        "errorNoAnswer": str(NO_ANSWER),
+        **errors,
     }
 
 

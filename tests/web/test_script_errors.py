@@ -1,0 +1,105 @@
+"""The script's words for API errors: one translated message for every code the API can send.
+
+The API's own messages are English (for developers); the pages' script shows the player the
+message its strings block holds for the error JSON's ``code`` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daily.web import i18n, limits
+from tests.web.helpers import play_daily
+
+pytestmark = pytest.mark.redis
+# One Redis flavour is enough: the strings do not depend on the store.
+EMBEDDED = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+# HttpError(status, "code", ...) anywhere in the package, the status and code on any lines.
+RAISED = re.compile(r'HttpError\(\s*\d{3},\s*"(\w+)"')
+JSON = "application/json"
+
+
+def raised_codes() -> set[str]:
+    """Every code the package's own errors name."""
+    found: set[str] = set()
+    for path in (ROOT / "daily").rglob("*.py"):
+        found.update(RAISED.findall(path.read_text(encoding="utf-8")))
+    return found
+
+
+def answered_codes(make_app: Any) -> set[str]:
+    """The codes of errors werkzeug and the rate limiter raise, as the API answers them."""
+    app = make_app(
+        now=NOON, rate_limits={**dict.fromkeys(limits.DEFAULTS, "off"), "pages": "8 per minute"}
+    )
+    client = app.test_client()
+    responses = [
+        client.get("/api/v1/nothing"),
+        client.delete("/api/v1/games/x"),
+        client.post("/api/v1/players", data="[" * 5000 + "]" * 5000, content_type=JSON),
+        client.post("/api/v1/players", data='{"name": "' + "x" * 20000 + '"}', content_type=JSON),
+    ]
+    responses += [client.get("/api/v1/daily") for _ in range(8)]
+    statuses = {r.status_code for r in responses}
+    assert {404, 405, 400, 413, 429} <= statuses, statuses
+    return {r.get_json()["error"]["code"] for r in responses if r.status_code >= 400}
+
+
+def test_the_source_scan_sees_the_codes() -> None:
+    # A scan that found nothing would pass the check below for nothing.
+    codes = raised_codes()
+    assert {"bad_request", "not_found", "conflict", "unauthorized", "hints_not_allowed"} <= codes
+    assert "strategy_table_missing" in codes  # its HttpError spans several lines
+
+
+@EMBEDDED
+def test_every_code_the_api_can_send_has_a_message(make_app: Any) -> None:
+    classified = {"illegal_move", "invalid_move", "replay_failed", "storage_unavailable"}
+    codes = raised_codes() | answered_codes(make_app) | classified
+    assert "too_many_requests" in codes
+    assert codes - set(i18n.ERROR_MESSAGES) == set()
+    # And no message for a code nothing sends (a renamed code would leave one behind).
+    assert set(i18n.ERROR_MESSAGES) - codes == set()
+
+
+def _strings(client: Any, path: str, language: str) -> dict[str, str]:
+    page = client.get(path, headers={"Accept-Language": language})
+    assert page.status_code == 200
+    found = re.search(r'id="strings">(.*?)</script>', page.get_data(as_text=True))
+    assert found
+    strings: dict[str, str] = json.loads(found[1])
+    return strings
+
+
+@EMBEDDED
+def test_the_page_carries_every_error_message_translated(make_app: Any) -> None:
+    client = make_app(now=NOON).test_client()
+    game = play_daily(client)
+    english = _strings(client, f"/play/{game['id']}", "en")
+    german = _strings(client, f"/play/{game['id']}", "de")
+    keys = {f"error:{code}" for code in i18n.ERROR_MESSAGES} | {"errorOther", "errorNoAnswer"}
+    assert keys <= set(german) and keys <= set(english)
+    assert english["error:illegal_move"] == "That move is not allowed now. Reload and try again."
+    assert german["error:illegal_move"] == (
+        "Dieser Zug ist jetzt nicht erlaubt. Neu laden und erneut versuchen."
+    )
+    assert german["error:too_many_requests"].startswith("Zu viele Anfragen")
+    untranslated = sorted(key for key in keys if german[key] == english[key])
+    assert untranslated == []
+
+
+def test_the_script_picks_the_message_by_code() -> None:
+    script = (ROOT / "daily" / "static" / "app.js").read_text(encoding="utf-8")
+    assert "S['error:' + error.code] || S.errorOther" in script
+    # The API's English message never reaches the player.
+    assert "error.message" not in script
+    assert "error.message" not in (ROOT / "daily" / "static" / "party.js").read_text("utf-8")
