@@ -1,0 +1,46 @@
+"""An API error in a real browser: the player reads it in their language, not the API's English."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
+
+NOW = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
+
+
+def test_a_refused_move_is_explained_in_german(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[[Any, str], None]
+) -> None:
+    base = serve(now=NOW)
+    context = new_context(locale="de-DE")
+    page = context.new_page()
+    page.goto(base + "/")
+    assert page.get_attribute("html", "lang") == "de"
+    started = context.request.post(f"{base}/api/v1/games", data={"mode": "daily"})
+    assert started.ok, started.text()
+    game_id = started.json()["id"]
+    page.goto(f"{base}/play/{game_id}")
+    page.wait_for_selector("body[data-moves='0']")
+    # Meanwhile (another tab, say) the game moves on: the page's next move is refused.
+    moved = context.request.post(
+        f"{base}/api/v1/games/{game_id}/roll", data={"hold": [], "move": 0}
+    )
+    assert moved.ok, moved.text()
+
+    with page.expect_response(lambda r: r.url.endswith(f"/games/{game_id}/roll")) as refused:
+        page.locator("#roll").click()
+    error = refused.value.json()["error"]
+    assert refused.value.status == 409 and error["code"] == "conflict" and error["message"]
+    expected = page.evaluate(
+        "code => JSON.parse(document.getElementById('strings').textContent)['error:' + code]",
+        error["code"],
+    )
+    assert expected, error["code"]
+    page.wait_for_selector(f"#message:text-is('{expected}')")
+    assert error["message"] not in page.inner_text("#message")
+    shoot(page, "play-error-de")
