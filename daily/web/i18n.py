@@ -11,7 +11,6 @@ for the browser's ``Accept-Language``, else English.
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from flask import Flask, redirect, request, session
 from flask_babel import Babel, LazyString, format_decimal, lazy_gettext
@@ -55,21 +54,14 @@ def select_locale() -> str:
 def set_language() -> Response:
     """Keeps the language picked in the switcher (``POST /prefs/language``) in the session."""
     from daily.web.errors import bad_request
+    from daily.web.security import local_path
 
     language = request.form.get("language", "")
     if language not in LANGUAGES:
         raise bad_request(f"unknown language: {language!r} (known: {', '.join(LANGUAGES)})")
     session[_SESSION_KEY] = language
     session.permanent = True
-    return redirect(_local(request.form.get("next")) or "/", 303)
-
-
-def _local(target: str | None) -> str | None:
-    # Only a path on this site: an open redirect would let links bounce anywhere.
-    if not target or not target.startswith("/") or target.startswith("//"):
-        return None
-    parts = urlsplit(target)
-    return None if parts.scheme or parts.netloc else target
+    return redirect(local_path(request.form.get("next")) or "/", 303)
 
 
 def init_app(app: Flask) -> None:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, get_translations, gettext, ngettext
@@ -47,6 +46,7 @@ from daily.web.i18n import (
     ruleset_name,
     value_str,
 )
+from daily.web.security import local_path
 
 bp = Blueprint("pages", __name__)
 
@@ -447,17 +447,7 @@ def set_dice_style() -> Response:
         raise bad_request(f"unknown dice style: {style!r} (allowed: f, x)")
     session[_STYLE_KEY] = style
     session.permanent = True
-    return redirect(_local(request.form.get("next")) or url_for("pages.advent"), 303)
-
-
-def _local(target: str | None) -> str | None:
-    # Only a path on this site: an open redirect would let links bounce anywhere.
-    if not target:
-        return None
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
-        return None
-    return target
+    return redirect(local_path(request.form.get("next")) or url_for("pages.advent"), 303)
 
 
 @bp.get("/solo")

@@ -53,6 +53,21 @@ TRUSTED_SITES = frozenset({"same-origin", "none"})
 _CHECKED = "daily.dice_key_checked"
 
 
+def local_path(target: str | None) -> str | None:
+    r"""Returns *target* if it is a path on this site, else None (no open redirects).
+
+    >>> local_path("/advent?x=1"), local_path("//evil.example"), local_path("/\\evil.example")
+    ('/advent?x=1', None, None)
+    >>> local_path("https://evil.example/"), local_path(None)
+    (None, None)
+    """
+    # Browsers read "//host" and "/\\host" as another site: only a plain path passes.
+    if not target or not target.startswith("/") or target[1:2] in ("/", "\\"):
+        return None
+    parts = urlsplit(target)
+    return None if parts.scheme or parts.netloc else target
+
+
 def cross_site() -> HttpError:
     """A 403 for a state-changing request another site's page sent."""
     return HttpError(403, "cross_site", "cross-site requests that change state are refused")

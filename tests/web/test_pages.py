@@ -208,8 +208,9 @@ def test_advent_after_christmas_eve_has_no_door_for_today(make_app: Any) -> None
 
 
 def test_christmas_dice_only_in_december(client: Any, make_app: Any) -> None:
-    response = client.post("/prefs/dice", data={"style": "x", "next": "//evil.example/"})
-    assert response.status_code == 303 and response.headers["Location"] == "/advent"
+    for elsewhere in ("//evil.example/", "/\\evil.example/", "https://evil.example/"):
+        response = client.post("/prefs/dice", data={"style": "x", "next": elsewhere})
+        assert response.status_code == 303 and response.headers["Location"] == "/advent"
     assert 'class="dice-f"' in html(client.get("/rules/maxi"))  # November: classic dice
     december = make_app(now=DECEMBER).test_client()
     december.post("/prefs/dice", data={"style": "x", "next": "/rules/maxi"})
