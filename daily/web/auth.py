@@ -51,7 +51,13 @@ def current_player_id(create: bool = False) -> str | None:
     if "player_id" not in g:
         g.player_id = _from_header() or _from_session()
     if g.player_id is None and create:
-        g.player_id = players.create(current_redis()).id
+        # A guest is a player like any other: it counts against the address's new players.
+        from daily.web import limits  # here: limits reads the player for its own keys
+
+        limits.check_new_player()
+        idle = current_config().idle_lifetime
+        g.player_id = players.create(current_redis(), expires_in=idle).id
+        limits.count_new_player()
         session[_SESSION_KEY] = g.player_id
         session.permanent = True
     return g.player_id  # type: ignore[no-any-return]
