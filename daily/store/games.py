@@ -82,7 +82,7 @@ return redis.call('LLEN', KEYS[2])
 # Claims a player's index keys (KEYS[3..]: one game per date, per code) for game ARGV[1],
 # all or none, and lists the game (KEYS[2]); returns the game already there, or ''.
 # Every key shares the player's hash tag. A guest's keys (KEYS[1], KEYS[2]) expire
-# together; a new game gives them ARGV[4] more seconds.
+# together, never before the new game does (ARGV[4] seconds from now).
 _CLAIM = """
 for i = 3, #KEYS do
   local found = redis.call('GET', KEYS[i])
@@ -97,9 +97,11 @@ for i = 3, #KEYS do
 end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -1 - tonumber(ARGV[5]))
-if redis.call('TTL', KEYS[1]) > 0 then
-  redis.call('EXPIRE', KEYS[1], ARGV[4])
-  redis.call('EXPIRE', KEYS[2], ARGV[4])
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then
+  ttl = math.max(ttl, tonumber(ARGV[4]))
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
 end
 return ''
 """
@@ -301,9 +303,9 @@ def start(
     pipe.execute()
     claim = client.register_script(_CLAIM)
     player_keys = [keys.player(record.player_id), keys.player_games(record.player_id)]
-    idle = int(config.idle_lifetime.total_seconds())
     index_ms = ttl_ms if index_keys else 0
-    args: list[str | int | float] = [record.id, record.created, index_ms, idle, MAX_LISTED_GAMES]
+    ttl_s = ttl_ms // 1000 + 1
+    args: list[str | int | float] = [record.id, record.created, index_ms, ttl_s, MAX_LISTED_GAMES]
     existing = str(claim(keys=[*player_keys, *index_keys], args=args) or "")
     if not existing:
         return record, True

@@ -370,7 +370,7 @@ def _join_as_daily(
     assert found.day is not None
     # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
     record = _new_record(data, player_id, "maxi", {}, found.seed_ref, mode="daily",
-                         day=found.day, code=found.code)  # fmt: skip
+                         day=found.day, code=found.code, closes_at=found.closes)  # fmt: skip
     return _start_ranked_daily(record, keys.player_friend(player_id, found.code))
 
 
@@ -506,6 +506,8 @@ def _state_json(record: Record, state: GameState) -> dict[str, Any]:
         body["code"] = code_str(record.code)
     body["ranked"] = record.is_ranked
     body["practice"] = record.practice
+    if record.code:  # published from the code's first game; the seed waits for its reveal
+        body["commitment"] = dice.commitment(_seed(record))
     if record.closes_at is not None:
         body["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
     body.update(_sheet_json(state))

@@ -23,7 +23,7 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 def _errors(*statuses: int) -> dict[str, Any]:
     meaning = {
         400: "malformed input (bad JSON, wrong types, unknown fields, malformed code)",
-        401: "a tampered token or session cookie",
+        401: "a tampered token or session cookie, or no player yet",
         403: "not allowed in this game's mode, or not yet",
         404: "no such game, code or open day",
         409: "a conflict: a second start, a stale or illegal move, a finished game, a closed"
@@ -227,6 +227,10 @@ _SCHEMAS: dict[str, Any] = {
                 "description": "XXXX-XXXX (friend games, and a daily played on a code)",
             },
             "ranked": {"type": "boolean", "description": "counts on a board"},
+            "commitment": {
+                "type": "string",
+                "description": "games on a code: sha256 hex of the code's seed",
+            },
             "practice": {
                 "type": "boolean",
                 "description": "played on a closed code: unranked, on no board",
@@ -446,8 +450,8 @@ def _game_paths(state: dict[str, Any]) -> dict[str, Any]:
         },
         "/players/me": {
             "get": {
-                "summary": "The asking player (a browser gets a guest).",
-                "responses": {"200": _json(_ref("Player"), "the player"), **_errors(401)},
+                "summary": "The asking player (401 before it has one: a read makes none).",
+                "responses": {"200": _json(_ref("Player"), "the player"), **_errors(401, 404)},
             },
             "patch": {
                 "summary": "Rename the asking player.",

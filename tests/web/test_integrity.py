@@ -81,6 +81,7 @@ def test_a_solo_games_code_never_leaks_its_seed_while_ranked(make_app: Any) -> N
     later = make_app(now=NOON + timedelta(days=7, hours=1)).test_client()
     shown = later.get(f"{API}/games/{solo['id']}/record", headers=ana).get_json()
     assert shown["commitment"] == dice.commitment(bytes.fromhex(shown["seed"]))
+    assert friend["commitment"] == shown["commitment"]  # published from the code's first game
 
 
 def test_a_code_closes_then_is_practice_on_no_board(make_app: Any) -> None:
@@ -338,15 +339,25 @@ def test_guests_and_unfinished_games_expire_finished_ones_stay(make_app: Any) ->
         done_game = games.load(redis, done["id"])
         assert idle_game is not None and done_game is not None
         assert 0 < redis.ttl(keys.game(idle["id"])) <= 30 * 86400
-        assert 0 < redis.ttl(keys.player(idle_game.player_id)) <= 30 * 86400
+        assert 0 < redis.ttl(keys.player(idle_game.player_id)) <= 30 * 86400 + 1
         assert redis.ttl(keys.game(done["id"])) == -1
         assert redis.ttl(keys.game_moves(done["id"])) == -1
         assert redis.ttl(keys.player(done_game.player_id)) == -1
         assert redis.ttl(keys.player_daily(done_game.player_id, DAY.isoformat())) == -1
-    daily = app.test_client().post(f"{API}/games", json={"mode": "daily"}).get_json()
+    starter = app.test_client()
+    daily = starter.post(f"{API}/games", json={"mode": "daily"}).get_json()
     with app.app_context():
-        left = current_redis().ttl(keys.game(daily["id"]))
-        assert 12 * 3600 < left <= 13 * 3600  # until the day's reveal, 13 hours from noon
+        redis = current_redis()
+        game = games.load(redis, daily["id"])
+        assert game is not None
+        for key in (keys.game(daily["id"]), keys.player_daily(game.player_id, str(DAY))):
+            assert 12 * 3600 < redis.ttl(key) <= 13 * 3600 + 1, key  # the day's reveal
+        assert 0 < redis.ttl(keys.player(game.player_id)) <= 86400  # a guest's first day
+        redis.delete(keys.player(game.player_id))  # the guest's time is up
+    again = starter.post(f"{API}/games", json={"mode": "solo"}).get_json()
+    with app.app_context():
+        fresh = games.load(current_redis(), again["id"])
+    assert fresh is not None and fresh.player_id != game.player_id  # a new guest, not a ghost
 
 
 # -- 7. header injection -------------------------------------------------------------------
