@@ -21,7 +21,6 @@ from werkzeug.serving import make_server
 from daily import dice
 from daily.store import boards, games, keys
 from daily.web import current_redis, limits
-from tests.web.helpers import SECRET
 
 pytestmark = pytest.mark.redis
 
@@ -123,6 +122,18 @@ def test_a_revealed_days_code_is_practice(make_app: Any) -> None:
     final = play_out(later, cy, start(later, cy, mode="friend", code=code).get_json())
     assert final["practice"] and final["rank"] is None  # before: 641, rank 1
     assert board_members(app, boards.Board.friend(code.replace("-", ""))) == 1
+
+
+def test_a_dailys_code_closed_early_waits_for_the_days_reveal(make_app: Any) -> None:
+    client = make_app(now=NOON, code_lifetime=timedelta(hours=1)).test_client()
+    code = finished_daily(client, player(client, "Ana"))["share_code"]
+    later = make_app(now=NOON + timedelta(hours=2), code_lifetime=timedelta(hours=1))
+    refused = start(later.test_client(), player(later.test_client(), "Bo"), mode="friend",
+                    code=code)  # fmt: skip
+    # Practice now would show the day's dice while the day is still open.
+    error = refused.get_json()["error"]
+    assert refused.status_code == 409 and error["code"] == "code_closed"
+    assert error["practice_at"] == dice.Day(DAY, UTC).reveals_at.isoformat()
 
 
 # -- 2. a daily's code during its day --------------------------------------------------------
@@ -372,8 +383,9 @@ def test_a_control_character_in_next_is_a_400_page(make_app: Any, path: str, bad
     assert answer.status_code == 400 and answer.mimetype == "text/html"
 
 
-def test_seed_window_is_the_days_for_a_dailys_code() -> None:
-    made = NOON
-    window = dice.code_window(made, timedelta(days=7), dice.Day(DAY, UTC))
-    assert window.reveals_at == dice.Day(DAY, UTC).reveals_at
-    assert SECRET  # the apps above deal with the shared test secret
+def test_a_dailys_code_is_revealed_with_its_day_not_before() -> None:
+    day = dice.Day(DAY, UTC)
+    window = dice.code_window(NOON, timedelta(days=7), day)
+    assert window.reveals_at == day.reveals_at
+    short = dice.code_window(NOON, timedelta(hours=1), day)
+    assert short.reveals_at < day.reveals_at  # closed early; practice still waits for the day
