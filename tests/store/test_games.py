@@ -87,6 +87,27 @@ def test_second_daily_start_returns_the_first(client: redis.Redis) -> None:
     assert len(list(client.scan_iter(keys.game("*")))) == 1  # scans every cluster node
 
 
+def test_index_keys_are_claimed_all_or_none(client: redis.Redis) -> None:
+    first = start_daily(client)
+    both = [keys.player_daily("p1", str(DAY)), keys.player_friend("p1", "K7P2QX9D")]
+    again, created = games.start(client, settings(), daily_record(), both)
+    assert not created and again == first
+    assert client.get(both[1]) is None  # the code's index was not taken either
+    assert games.games_of(client, "p1") == [first.id]
+
+
+def test_an_unfinished_game_expires_and_a_finished_one_stays(client: redis.Redis) -> None:
+    record = start_daily(client)
+    reveal = dice.Day(DAY, UTC).reveals_at
+    left = client.pttl(keys.game(record.id))
+    assert abs(left / 1000 - (reveal - NOON).total_seconds()) < 5
+    state = record.state(SECRET)
+    while not state.is_finished:
+        record, state = games.play(client, settings(), record, greedy(state))
+    assert client.ttl(keys.game(record.id)) == -1 and client.ttl(keys.game_moves(record.id)) == -1
+    assert client.ttl(keys.player_daily("p1", str(DAY))) == -1
+
+
 def test_play_appends_what_replays(client: redis.Redis) -> None:
     record = start_daily(client)
     state = record.state(SECRET)
