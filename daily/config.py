@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -20,6 +20,7 @@ LIMIT_VARS = {
     "players": "DAILY_LIMIT_PLAYERS",
     "moves": "DAILY_LIMIT_MOVES",
     "pages": "DAILY_LIMIT_PAGES",
+    "dailies": "DAILY_LIMIT_DAILIES",
 }
 
 Clock = Callable[[], datetime]
@@ -59,6 +60,10 @@ class Config:
     rate_limits: Mapping[str, str] = field(default_factory=dict)
     #: How many reverse proxies in front set X-Forwarded-For (the client address) and -Proto.
     trusted_proxies: int = 0
+    #: How long a friend code is ranked after it is made (a daily's code: at most its day).
+    code_lifetime: timedelta = timedelta(days=7)
+    #: How long an unfinished game, and a guest who never finished one, is kept when idle.
+    idle_lifetime: timedelta = timedelta(days=30)
 
     @property
     def is_production(self) -> bool:
@@ -123,6 +128,10 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     limits = {name: env[var] for name, var in LIMIT_VARS.items() if env.get(var)}
     limits.update(overrides.pop("rate_limits", {}))
     proxies = overrides.pop("trusted_proxies", env.get("DAILY_TRUSTED_PROXIES", 0))
+    code_days = overrides.pop("code_lifetime", env.get("DAILY_CODE_DAYS", 7))
+    idle_days = overrides.pop("idle_lifetime", env.get("DAILY_IDLE_DAYS", 30))
+    lifetime = _days(code_days, "DAILY_CODE_DAYS")
+    idle = _days(idle_days, "DAILY_IDLE_DAYS")
     return Config(
         secret_key=secrets[-1] if secrets else DEV_SECRET,
         secret_keys=secrets,
@@ -133,6 +142,26 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         board_retention_days=int(retention),
         rate_limits=limits,
         trusted_proxies=int(proxies),
+        code_lifetime=lifetime,
+        idle_lifetime=idle,
         clock=clock,
         **overrides,
     )
+
+
+def _days(value: object, name: str) -> timedelta:
+    """A lifetime in days (a number, or a timedelta given by a test); positive.
+
+    >>> _days("1.5", "X")
+    datetime.timedelta(days=1, seconds=43200)
+    """
+    if isinstance(value, timedelta):
+        days = value / timedelta(days=1)
+    else:
+        try:
+            days = float(str(value))
+        except ValueError:
+            raise ConfigError(f"{name} must be a number of days, got {value!r}") from None
+    if not 0 < days < 100_000:
+        raise ConfigError(f"{name} must be a positive number of days, got {value!r}")
+    return timedelta(days=days)

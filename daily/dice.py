@@ -119,6 +119,48 @@ def _keyed(key: bytes) -> Callable[[bytes], bytes]:
 
 
 @dataclass(frozen=True, slots=True)
+class Window:
+    """The lifecycle of a seed that a ranked board uses: open, closed, then revealed.
+
+    Ranked games start on the seed while it is open; one started before the close may be
+    finished until :attr:`reveals_at`, and only then is the seed published.
+    """
+
+    opens_at: datetime
+    closes_at: datetime
+
+    @property
+    def reveals_at(self) -> datetime:
+        """When the seed is published and the unfinished ranked games on it stop."""
+        return self.closes_at + REVEAL_GRACE
+
+    def is_open(self, now: datetime) -> bool:
+        """Whether a ranked game may start at *now*."""
+        return self.opens_at <= now < self.closes_at
+
+    def is_revealed(self, now: datetime) -> bool:
+        """Whether no ranked game can be played on the seed any more at *now*."""
+        return now >= self.reveals_at
+
+
+def code_window(made: datetime, lifetime: timedelta, day: Day | None = None) -> Window:
+    """The window of a friend code made at *made*: *lifetime* long, and for a daily's
+    code never past *day*'s close (the day's seed is revealed an hour later).
+
+    >>> from datetime import UTC
+    >>> at = datetime(2026, 12, 1, 20, tzinfo=UTC)
+    >>> code_window(at, timedelta(days=7)).closes_at.isoformat()
+    '2026-12-08T20:00:00+00:00'
+    >>> code_window(at, timedelta(days=7), Day(date(2026, 12, 1), UTC)).closes_at.isoformat()
+    '2026-12-02T00:00:00+00:00'
+    """
+    closes = made + lifetime
+    if day is not None:
+        closes = min(closes, day.closes_at)
+    return Window(made, closes)
+
+
+@dataclass(frozen=True, slots=True)
 class Day:
     """One daily puzzle's calendar facts in the reference time zone."""
 
@@ -149,6 +191,11 @@ class Day:
     def advent_door(self) -> int | None:
         """The advent calendar door (1 to 24 in December), else None."""
         return self.date.day if self.date.month == 12 and self.date.day <= 24 else None
+
+    @property
+    def window(self) -> Window:
+        """The day's lifecycle: open all day, revealed an hour after it closes."""
+        return Window(self.opens_at, self.closes_at)
 
     def is_open(self, now: datetime) -> bool:
         """Whether the puzzle exists yet at *now* (its day has started)."""

@@ -126,7 +126,7 @@ def make_app(redis_url: str, tmp_path: Path) -> Iterator[Any]:
             "data_dir": tmp_path / "data",
             # Rate limits would count (and store) every request of a long test; the tests of
             # tests/web/test_limits.py turn them on with their own small limits.
-            "rate_limits": dict.fromkeys(("players", "moves", "pages"), "off"),
+            "rate_limits": dict.fromkeys(("players", "moves", "pages", "dailies"), "off"),
         }
         settings.update(overrides)
         if isinstance(settings.get("now"), datetime):

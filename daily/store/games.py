@@ -5,6 +5,10 @@ rules engine, then appended by a Lua script only if the log still has the
 length the replay saw: a concurrent or out-of-order move changes nothing.
 A finished game is listed as pending until the rankings have counted it, so a
 crash between finishing and counting is repaired by :func:`retry_pending`.
+
+Nothing here grows without bound: an unfinished game expires at its deadline (a ranked
+game) or when idle (``Config.idle_lifetime``), and so do a guest's keys until they
+finish a game; a finished game, and its player, are kept.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ import dataclasses
 import json
 import logging
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime, tzinfo
 from typing import Any, cast
 
 import redis
@@ -39,17 +44,77 @@ SHARED_MODES = ("daily", "solo")
 PENDING_GRACE_S = 60.0
 #: The pending results are swept at most this often (see :func:`sweep_pending`).
 SWEEP_INTERVAL_S = 60.0
+#: A move sent without its index that repeats the game's last move this soon (seconds) is
+#: taken for a duplicate of it, not a second roll: send the index to repeat a hold on purpose.
+DUPLICATE_WINDOW_S = 2.0
+#: A player's list of games keeps this many newest ids (their pages show 50).
+MAX_LISTED_GAMES = 1000
 
-# Appends one move if the game is not finished and its log has the expected
-# length; marks the game finished in the same step when the move ends it.
+# Appends one move if the game is not finished, its log has the expected length and,
+# for a move sent without its index (ARGV[6] its arrival, -1 when indexed), nothing was
+# stored since that request arrived and it does not repeat the last move within
+# ARGV[9] seconds: a concurrent duplicate is refused, not played twice.
+# Marks the game finished in the same step when the move ends it, and keeps it for good
+# then; an unfinished game's expiry moves on (ARGV[8] ms from now; 0: none).
 _APPEND = """
 if redis.call('HGET', KEYS[1], 'finished') ~= '0' then return -1 end
 if redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[1]) then return -2 end
+local arrived = tonumber(ARGV[6])
+local moved = tonumber(redis.call('HGET', KEYS[1], 'moved_at') or '0')
+if arrived >= 0 then
+  if moved >= arrived then return -3 end
+  local last = redis.call('LINDEX', KEYS[2], -1)
+  if last == ARGV[2] and tonumber(ARGV[7]) - moved < tonumber(ARGV[9]) then return -3 end
+end
 redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[1], 'moved_at', ARGV[7])
 if ARGV[3] == '1' then
   redis.call('HSET', KEYS[1], 'finished', '1', 'total', ARGV[4], 'finished_at', ARGV[5])
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[2])
+elseif tonumber(ARGV[8]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[8])
+  redis.call('PEXPIRE', KEYS[2], ARGV[8])
 end
 return redis.call('LLEN', KEYS[2])
+"""
+
+# Claims a player's index keys (KEYS[3..]: one game per date, per code) for game ARGV[1],
+# all or none, and lists the game (KEYS[2]); returns the game already there, or ''.
+# Every key shares the player's hash tag. A guest's keys (KEYS[1], KEYS[2]) expire
+# together, never before the new game does (ARGV[4] seconds from now).
+_CLAIM = """
+for i = 3, #KEYS do
+  local found = redis.call('GET', KEYS[i])
+  if found then return found end
+end
+for i = 3, #KEYS do
+  if tonumber(ARGV[3]) > 0 then
+    redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[3])
+  else
+    redis.call('SET', KEYS[i], ARGV[1])
+  end
+end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -1 - tonumber(ARGV[5]))
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then
+  ttl = math.max(ttl, tonumber(ARGV[4]))
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
+return ''
+"""
+
+# Keeps a finished game's player for good: their record, game list, and the index keys
+# (KEYS[3..]) that name game ARGV[1]. Every key shares the player's hash tag.
+_KEEP = """
+redis.call('PERSIST', KEYS[1])
+redis.call('PERSIST', KEYS[2])
+for i = 3, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('PERSIST', KEYS[i]) end
+end
+return 1
 """
 
 # Creates a hash only if the key is new (friend codes: a collision retries).
@@ -84,7 +149,15 @@ class Record:
     finished_at: float | None = None
     share: str | None = None  # the friend code that replays this game's dice
     submitted: bool = False  # the result has been counted by the rankings
+    practice: bool = False  # played on a closed code: on no board
+    closes_at: float | None = None  # games on a code: when the code stopped being ranked
+    moved_at: float = 0.0  # wall-clock time the last move was stored (see play)
     extra: Mapping[str, str] = field(default_factory=dict)  # mode-specific fields
+
+    @property
+    def is_ranked(self) -> bool:
+        """Whether the game counts on a board (a daily, or a friend game on an open code)."""
+        return self.mode in RANKED_MODES and not self.practice
 
     @property
     def rules(self) -> Ruleset:
@@ -119,8 +192,11 @@ class Record:
             "target": "1" if self.target else "0",
             "finished": "1" if self.finished else "0",
             "submitted": "1" if self.submitted else "0",
+            "practice": "1" if self.practice else "0",
             **self.extra,
         }
+        if self.closes_at is not None:
+            fields["closes_at"] = repr(self.closes_at)
         if self.day:
             fields["date"] = self.day.isoformat()
         if self.code:
@@ -131,7 +207,8 @@ class Record:
     def from_fields(cls, game_id: str, fields: Mapping[str, str], moves: Sequence[str]) -> Record:
         """Reads a record back from its hash fields and move list."""
         known = {"mode", "ruleset", "options", "player", "seed", "created", "target", "finished",
-                 "submitted", "date", "code", "total", "finished_at", "share"}  # fmt: skip
+                 "submitted", "date", "code", "total", "finished_at", "share", "practice",
+                 "closes_at", "moved_at"}  # fmt: skip
         return cls(
             id=game_id,
             mode=fields["mode"],
@@ -149,6 +226,9 @@ class Record:
             finished_at=float(fields["finished_at"]) if "finished_at" in fields else None,
             share=fields.get("share"),
             submitted=fields.get("submitted") == "1",
+            practice=fields.get("practice") == "1",
+            closes_at=float(fields["closes_at"]) if "closes_at" in fields else None,
+            moved_at=float(fields.get("moved_at", 0.0)),
             extra={k: v for k, v in fields.items() if k not in known},
         )
 
@@ -163,7 +243,7 @@ def _stored_move(entry: Mapping[str, Any]) -> Move:
 
 @dataclass(frozen=True, slots=True)
 class FriendCode:
-    """A friend code: the dice it names, its ruleset and who made it."""
+    """A friend code: the dice it names, its ruleset, who made it and when it closes."""
 
     code: str
     ruleset: str
@@ -171,6 +251,32 @@ class FriendCode:
     creator: str
     game_id: str
     seed_ref: str
+    made: float = 0.0  # unix seconds
+    closes: float = 0.0  # unix seconds; 0 (a code from before codes closed): closed
+
+    @property
+    def window(self) -> dice.Window:
+        """When the code is ranked, and when its seed may be revealed."""
+        return dice.Window(_at(self.made), _at(self.closes))
+
+    @property
+    def day(self) -> date | None:
+        """The date whose daily seed the code replays, if it is a daily's code."""
+        kind, _, value = self.seed_ref.partition(":")
+        return date.fromisoformat(value) if kind == "daily" else None
+
+    def practice_at(self, zone: tzinfo) -> datetime:
+        """When the code may be played as practice: once its seed can be revealed.
+
+        A daily's code waits for its day's reveal too, even if it closed before the day.
+        """
+        day = self.day
+        reveals = self.window.reveals_at
+        return max(reveals, dice.Day(day, zone).reveals_at) if day else reveals
+
+
+def _at(timestamp: float) -> datetime:
+    return datetime.fromtimestamp(timestamp, UTC)
 
 
 def new_id() -> str:
@@ -179,28 +285,64 @@ def new_id() -> str:
 
 
 @guarded
-def start(client: redis.Redis, record: Record, index_key: str | None = None) -> tuple[Record, bool]:
+def start(
+    client: redis.Redis, config: Config, record: Record, index_keys: Sequence[str] = ()
+) -> tuple[Record, bool]:
     """Stores a new game; returns it and True, or the existing game and False.
 
-    *index_key* (one game per player and date, or per player and code) is set
-    only if it is new; otherwise the game already there is returned instead.
+    *index_keys* (one game per player and date, or per player and code; a daily played
+    on its code takes both) are claimed all or none; if one names a game already, that
+    game is returned instead. An unfinished game expires at its deadline, or when idle.
     """
-    # The game and the player's list live on two cluster slots, so no transaction holds
-    # both: a crash between leaves an unlisted game, or a listed id that loads as None.
-    pipe = client.pipeline(transaction=False)
+    ttl_ms = int(expires_in(record, config) * 1000)
+    # The game and the player's keys live on two cluster slots, so no transaction holds
+    # both: a crash between leaves an unlisted game, which expires unfinished.
+    pipe = client.pipeline(transaction=True)
     pipe.hset(keys.game(record.id), mapping=cast(Mapping[Any, Any], record.to_fields()))
-    pipe.zadd(keys.player_games(record.player_id), {record.id: record.created})
+    pipe.pexpire(keys.game(record.id), ttl_ms)
     pipe.execute()
-    if index_key is None or client.set(index_key, record.id, nx=True):
+    claim = client.register_script(_CLAIM)
+    player_keys = [keys.player(record.player_id), keys.player_games(record.player_id)]
+    index_ms = ttl_ms if index_keys else 0
+    ttl_s = ttl_ms // 1000 + 1
+    args: list[str | int | float] = [record.id, record.created, index_ms, ttl_s, MAX_LISTED_GAMES]
+    existing = str(claim(keys=[*player_keys, *index_keys], args=args) or "")
+    if not existing:
         return record, True
     # Somebody (a double click) started the same game first: keep theirs.
     client.delete(keys.game(record.id))
-    client.zrem(keys.player_games(record.player_id), record.id)
-    existing = client.get(index_key)
-    found = load(client, str(existing)) if existing else None
+    found = load(client, existing)
     if found is None:
-        raise DailyError(f"index {index_key!r} names a game that does not exist")
+        raise DailyError(f"an index of player {record.player_id} names a missing game")
     return found, False
+
+
+#: An unfinished game is kept at least this long (seconds), even at its deadline.
+MIN_KEEP_S = 60.0
+
+
+def expires_in(record: Record, config: Config) -> float:
+    """Seconds until an unfinished *record* is dropped: at its deadline if ranked, else
+    when idle for ``config.idle_lifetime``.
+
+    Relative, not a date: Redis counts it on its own clock, and the configured clock may
+    be frozen (``DAILY_NOW``, tests).
+    """
+    deadline = deadline_of(record, config)
+    if deadline is None:
+        return config.idle_lifetime.total_seconds()
+    return max(MIN_KEEP_S, (deadline - config.now()).total_seconds())
+
+
+def deadline_of(record: Record, config: Config) -> datetime | None:
+    """When a ranked game stops: its day's or its code's reveal; None for unranked games."""
+    if record.practice:
+        return None
+    if record.mode == "daily" and record.day is not None:
+        return dice.Day(record.day, config.timezone).reveals_at
+    if record.mode == "friend" and record.closes_at is not None:
+        return _at(record.closes_at) + dice.REVEAL_GRACE
+    return None
 
 
 @guarded
@@ -227,26 +369,37 @@ def games_of(client: redis.Redis, player_id: str, limit: int = 50) -> list[str]:
 
 
 def play(
-    client: redis.Redis, config: Config, record: Record, move: Move, expected: int | None = None
+    client: redis.Redis,
+    config: Config,
+    record: Record,
+    move: Move,
+    expected: int | None = None,
+    arrived: float | None = None,
 ) -> tuple[Record, GameState]:
     """Applies *move* to the stored game; returns the new record and state.
 
     A party game's state is the sheet of the player to move next.
 
     *expected* is the number of moves the client has seen; a mismatch with
-    the log raises :class:`MoveConflict` and changes nothing.
+    the log raises :class:`MoveConflict` and changes nothing. Without it, *arrived*
+    (wall-clock seconds when the request came in) stands for it: a move stored after
+    the request arrived, or the same move stored under :data:`DUPLICATE_WINDOW_S` ago,
+    means two copies of one request raced, and this one is refused the same way.
     """
     if record.finished:
         raise MoveConflict("the game is over")
     if expected is not None and expected != len(record.moves):
         raise MoveConflict(f"move {expected} was sent but the game is at move {len(record.moves)}")
+    since = -1.0 if expected is not None or arrived is None else arrived
+    if since >= 0 and record.moved_at >= since:
+        raise MoveConflict(_RACED)
     _check_open(record, config)
     state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
     entry = move.to_dict()
     now = config.now().timestamp()
     if state.is_finished:
         _mark_pending(client, record.id, now)
-    _append(client, record, entry, state, now)
+    _append(client, record, entry, state, now, since, expires_in(record, config))
     record = _with_move(record, entry, state, now)
     if state.is_finished:
         record = finish(client, config, record)
@@ -259,6 +412,9 @@ def play(
     return record, state.state if isinstance(state, parties.Party) else state
 
 
+_RACED = "another move reached the game while this one was on its way (sent twice?); reload it"
+
+
 def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Party:
     # A party's move goes to whoever's turn it is; the game ends when every sheet is full.
     if record.mode == "party":
@@ -267,9 +423,11 @@ def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Par
 
 
 def _check_open(record: Record, config: Config) -> None:
-    if record.mode == "daily" and record.day is not None:
-        if dice.Day(record.day, config.timezone).is_revealed(config.now()):
+    deadline = deadline_of(record, config)
+    if deadline is not None and config.now() >= deadline:
+        if record.mode == "daily":
             raise IllegalMoveError(f"the daily puzzle of {record.day} is over")
+        raise IllegalMoveError(f"the ranked games on code {record.code} are over")
 
 
 @guarded
@@ -285,18 +443,27 @@ def _append(
     entry: dict[str, Any],
     state: GameState | parties.Party,
     now: float,
+    since: float,
+    ttl_s: float,
 ) -> None:
     finished = "1" if state.is_finished else "0"
+    # The wall clock, not the configured one (frozen in tests and demos): it orders requests.
     args: list[str | int | float] = [
         len(record.moves),
         json.dumps(entry),
         finished,
         state.total,
         now,
+        repr(since),
+        repr(time.time()),
+        int(ttl_s * 1000),
+        DUPLICATE_WINDOW_S,
     ]
     script = client.register_script(_APPEND)
-    result = script(keys=[keys.game(record.id), keys.game_moves(record.id)], args=args)
-    if int(result) < 0:
+    result = int(script(keys=[keys.game(record.id), keys.game_moves(record.id)], args=args))
+    if result == -3:
+        raise MoveConflict(_RACED)
+    if result < 0:
         raise MoveConflict("the game changed meanwhile (a move was sent twice?); reload it")
 
 
@@ -313,36 +480,74 @@ def _with_move(
 
 @guarded
 def finish(client: redis.Redis, config: Config, record: Record) -> Record:
-    """Counts a finished game on the rankings and gives it a share code (idempotent)."""
-    if record.mode in SHARED_MODES and record.share is None:
-        code = create_code(client, record.player_id, record.ruleset, record.options,
-                           record.seed_ref, record.id)  # fmt: skip
-        client.hset(keys.game(record.id), "share", code)
-        record = dataclasses.replace(record, share=code)
+    """Keeps a finished game and its player, gives it a share code and counts it (idempotent).
+
+    Any number of requests may finish the same game at once (the finishing move and the
+    reads that heal a lost count): they agree on one share code and count it once.
+    """
+    _keep(client, record)
+    if record.mode in SHARED_MODES and record.share is None and not record.practice:
+        record = dataclasses.replace(record, share=_share_code(client, config, record))
     if not record.submitted:
         submit(client, config, record)
         record = dataclasses.replace(record, submitted=True)
     return record
 
 
+def _keep(client: redis.Redis, record: Record) -> None:
+    index_keys = []
+    if record.mode == "daily" and record.day is not None:
+        index_keys.append(keys.player_daily(record.player_id, record.day.isoformat()))
+    if record.code is not None:
+        index_keys.append(keys.player_friend(record.player_id, record.code))
+    keep = client.register_script(_KEEP)
+    player_keys = [keys.player(record.player_id), keys.player_games(record.player_id)]
+    keep(keys=[*player_keys, *index_keys], args=[record.id])
+
+
+def _share_code(client: redis.Redis, config: Config, record: Record) -> str:
+    """The one share code of a finished daily or solo game, made by whoever comes first."""
+    code = create_code(client, config, record.player_id, record.ruleset, record.options,
+                       record.seed_ref, record.id, day=record.day)  # fmt: skip
+    if client.hsetnx(keys.game(record.id), "share", code):
+        return code
+    # A concurrent finish made one first: theirs stands, ours is dropped unseen.
+    client.delete(keys.friend_code(code))
+    return str(client.hget(keys.game(record.id), "share"))
+
+
 @guarded
 def submit(client: redis.Redis, config: Config, record: Record) -> None:
-    """Hands a finished ranked game to the rankings, then clears it from the pending list."""
-    if record.mode in RANKED_MODES and record.total is not None:
+    """Hands a finished game to every board it counts on, then clears it from the pending list.
+
+    This is the one place where a finished game reaches the boards (a check that holds a
+    game back from them belongs at its top). Every board step is a no-op when repeated.
+    """
+    for result in results_of(record):
         boards.submit(
-            client,
-            result_of(record),
-            retention_days=config.board_retention_days,
-            zone=config.timezone,
+            client, result, retention_days=config.board_retention_days, zone=config.timezone
         )
-    if record.mode in SHARED_MODES and record.share and record.total is not None:
-        # The creator's own game opens the board of the code made from it (ZADD NX: once).
-        shared = dataclasses.replace(result_of(record), mode="friend", day=None, code=record.share)
-        boards.submit(client, shared, retention_days=config.board_retention_days)
     # In this order, one after the other (two cluster slots): a crash between leaves a
     # counted game listed as pending, which retry_pending clears.
     client.hset(keys.game(record.id), "submitted", "1")
     client.zrem(keys.pending_results(), record.id)
+
+
+def results_of(record: Record) -> list[boards.Result]:
+    """What a finished game puts on the boards: its day's or code's result, and the code
+    boards it opens (the share code made from it, the code a daily was played on)."""
+    if record.practice or record.total is None:
+        return []
+    found = []
+    if record.is_ranked:
+        found.append(result_of(record))
+    # A daily played on a friend's code also counts on that code's board (ZADD NX: once).
+    codes = [record.code] if record.mode == "daily" and record.code else []
+    if record.mode in SHARED_MODES and record.share:
+        codes.append(record.share)  # the creator's own game opens its code's board
+    for code in codes:
+        found.append(dataclasses.replace(result_of(record), mode="friend", day=None, code=code))
+    return found
 
 
 def result_of(record: Record) -> boards.Result:
@@ -410,13 +615,22 @@ def set_computer(client: redis.Redis, record: Record, moves: Sequence[Move]) -> 
 @guarded
 def create_code(
     client: redis.Redis,
+    config: Config,
     creator: str,
     ruleset: str,
     options: Mapping[str, Any],
     seed_ref: str | None,
     game_id: str,
+    day: date | None = None,
 ) -> str:
-    """Stores a fresh friend code; *seed_ref* None gives the code its own seed."""
+    """Stores a fresh friend code; *seed_ref* None gives the code its own seed.
+
+    The code is ranked for ``config.code_lifetime`` from now, and a daily's code (*day*)
+    never past its day's close: the day's seed is revealed an hour after that.
+    """
+    made = config.now()
+    puzzle = dice.Day(day, config.timezone) if day is not None else None
+    window = dice.code_window(made, config.code_lifetime, puzzle)
     script = client.register_script(_CREATE)
     while True:
         code = new_code()
@@ -426,6 +640,8 @@ def create_code(
             "creator": creator,
             "game": game_id,
             "seed": seed_ref or f"friend:{code}",
+            "made": repr(window.opens_at.timestamp()),
+            "closes": repr(window.closes_at.timestamp()),
         }
         flat = [x for pair in fields.items() for x in pair]
         if script(keys=[keys.friend_code(code)], args=flat):
@@ -445,11 +661,40 @@ def load_code(client: redis.Redis, code: str) -> FriendCode | None:
         creator=fields["creator"],
         game_id=fields["game"],
         seed_ref=fields["seed"],
+        made=float(fields.get("made", 0.0)),
+        closes=float(fields.get("closes", 0.0)),
     )
 
 
+def seed_reveals_at(client: redis.Redis, config: Config, record: Record) -> datetime | None:
+    """When the seed of *record* may be published; None if no ranked board ever uses it.
+
+    A day's seed: an hour after the day closes. A code's dice (its own seed, or the seed
+    of the solo game it was made from): once the code's ranked games are over. A daily's
+    code only replays the day, so the day decides. Unknown: never.
+    """
+    kind, _, value = record.seed_ref.partition(":")
+    if kind == "daily":
+        return dice.Day(date.fromisoformat(value), config.timezone).reveals_at
+    code = record.code or (record.share if record.mode == "solo" else None)
+    if code is not None:
+        found = load_code(client, code)
+        return found.practice_at(config.timezone) if found else datetime.max.replace(tzinfo=UTC)
+    if kind == "friend" or record.mode == "solo":
+        return datetime.max.replace(tzinfo=UTC)  # a code or share not made (yet): keep it
+    return None  # a party's or a computer game's own random seed: nobody else plays it
+
+
+def is_seed_public(client: redis.Redis, config: Config, record: Record) -> bool:
+    """Whether the seed of *record* may be shown now (see :func:`seed_reveals_at`)."""
+    reveals = seed_reveals_at(client, config, record)
+    return reveals is None or config.now() >= reveals
+
+
 def board_of(record: Record) -> boards.Board | None:
-    """The board a game counts on: its date's or its friend code's; None for unranked modes."""
+    """The board a game counts on: its date's or its friend code's; None for unranked games."""
+    if record.practice:
+        return None
     if record.mode == "daily" and record.day is not None:
         return boards.Board.daily(record.day)
     if record.mode == "friend" and record.code is not None:

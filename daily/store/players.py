@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import secrets
 import time
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
 import redis
+from confusable_homoglyphs import categories, confusables
 
 from daily.errors import DailyError
 from daily.store import keys
@@ -17,7 +20,20 @@ MAX_NAME = 24
 
 
 class InvalidNameError(DailyError, ValueError):
-    """A display name that is empty, too long or not printable."""
+    """A display name that is empty, too long, not printable or blank to the eye."""
+
+
+class ConfusableNameError(InvalidNameError):
+    """A display name that spells a Latin name with letters of another script."""
+
+
+#: Characters that print as nothing although Unicode calls them letters or symbols
+#: (Hangul fillers, the blank Braille pattern, Khmer inherent vowels).
+BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5")
+#: Unicode categories that show nothing alone: spaces and combining marks.
+_BLANK_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Mn", "Mc", "Me", "Cf", "Cc"})
+#: Scripts that never count as a look-alike by themselves (digits, punctuation, accents).
+_NEUTRAL_SCRIPTS = frozenset({"COMMON", "INHERITED", "LATIN"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,19 +45,75 @@ class Player:
 
 
 def parse_name(text: object) -> str:
-    """Trims a display name and checks it is 1 to 24 printable characters.
+    """Normalizes a display name (NFKC, trimmed) and checks it: 1 to 24 printable
+    characters, at least one visible, not a Latin name spelled in other letters.
 
-    >>> parse_name("  Ana ")
+    >>> parse_name("  Ａｎａ ")
     'Ana'
+    >>> parse_name(chr(0x3164))  # a Hangul filler  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    daily.store.players.InvalidNameError: name must show at least one character, got ...
     """
     if not isinstance(text, str):
         raise InvalidNameError(f"name must be a string, got {text!r}")
-    name = text.strip()
+    # NFKC first: full-width and styled letters become the plain ones they look like.
+    name = unicodedata.normalize("NFKC", text).strip()
     if not 1 <= len(name) <= MAX_NAME:
         raise InvalidNameError(f"name must be 1 to {MAX_NAME} characters, got {len(name)}")
     if not name.isprintable():
         raise InvalidNameError(f"name must be printable characters only, got {name!r}")
+    if not any(is_visible(c) for c in name):
+        raise InvalidNameError(f"name must show at least one character, got {name!r}")
+    lookalike = latin_lookalike(name)
+    if lookalike is not None:
+        raise ConfusableNameError(
+            f"name {name!r} looks like {lookalike!r} written with letters of another script:"
+            " write it in one script, or with letters that look like no other"
+        )
     return name
+
+
+def is_visible(char: str) -> bool:
+    """Whether *char* shows on its own (not a space, a lone mark or a blank filler).
+
+    >>> is_visible("a"), is_visible("\u2800"), is_visible("\u0301")
+    (True, False, False)
+    """
+    return char not in BLANK_LOOKING and unicodedata.category(char) not in _BLANK_CATEGORIES
+
+
+def latin_lookalike(name: str) -> str | None:
+    """The Latin name that *name* imitates with letters of other scripts, or None.
+
+    A letter of another script that looks like a plain Latin letter is read as that letter;
+    if every such letter does, and there is one, *name* is taken for a Latin spelling.
+
+    >>> latin_lookalike("\u0410n\u0430")  # Cyrillic A and a around a Latin n
+    'Ana'
+    >>> latin_lookalike("\u041c\u0430\u0440\u0438\u044f"), latin_lookalike("Ana")  # Мария
+    (None, None)
+    """
+    read, foreign = [], False
+    for char in name:
+        if categories.alias(char) in _NEUTRAL_SCRIPTS:
+            read.append(char)
+            continue
+        latin = _latin_twin(char)
+        if latin is None:
+            return None  # a letter no Latin one imitates: the name is its own script's
+        read.append(latin)
+        foreign = True
+    return "".join(read) if foreign else None
+
+
+def _latin_twin(char: str) -> str | None:
+    found = confusables.is_confusable(char, greedy=True, preferred_aliases=["latin"])
+    for entry in found or ():
+        for glyph in entry["homoglyphs"]:
+            if glyph["c"].isascii() and glyph["c"].isalpha():
+                return str(glyph["c"])
+    return None
 
 
 def guest_name(player_id: str) -> str:
@@ -54,11 +126,21 @@ def guest_name(player_id: str) -> str:
 
 
 @guarded
-def create(client: redis.Redis, name: str | None = None) -> Player:
-    """Stores a new player named *name* (checked by :func:`parse_name`), or a guest."""
+def create(
+    client: redis.Redis, name: str | None = None, expires_in: timedelta | None = None
+) -> Player:
+    """Stores a new player named *name* (checked by :func:`parse_name`), or a guest.
+
+    A player made with *expires_in* (a browser's guest) is dropped after that long
+    unless a game started renews it or a finished game keeps it for good.
+    """
     player_id = secrets.token_hex(8)
     player = Player(player_id, guest_name(player_id) if name is None else parse_name(name))
-    client.hset(keys.player(player_id), mapping={"name": player.name, "created": time.time()})
+    pipe = client.pipeline(transaction=True)
+    pipe.hset(keys.player(player_id), mapping={"name": player.name, "created": time.time()})
+    if expires_in is not None:
+        pipe.expire(keys.player(player_id), expires_in)
+    pipe.execute()
     return player
 
 

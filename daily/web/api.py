@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable, Mapping
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
@@ -27,8 +27,21 @@ from daily.strategy import bots, hints
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, default_cache_dir, is_small, table_path
 from daily.web import current_config, current_redis, openapi, strategy
-from daily.web.auth import current_player_id, own_game, require_player_id, token_for
+from daily.web.auth import (
+    current_player_id,
+    own_game,
+    require_player_id,
+    token_for,
+    unauthorized,
+)
 from daily.web.errors import HttpError, bad_request, conflict, not_found
+from daily.web.limits import (
+    ARRIVED,
+    check_daily_limit,
+    check_new_player,
+    count_daily,
+    count_new_player,
+)
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
@@ -49,15 +62,21 @@ def openapi_document() -> Response:
 def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
     data = _body(required={"name"})
-    player = players.create(current_redis(), _name(data["name"]))
+    name = _name(data["name"])
+    check_new_player()
+    player = players.create(current_redis(), name)
+    count_new_player()
     body = {"player_id": player.id, "name": player.name, "token": token_for(player.id)}
     return jsonify(body), 201
 
 
 @bp.get("/players/me")
 def get_me() -> Response:
-    """The player making the request (a browser gets a guest on first need)."""
-    return jsonify(_player_json(require_player_id()))
+    """The player making the request; a read never makes one (401 before the first game)."""
+    player_id = current_player_id()
+    if player_id is None:
+        raise unauthorized("no player yet: play a game or create one with POST /api/v1/players")
+    return jsonify(_player_json(player_id))
 
 
 @bp.patch("/players/me")
@@ -78,6 +97,8 @@ def _player_json(player_id: str) -> dict[str, Any]:
 def _name(value: object) -> str:
     try:
         return players.parse_name(value)
+    except players.ConfusableNameError as e:
+        raise HttpError(400, "confusable_name", str(e)) from None
     except players.InvalidNameError as e:
         raise bad_request(str(e)) from None
 
@@ -193,10 +214,10 @@ def record(game_id: str) -> Response:
     body: dict[str, Any] = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset,
                             "options": dict(found.options)}  # fmt: skip
     seed = _public_seed(found)
+    kind, _, value = found.seed_ref.partition(":")
     if seed is not None:
         body["seed"] = seed
-    else:  # named, not given: `daily verify` derives it with SECRET_KEY
-        kind, _, value = found.seed_ref.partition(":")
+    elif kind in ("daily", "friend"):  # named, not given: `daily verify` derives it
         body["date" if kind == "daily" else "code"] = value
     body.update(commitment=dice.commitment(_seed(found)), moves=list(found.moves),
                 total=found.total)  # fmt: skip
@@ -243,8 +264,11 @@ def _play(game_id: str, move: Roll | Score, expected: object) -> Response:
     if expected is not None and (type(expected) is not int or expected < 0):
         raise bad_request(f"move must be the number of moves made so far, got {expected!r}")
     record = own_game(game_id)
+    arrived = request.environ.get(ARRIVED)
     try:
-        record, state = games.play(current_redis(), current_config(), record, move, expected)
+        record, state = games.play(
+            current_redis(), current_config(), record, move, expected, arrived
+        )
     except MoveConflict as e:
         raise conflict(str(e), moves=len(record.moves)) from None
     return jsonify(_state_json(record, state))
@@ -255,14 +279,10 @@ def _seed(record: Record) -> bytes:
 
 
 def _public_seed(record: Record) -> str | None:
-    kind, _, value = record.seed_ref.partition(":")
-    if kind == "hex":
-        return value  # a random seed: nobody else ever plays it
-    if kind == "daily":
-        config = current_config()
-        puzzle = dice.Day(date.fromisoformat(value), config.timezone)
-        return _seed(record).hex() if puzzle.is_revealed(config.now()) else None
-    return None  # a friend code's dice stay playable, so its seed stays secret
+    # Only once no ranked game can be played on these dice any more (see games.seed_reveals_at).
+    if games.is_seed_public(current_redis(), current_config(), record):
+        return _seed(record).hex()
+    return None
 
 
 def _state(record: Record) -> GameState:
@@ -280,7 +300,19 @@ def _start_daily(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]
         raise HttpError(404, "not_open", f"the first puzzle is on {dice.EPOCH}")
     day = puzzle.date
     record = _new_record(data, player_id, "maxi", {}, f"daily:{day.isoformat()}", day=day)
-    return games.start(current_redis(), record, keys.player_daily(player_id, day.isoformat()))
+    return _start_ranked_daily(record)
+
+
+def _start_ranked_daily(record: Record, *index_keys: str) -> tuple[Record, bool]:
+    """Starts a daily game (counted against the address's dailies a day, once it is new)."""
+    assert record.day is not None
+    check_daily_limit()
+    daily_key = keys.player_daily(record.player_id, record.day.isoformat())
+    index = [daily_key, *index_keys]
+    found, created = games.start(current_redis(), current_config(), record, index)
+    if created:
+        count_daily()
+    return found, created
 
 
 def _start_friend(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
@@ -289,33 +321,77 @@ def _start_friend(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool
     _only(data, {"mode", "ruleset", "options"})
     ruleset, options = _rules(data)
     game_id = games.new_id()
-    code = games.create_code(current_redis(), player_id, ruleset, options, None, game_id)
-    record = _new_record(data, player_id, ruleset, options, f"friend:{code}", game_id, code=code)
-    return games.start(current_redis(), record, keys.player_friend(player_id, code))
+    config = current_config()
+    code = games.create_code(current_redis(), config, player_id, ruleset, options, None, game_id)
+    found = games.load_code(current_redis(), code)
+    assert found is not None
+    record = _new_record(data, player_id, ruleset, options, f"friend:{code}", game_id, code=code,
+                         closes_at=found.closes)  # fmt: skip
+    return games.start(current_redis(), config, record, [keys.player_friend(player_id, code)])
 
 
 def _join_friend(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
+    """Plays a code: ranked on its board while it is open (a daily's code as the player's
+    daily, if they have not played it), practice once its seed is public, else 409."""
     _only(data, {"mode", "code", "target"})
     target = data.get("target", False)
     if not isinstance(target, bool):
         raise bad_request(f"target must be true or false, got {target!r}")
     code = _code(data["code"])
-    found = games.load_code(current_redis(), code)
+    client, config = current_redis(), current_config()
+    found = games.load_code(client, code)
     if found is None:
         raise not_found(f"no such friend code: {code_str(code)}")
-    record = _new_record(
-        data, player_id, found.ruleset, found.options, found.seed_ref, code=code, target=target
+    friend_key = keys.player_friend(player_id, code)
+    mine = games.index_lookup(client, friend_key)
+    if mine is not None:
+        return mine, False
+    now = config.now()
+    ranked = found.window.is_open(now)
+    if not ranked and now < found.practice_at(config.timezone):
+        raise code_closed(found)
+    if ranked and found.day is not None:
+        daily = games.index_lookup(client, keys.player_daily(player_id, found.day.isoformat()))
+        if daily is None or not daily.finished:
+            return _join_as_daily(data, player_id, found, daily)
+    record = _new_record(data, player_id, found.ruleset, found.options, found.seed_ref,
+                         mode="friend", code=code, target=target, practice=not ranked,
+                         closes_at=found.closes)  # fmt: skip
+    return games.start(client, config, record, [friend_key])
+
+
+def _join_as_daily(
+    data: Mapping[str, Any], player_id: str, found: games.FriendCode, daily: Record | None
+) -> tuple[Record, bool]:
+    """A daily's code while its day is open, for a player who has not finished that daily:
+    it is their daily (one game, on the day's boards and the code's), or the one under way."""
+    if daily is not None:
+        return daily, False  # a daily of that day under way: finish that one
+    assert found.day is not None
+    # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
+    record = _new_record(data, player_id, "maxi", {}, found.seed_ref, mode="daily",
+                         day=found.day, code=found.code, closes_at=found.closes)  # fmt: skip
+    return _start_ranked_daily(record, keys.player_friend(player_id, found.code))
+
+
+def code_closed(found: games.FriendCode) -> HttpError:
+    """A 409 for a code whose ranked games are over but whose dice are not public yet."""
+    at = found.practice_at(current_config().timezone)
+    return HttpError(
+        409,
+        "code_closed",
+        f"code {code_str(found.code)} is closed; it can be played as practice from "
+        f"{at.isoformat()}",
+        practice_at=at.isoformat(),
     )
-    return games.start(current_redis(), record, keys.player_friend(player_id, code))
 
 
 def _start_solo(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
     _only(data, {"mode", "ruleset", "options"})
     ruleset, options = _rules(data)
     seed = secrets.token_bytes(32)
-    return games.start(
-        current_redis(), _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}")
-    )
+    record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}")
+    return games.start(current_redis(), current_config(), record)
 
 
 def _start_party(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
@@ -327,7 +403,7 @@ def _start_party(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]
     seed = secrets.token_bytes(32)
     record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}",
                          extra={"players": json.dumps(names)})  # fmt: skip
-    return games.start(current_redis(), record)
+    return games.start(current_redis(), current_config(), record)
 
 
 def _party_names(value: object) -> list[str]:
@@ -359,7 +435,7 @@ def _start_computer(data: Mapping[str, Any], player_id: str) -> tuple[Record, bo
     seed = secrets.token_bytes(32)
     extra = {"level": level, "engine": engine, "computer": "[]"}
     record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}", extra=extra)
-    return games.start(current_redis(), record)
+    return games.start(current_redis(), current_config(), record)
 
 
 STARTERS: dict[str, Starter] = {
@@ -378,11 +454,12 @@ def _new_record(
     options: Mapping[str, Any],
     seed_ref: str,
     game_id: str | None = None,
+    mode: str | None = None,
     **extra: Any,
 ) -> Record:
     return Record(
         id=game_id or games.new_id(),
-        mode=str(data["mode"]),
+        mode=mode or str(data["mode"]),
         ruleset=ruleset,
         options=dict(options),
         player_id=player_id,
@@ -427,6 +504,12 @@ def _state_json(record: Record, state: GameState) -> dict[str, Any]:
         body["number"] = dice.Day(record.day, current_config().timezone).number
     if record.code:
         body["code"] = code_str(record.code)
+    body["ranked"] = record.is_ranked
+    body["practice"] = record.practice
+    if record.code:  # published from the code's first game; the seed waits for its reveal
+        body["commitment"] = dice.commitment(_seed(record))
+    if record.closes_at is not None:
+        body["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
     body.update(_sheet_json(state))
     body["moves"] = list(record.moves)
     if record.finished:
@@ -435,7 +518,7 @@ def _state_json(record: Record, state: GameState) -> dict[str, Any]:
         board = games.board_of(record)
         body["board"] = board.id if board else None
         body["rank"] = games.rank_of(current_redis(), record)
-    if record.mode == "friend" and (record.target or record.finished):
+    if record.code and (record.target or record.finished):
         body["target"] = _target_json(record)
     if record.mode == "party":
         body.update(_party_json(record.party(current_config().secret_key)))

@@ -7,6 +7,8 @@ anonymous player on first need.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from flask import current_app, g, request, session
 from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer
@@ -18,6 +20,9 @@ from daily.web.errors import HttpError, not_found
 
 _TOKEN_SALT = "daily.player-token"
 _SESSION_KEY = "player_id"
+#: A browser guest is kept this long at first; each game it starts keeps it as long as
+#: that game, and a finished game keeps it for good.
+GUEST_GRACE = timedelta(days=1)
 
 
 def unauthorized(message: str) -> HttpError:
@@ -47,14 +52,31 @@ def player_id_of(token: str) -> str:
 
 
 def current_player_id(create: bool = False) -> str | None:
-    """The id of the player making the request; a new guest if *create* and none is known."""
+    """The id of the player making the request; a new guest if *create* and none is known.
+
+    With *create*, a guest whose keys expired (it never finished a game) is replaced too.
+    """
     if "player_id" not in g:
         g.player_id = _from_header() or _from_session()
+    if g.player_id is not None and create and _is_expired_guest(g.player_id):
+        g.player_id = None
     if g.player_id is None and create:
-        g.player_id = players.create(current_redis()).id
+        # A guest is a player like any other: it counts against the address's new players.
+        from daily.web import limits  # here: limits reads the player for its own keys
+
+        limits.check_new_player()
+        g.player_id = players.create(current_redis(), expires_in=GUEST_GRACE).id
+        limits.count_new_player()
         session[_SESSION_KEY] = g.player_id
         session.permanent = True
     return g.player_id  # type: ignore[no-any-return]
+
+
+def _is_expired_guest(player_id: str) -> bool:
+    # Only a cookie's guest can expire; a token's player is checked where it is read.
+    if g.get("player_from_header") or _SESSION_KEY not in session:
+        return False
+    return players.get(current_redis(), player_id) is None
 
 
 def current_player(create: bool = False) -> Player | None:
@@ -91,6 +113,7 @@ def _from_header() -> str | None:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise unauthorized("send Authorization: Bearer <token>")
+    g.player_from_header = True
     return player_id_of(token.strip())
 
 

@@ -54,14 +54,14 @@ def select_locale() -> str:
 def set_language() -> Response:
     """Keeps the language picked in the switcher (``POST /prefs/language``) in the session."""
     from daily.web.errors import bad_request
-    from daily.web.security import local_path
+    from daily.web.security import next_path
 
     language = request.form.get("language", "")
     if language not in LANGUAGES:
         raise bad_request(f"unknown language: {language!r} (known: {', '.join(LANGUAGES)})")
     session[_SESSION_KEY] = language
     session.permanent = True
-    return redirect(local_path(request.form.get("next")) or "/", 303)
+    return redirect(next_path(request.form.get("next")) or "/", 303)
 
 
 def init_app(app: Flask) -> None:
@@ -115,6 +115,12 @@ ERROR_MESSAGES: dict[str, LazyString] = {
     "illegal_move": lazy_gettext("That move is not allowed now. Reload and try again."),
     "no_strategy": lazy_gettext("Best moves are not available for this game."),
     "too_many_requests": STATUS_MESSAGES[429],
+    "confusable_name": lazy_gettext(
+        "That name imitates another with letters of another script. Write it in one script."
+    ),
+    "code_closed": lazy_gettext(
+        "This challenge has closed. It can be played for practice once its dice are published."
+    ),
     "storage_unavailable": STATUS_MESSAGES[503],
     "strategy_table_missing": lazy_gettext(
         "The best-move table for this game is not built yet. Try again later."

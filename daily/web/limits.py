@@ -1,8 +1,10 @@
 """Rate limits (Flask-Limiter, counters in the service's own Redis or cluster).
 
-Three limits, each configurable (``DAILY_LIMIT_PLAYERS``, ``DAILY_LIMIT_MOVES``,
-``DAILY_LIMIT_PAGES``; ``off`` lifts one): new players per client address, moves
-(rolls and scores) per player, and every other request per address. Defaults are
+Four limits, each configurable (``DAILY_LIMIT_PLAYERS``, ``DAILY_LIMIT_MOVES``,
+``DAILY_LIMIT_PAGES``, ``DAILY_LIMIT_DAILIES``; ``off`` lifts one): new players per
+client address (named or guests: a second account costs the same either way), moves
+(rolls and scores) per player, every other request per address, and daily games
+started per address (a farm of accounts, one daily each, meets it). Defaults are
 generous: a person playing by hand never meets them. A limit met is a 429 with the
 error JSON (or the error page) and ``Retry-After``. When Redis is down the limiter
 lets requests through, and the views answer 503 themselves; the limiter then logs one
@@ -19,7 +21,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import ApplicationLimit, Limiter
-from limits import parse_many
+from limits import RateLimitItem, parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from daily.config import LIMIT_VARS, Config, ConfigError
@@ -33,17 +35,21 @@ DEFAULTS = {
     "players": "30 per hour",
     "moves": "120 per minute",
     "pages": "600 per minute",
+    "dailies": "50 per day",
 }
-#: Endpoints of each limit other than ``pages`` (which counts every request).
+#: Endpoints of the limits applied to views (``pages`` counts every request; ``players``
+#: and ``dailies`` are counted where a player or a daily game is made: see :func:`count`).
 ENDPOINTS = {
-    "players": ("api.create_player",),
     "moves": ("api.roll", "api.score"),
 }
 MESSAGES = {
     "players": "too many new players from your address",
     "moves": "too many moves",
     "pages": "too many requests from your address",
+    "dailies": "too many daily games started from your address",
 }
+#: The WSGI environ key of the wall-clock time a request arrived (see :class:`StampArrival`).
+ARRIVED = "daily.arrived"
 #: Never limited: the load balancer's health checks and the static files.
 EXEMPT = ("health.healthz", "static")
 OFF = "off"
@@ -57,6 +63,7 @@ class Limits:
     players: str | None
     moves: str | None
     pages: str | None
+    dailies: str | None
 
     @classmethod
     def from_config(cls, config: Config) -> Limits:
@@ -88,6 +95,77 @@ def player_or_address() -> str:
     except HttpError:  # a bad token: the view answers 401, the limit counts the address
         player_id = None
     return f"player:{player_id}" if player_id else f"address:{client_address()}"
+
+
+def check_new_player() -> None:
+    """Refuses (429) a new player, named or guest, when the address has made its share."""
+    _check("players")
+
+
+def count_new_player() -> None:
+    """Counts a new player against the client address's limit."""
+    _hit("players")
+
+
+def check_daily_limit() -> None:
+    """Refuses (429) another daily game when the address has started its share today."""
+    _check("dailies")
+
+
+def count_daily() -> None:
+    """Counts a daily game started against the client address's limit."""
+    _hit("dailies")
+
+
+def _item(name: str) -> RateLimitItem | None:
+    chosen: Limits = current_app.extensions["daily.limits"]
+    text = getattr(chosen, name)
+    return parse_many(text)[0] if text else None
+
+
+def _check(name: str) -> None:
+    item = _item(name)
+    if item is None:
+        return
+    limiter: Limiter = current_app.extensions["daily.limiter"]
+    try:
+        stats = limiter.limiter.get_window_stats(item, name, client_address())
+    except Exception as e:  # Redis down: the view's own store call answers 503
+        if _is_redis_error(e):
+            return
+        raise
+    if stats.remaining <= 0:
+        g.daily_retry_after = max(1, int(stats.reset_time - time.time()))
+        text = getattr(current_app.extensions["daily.limits"], name)
+        raise HttpError(429, "too_many_requests", _message(name, text)())
+
+
+def _hit(name: str) -> None:
+    item = _item(name)
+    if item is None:
+        return
+    limiter: Limiter = current_app.extensions["daily.limiter"]
+    try:
+        limiter.limiter.hit(item, name, client_address())
+    except Exception as e:  # Redis down: the count is lost, the game or player is not
+        if not _is_redis_error(e):
+            raise
+
+
+class StampArrival:
+    """WSGI middleware that notes when each request arrived (wall clock), before any work.
+
+    A move sent without its index is refused if another move was stored after it arrived:
+    two such requests raced (see daily.store.games.play).
+    """
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        """Stamps *environ*, then hands the request on."""
+        environ[ARRIVED] = time.time()
+        return self.app(environ, start_response)
 
 
 def _is_exempt() -> bool:
@@ -156,11 +234,13 @@ def init_app(app: Flask) -> Limiter:
         swallow_errors=True,  # Redis down: the views answer 503, not the limiter
         headers_enabled=False,  # Retry-After goes on a 429 alone (see add_retry_after)
     )
-    _limit(app, limiter, "players", chosen.players, client_address)
     _limit(app, limiter, "moves", chosen.moves, player_or_address)
     _quiet_outages(limiter.logger)
     app.after_request(add_retry_after)
     app.extensions["daily.limiter"] = limiter
+    app.extensions["daily.limits"] = chosen
+    # Outermost, so the stamp is taken before any other work on the request.
+    app.wsgi_app = StampArrival(app.wsgi_app)  # type: ignore[method-assign]
     return limiter
 
 
@@ -181,6 +261,9 @@ def _limit(
 def add_retry_after(response: Response) -> Response:
     """Tells a client that met a limit how many seconds to wait."""
     if response.status_code != 429:
+        return response
+    if "daily_retry_after" in g:
+        response.headers["Retry-After"] = str(g.daily_retry_after)
         return response
     limiter: Limiter = current_app.extensions["daily.limiter"]
     breached = limiter.current_limit

@@ -23,10 +23,11 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 def _errors(*statuses: int) -> dict[str, Any]:
     meaning = {
         400: "malformed input (bad JSON, wrong types, unknown fields, malformed code)",
-        401: "a tampered token or session cookie",
+        401: "a tampered token or session cookie, or no player yet",
         403: "not allowed in this game's mode, or not yet",
         404: "no such game, code or open day",
-        409: "a conflict: a second start, a stale or illegal move, a finished game",
+        409: "a conflict: a second start, a stale or illegal move, a finished game, a closed"
+        " code (code_closed, with practice_at)",
         413: "a body over 16 KiB",
         429: "a rate limit met (Retry-After says when to come back)",
         415: "a body that is not application/json",
@@ -221,7 +222,24 @@ _SCHEMAS: dict[str, Any] = {
             "options": {"type": "object"},
             "date": {"type": "string", "format": "date"},
             "number": {"type": "integer"},
-            "code": {"type": "string", "description": "XXXX-XXXX (friend games)"},
+            "code": {
+                "type": "string",
+                "description": "XXXX-XXXX (friend games, and a daily played on a code)",
+            },
+            "ranked": {"type": "boolean", "description": "counts on a board"},
+            "commitment": {
+                "type": "string",
+                "description": "games on a code: sha256 hex of the code's seed",
+            },
+            "practice": {
+                "type": "boolean",
+                "description": "played on a closed code: unranked, on no board",
+            },
+            "closes_at": {
+                "type": "string",
+                "format": "date-time",
+                "description": "games on a code: when the code stopped (or stops) being ranked",
+            },
             "turn": {"type": "integer"},
             "roll": {"type": "integer"},
             "rolls_left": {"type": "integer"},
@@ -432,8 +450,8 @@ def _game_paths(state: dict[str, Any]) -> dict[str, Any]:
         },
         "/players/me": {
             "get": {
-                "summary": "The asking player (a browser gets a guest).",
-                "responses": {"200": _json(_ref("Player"), "the player"), **_errors(401)},
+                "summary": "The asking player (401 before it has one: a read makes none).",
+                "responses": {"200": _json(_ref("Player"), "the player"), **_errors(401, 404)},
             },
             "patch": {
                 "summary": "Rename the asking player.",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
-from flask_babel import get_locale, get_translations, gettext, ngettext
+from flask_babel import format_datetime, get_locale, get_translations, gettext, ngettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
@@ -46,7 +46,7 @@ from daily.web.i18n import (
     ruleset_name,
     value_str,
 )
-from daily.web.security import local_path
+from daily.web.security import next_path
 
 bp = Blueprint("pages", __name__)
 
@@ -365,8 +365,12 @@ def friend(code: str) -> str:
             both.append((str(gettext("You")), mine))
         comparison = compare(both)
     boot = {"code": normalized, "game": mine.id if mine else None}
+    status, daily_game = code_status(found, player_id)
     return render_template(
         "friend.html",
+        status=status,
+        daily_game=daily_game,
+        practice_at=format_datetime(found.practice_at(current_config().timezone)),
         code=normalized,
         shown_code=code_str(normalized),
         creator=_name_of(found.creator),
@@ -377,6 +381,22 @@ def friend(code: str) -> str:
         comparison=comparison,
         boot=boot,
     )
+
+
+def code_status(found: games.FriendCode, player_id: str | None) -> tuple[str, games.Record | None]:
+    """What opening a code does now, said before the first roll: ``open`` (ranked on the
+    code's board), ``as_daily`` (a daily's code, played as the player's daily),
+    ``daily_under_way`` (with that daily), ``closed`` (not playable yet) or ``practice``."""
+    config = current_config()
+    now = config.now()
+    if not found.window.is_open(now):
+        return ("closed" if now < found.practice_at(config.timezone) else "practice"), None
+    if found.day is None:
+        return "open", None
+    daily = _my_game(keys.player_daily(player_id, found.day.isoformat())) if player_id else None
+    if daily is None:
+        return "as_daily", None
+    return ("open" if daily.finished else "daily_under_way"), daily
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,7 +467,7 @@ def set_dice_style() -> Response:
         raise bad_request(f"unknown dice style: {style!r} (allowed: f, x)")
     session[_STYLE_KEY] = style
     session.permanent = True
-    return redirect(local_path(request.form.get("next")) or url_for("pages.advent"), 303)
+    return redirect(next_path(request.form.get("next")) or url_for("pages.advent"), 303)
 
 
 @bp.get("/solo")

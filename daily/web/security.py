@@ -23,7 +23,7 @@ from daily.config import Config, ConfigError
 from daily.errors import StorageError
 from daily.store import dicekey
 from daily.web import current_config
-from daily.web.errors import HttpError
+from daily.web.errors import HttpError, bad_request
 
 CSP = "; ".join(
     [
@@ -66,6 +66,22 @@ def local_path(target: str | None) -> str | None:
         return None
     parts = urlsplit(target)
     return None if parts.scheme or parts.netloc else target
+
+
+def next_path(target: str | None) -> str | None:
+    r"""The ``next`` field of a form: :func:`local_path` of it, or a 400 for characters
+    no header may carry (CR, LF and every other control character).
+
+    >>> next_path("/advent"), next_path("https://evil.example/")
+    ('/advent', None)
+    >>> next_path("/" + chr(10))
+    Traceback (most recent call last):
+    ...
+    daily.web.errors.HttpError: next must be a path without control characters: '/\n'
+    """
+    if target is not None and any(ord(c) < 0x20 or ord(c) == 0x7F for c in target):
+        raise bad_request(f"next must be a path without control characters: {target!r}")
+    return local_path(target)
 
 
 def cross_site() -> HttpError:

@@ -139,19 +139,21 @@ def test_daily_by_mouse_then_a_friend_on_the_same_dice(
     page.goto(base + "/leaderboards")
     shoot(page, "leaderboards")
 
-    # Bo opens the link in another browser and plays Ana's moves with Ana's score as target.
+    # Bo opens the link in another browser the same day: told before the first roll that
+    # it is his daily (blind), he plays Ana's moves on the same dice.
     bo = new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     friend = bo.new_page()
     friend.goto(f"{base}/f/{code}")
     assert "Ana challenges you" in friend.inner_text("main")
+    assert "this game will be your daily" in friend.inner_text("#code-status")
     shoot(friend, "friend-invite-phone")
-    friend.get_by_role("button", name="Play with Ana's score as target").click()
+    friend.get_by_role("button", name="Play as your daily").click()
     friend.wait_for_url("**/play/*")
     _wait_moves(friend, 0)
-    _replay_by_tapping(friend, server["moves"], shoot)
+    _replay_by_tapping(friend, server["moves"], shoot, versus=False)
     friend.wait_for_selector("#results:not([hidden])")
-    assert "Ana" in friend.inner_text("#versus")
     bo_game = _server_game(bo, base, friend.url.rsplit("/", 1)[1])
+    assert bo_game["mode"] == "daily" and bo_game["rank"] is not None
     assert bo_game["total"] == server["total"]
     assert bo_game["scorecard"] == server["scorecard"]
     assert friend.inner_text("#final-total") == str(server["total"])
@@ -162,7 +164,9 @@ def test_daily_by_mouse_then_a_friend_on_the_same_dice(
     shoot(friend, "friend-both-sheets-phone")
 
 
-def _replay_by_tapping(page: Any, moves: list[dict[str, Any]], shoot: Any) -> None:
+def _replay_by_tapping(
+    page: Any, moves: list[dict[str, Any]], shoot: Any, versus: bool = True
+) -> None:
     for index, move in enumerate(moves):
         if "hold" in move:
             for position in move["hold"]:
@@ -172,12 +176,12 @@ def _replay_by_tapping(page: Any, moves: list[dict[str, Any]], shoot: Any) -> No
             _pick_by_tap(page, move["score"])
         _wait_moves(page, index + 1)
         if index == len(moves) // 2:
-            assert page.locator("#versus").is_visible()
-            shoot(page, "play-target-phone")
+            assert page.locator("#versus").is_visible() == versus
+            shoot(page, "play-target-phone" if versus else "play-as-daily-phone")
             # Scrolled to the sheet's end, the dice and Roll stay in view on a phone.
             page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
             assert page.locator("#roll").bounding_box()["y"] < 844
-            shoot(page, "play-target-phone-scrolled", full_page=False)
+            shoot(page, "play-phone-scrolled", full_page=False)
             page.evaluate("window.scrollTo(0, 0)")
 
 

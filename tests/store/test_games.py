@@ -65,7 +65,8 @@ def stored(client: redis.Redis, game_id: str) -> tuple[dict[str, Any], list[str]
 
 
 def start_daily(client: redis.Redis, player: str = "p1") -> Record:
-    record, created = games.start(client, daily_record(player), keys.player_daily(player, str(DAY)))
+    index = [keys.player_daily(player, str(DAY))]
+    record, created = games.start(client, settings(), daily_record(player), index)
     assert created
     return record
 
@@ -79,10 +80,32 @@ def test_start_and_load(client: redis.Redis) -> None:
 
 def test_second_daily_start_returns_the_first(client: redis.Redis) -> None:
     first = start_daily(client)
-    again, created = games.start(client, daily_record(), keys.player_daily("p1", str(DAY)))
+    index = [keys.player_daily("p1", str(DAY))]
+    again, created = games.start(client, settings(), daily_record(), index)
     assert not created and again == first
     assert games.games_of(client, "p1") == [first.id]
     assert len(list(client.scan_iter(keys.game("*")))) == 1  # scans every cluster node
+
+
+def test_index_keys_are_claimed_all_or_none(client: redis.Redis) -> None:
+    first = start_daily(client)
+    both = [keys.player_daily("p1", str(DAY)), keys.player_friend("p1", "K7P2QX9D")]
+    again, created = games.start(client, settings(), daily_record(), both)
+    assert not created and again == first
+    assert client.get(both[1]) is None  # the code's index was not taken either
+    assert games.games_of(client, "p1") == [first.id]
+
+
+def test_an_unfinished_game_expires_and_a_finished_one_stays(client: redis.Redis) -> None:
+    record = start_daily(client)
+    reveal = dice.Day(DAY, UTC).reveals_at
+    left = client.pttl(keys.game(record.id))
+    assert abs(left / 1000 - (reveal - NOON).total_seconds()) < 5
+    state = record.state(SECRET)
+    while not state.is_finished:
+        record, state = games.play(client, settings(), record, greedy(state))
+    assert client.ttl(keys.game(record.id)) == -1 and client.ttl(keys.game_moves(record.id)) == -1
+    assert client.ttl(keys.player_daily("p1", str(DAY))) == -1
 
 
 def test_play_appends_what_replays(client: redis.Redis) -> None:
@@ -259,9 +282,13 @@ def normalized(move: Move) -> Move:
 
 
 def test_friend_codes(client: redis.Redis) -> None:
-    code = games.create_code(client, "p1", "yatzy", {"forced": True}, None, "g1")
+    code = games.create_code(client, settings(), "p1", "yatzy", {"forced": True}, None, "g1")
     found = games.load_code(client, code)
-    assert found == games.FriendCode(code, "yatzy", {"forced": True}, "p1", "g1", f"friend:{code}")
+    made, closes = NOON.timestamp(), (NOON + timedelta(days=7)).timestamp()
+    assert found == games.FriendCode(
+        code, "yatzy", {"forced": True}, "p1", "g1", f"friend:{code}", made, closes
+    )
+    assert found.window.is_open(NOON) and not found.window.is_open(NOON + timedelta(days=7))
     assert games.load_code(client, "00000000") is None
 
 

@@ -26,11 +26,14 @@ def client(make_app: Any) -> Any:
     return make_app(now=NOW).test_client()
 
 
-def move(client: Any, game_id: str, action: dict[str, Any]) -> dict[str, Any]:
+def move(client: Any, game_id: str, action: dict[str, Any], index: int) -> dict[str, Any]:
+    # Numbered, as the pages do: the same keep twice running is two moves, not a duplicate.
     if "score" in action:
-        response = client.post(f"/api/v1/games/{game_id}/score", json={"category": action["score"]})
+        body: dict[str, Any] = {"category": action["score"], "move": index}
+        response = client.post(f"/api/v1/games/{game_id}/score", json=body)
     else:
-        response = client.post(f"/api/v1/games/{game_id}/roll", json={"hold": action["hold"]})
+        body = {"hold": action["hold"], "move": index}
+        response = client.post(f"/api/v1/games/{game_id}/roll", json=body)
     assert response.status_code == 200, response.get_json()
     return dict(response.get_json())
 
@@ -38,7 +41,9 @@ def move(client: Any, game_id: str, action: dict[str, Any]) -> dict[str, Any]:
 def play_hasty(client: Any, state: dict[str, Any]) -> dict[str, Any]:
     """Never re-rolls and scores the first open row: a legal game that gives points away."""
     while not state["finished"]:
-        state = move(client, state["id"], {"score": next(iter(state["potential"]))})
+        state = move(
+            client, state["id"], {"score": next(iter(state["potential"]))}, len(state["moves"])
+        )
     return state
 
 
@@ -69,7 +74,7 @@ def test_following_the_hints_loses_nothing(client: Any) -> None:
     state = start(client, mode="solo", ruleset="yacht")
     while not state["finished"]:
         best = client.get(f"/api/v1/games/{state['id']}/hint").get_json()["actions"][0]
-        state = move(client, state["id"], best)
+        state = move(client, state["id"], best, len(state["moves"]))
     body = analysis_of(client, state["id"]).get_json()
     assert body["lost"] == pytest.approx(0, abs=1e-3)
     assert {d["loss"] for d in body["decisions"]} == {0}

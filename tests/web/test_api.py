@@ -155,7 +155,7 @@ def test_daily_game_state_shape(app: Any) -> None:
     assert set(state) == {
         "id", "mode", "ruleset", "options", "date", "number", "turn", "roll", "rolls_left",
         "dice", "scorecard", "potential", "upper", "bonus", "extra_bonus", "total",
-        "finished", "moves",
+        "finished", "moves", "ranked", "practice",
     }  # fmt: skip
     assert (state["mode"], state["ruleset"], state["date"]) == ("daily", "maxi", "2026-12-03")
     assert (state["turn"], state["roll"], state["rolls_left"], state["moves"]) == (1, 1, 2, [])
@@ -235,7 +235,7 @@ def test_finished_game_replays_to_its_recorded_total(app: Any) -> None:
     assert client.get(f"/api/v1/games/{final['id']}", headers=headers).get_json() == final
 
 
-def test_solo_game_with_options_and_its_record(app: Any) -> None:
+def test_solo_game_with_options_and_its_record(app: Any, make_app: Any) -> None:
     client = app.test_client()
     headers = new_player(client)
     state = start(client, headers, mode="solo", ruleset="yatzy", options={"forced": True})
@@ -244,7 +244,10 @@ def test_solo_game_with_options_and_its_record(app: Any) -> None:
     unfinished = client.get(f"/api/v1/games/{state['id']}/record", headers=headers)
     assert unfinished.status_code == 409
     final = play_out(client, headers, state)[-1]
-    record = client.get(f"/api/v1/games/{state['id']}/record", headers=headers).get_json()
+    hidden = client.get(f"/api/v1/games/{state['id']}/record", headers=headers).get_json()
+    assert "seed" not in hidden  # its share code is ranked for a week: the seed waits
+    later = make_app(now=NOON + timedelta(days=8)).test_client()
+    record = later.get(f"/api/v1/games/{state['id']}/record", headers=headers).get_json()
     source = dice.stream(bytes.fromhex(record["seed"]))
     rules = find_ruleset(record["ruleset"], record["options"])
     assert replay(rules, source, record["moves"]).total == record["total"] == final["total"]
@@ -284,7 +287,14 @@ def test_finished_daily_shares_its_dice_as_a_friend_code(app: Any) -> None:
     ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
     daily = start(client, ana, mode="daily")
     final = play_out(client, ana, daily)[-1]
-    friend = start(client, bo, mode="friend", code=final["share_code"], target=True)
+    # Bo has not played the day: the code is his daily, blind (no turn-by-turn target).
+    as_daily = start(client, bo, mode="friend", code=final["share_code"], target=True)
+    assert as_daily["dice"] == daily["dice"] and as_daily["mode"] == "daily"
+    assert "target" not in as_daily
+    # Cy has: the code is a friend game on its board, with Ana's score as the target.
+    cy = new_player(client, "Cy")
+    play_out(client, cy, start(client, cy, mode="daily"))
+    friend = start(client, cy, mode="friend", code=final["share_code"], target=True)
     assert friend["dice"] == daily["dice"] and friend["mode"] == "friend"
     assert friend["target"]["total"] == final["total"]
 

@@ -10,7 +10,7 @@ import redis
 
 from daily.store import boards, games
 from daily.store.boards import Result
-from daily.web import current_redis
+from daily.web import current_config, current_redis
 
 pytestmark = pytest.mark.redis
 
@@ -36,7 +36,9 @@ def submit(app: Any, player: str, total: int, day: date, minute: int = 0, **extr
 def new_code(app: Any, creator: str) -> str:
     """A real friend code made by *creator*, as the game API makes them."""
     with app.app_context():
-        return games.create_code(current_redis(), creator, "maxi", {}, None, "g-friend")
+        return games.create_code(
+            current_redis(), current_config(), creator, "maxi", {}, None, "g-friend"
+        )
 
 
 def rows(body: dict[str, Any]) -> list[tuple[int, str, int]]:

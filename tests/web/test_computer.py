@@ -154,8 +154,8 @@ def test_levels_draw_from_the_game_id_and_turn() -> None:
 )
 def test_bad_starts_are_refused_and_store_nothing(app: Any, body: Any, message: str) -> None:
     client = app.test_client()
-    me = client.get("/api/v1/players/me").get_json()["player_id"]
     response = start(client, **body)
+    me = client.get("/api/v1/players/me").get_json()["player_id"]  # the guest it made
     assert response.status_code == 400
     assert message in response.get_json()["error"]["message"]
     with app.app_context():

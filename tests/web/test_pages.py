@@ -154,6 +154,7 @@ def test_friend_page_invites_then_compares_both_sheets(client: Any, make_app: An
     ana = play_daily(client, "first")
     code = ana["share_code"]
     bo = make_app(now=NOW).test_client()
+    play_daily(bo, "last")  # Bo has played the day: the code is a friend game, not his daily
     text = html(bo.get(f"/f/{code.lower()}"))
     assert "Ana challenges you to Maxi Yatzy on the same dice." in text
     assert f"Their score: {ana['total']}." in text

@@ -95,7 +95,7 @@ def test_a_sweep_while_redis_is_down_logs_one_line(
 ) -> None:
     app = make_app(now=NOW, redis_url="redis://127.0.0.1:1/0")
     with caplog.at_level("WARNING", logger="daily.web.sweep"):
-        response = app.test_client().get("/api/v1/players/me")
+        response = app.test_client().get("/api/v1/leaderboards/daily/today")
     assert response.status_code == 503
     swept = [r for r in caplog.records if r.name == "daily.web.sweep"]
     assert len(swept) == 1

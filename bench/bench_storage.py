@@ -1,0 +1,132 @@
+"""What players and games cost in Redis, and what of it expires.
+
+Run as ``.venv/bin/python bench/bench_storage.py [--players N]``. It starts its own
+redis-server on a free loopback port (no saving), and through the API (the Flask test
+client, rate limits off) makes N browser guests who only start the daily, N guests who
+finish it, and N solo games left unfinished. For each kind it prints the bytes of its keys
+by ``MEMORY USAGE`` (``SAMPLES 0``: every element), which of them carry an expiry, and the
+growth of ``used_memory`` (what the allocator really gave). Board entries, which
+bench_boards.py measures, are left out of the per-game figure and printed apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+
+from daily import create_app
+
+NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback interface."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """A throw-away redis-server on loopback; its URL."""
+    folder = tempfile.mkdtemp()
+    port = free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", folder],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(5)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def usage(client: redis.Redis, pattern: str) -> tuple[int, int, int]:
+    """Keys matching *pattern*: how many, their MEMORY USAGE in bytes, how many expire."""
+    count = total = expiring = 0
+    for key in client.scan_iter(pattern, count=1000):
+        count += 1
+        total += int(client.memory_usage(key, samples=0) or 0)
+        expiring += client.ttl(key) > 0
+    return count, total, expiring
+
+
+def used(client: redis.Redis) -> int:
+    """The allocator's view of the server's memory."""
+    return int(client.info("memory")["used_memory"])
+
+
+def play(test: Any, kind: str) -> None:
+    """Plays one game of *kind* as a fresh browser guest."""
+    mode = "solo" if kind == "solo" else "daily"
+    state = test.post("/api/v1/games", json={"mode": mode}).get_json()
+    if kind != "finisher":
+        return
+    while not state["finished"]:
+        row = next(iter(state["potential"]))
+        path = f"/api/v1/games/{state['id']}/score"
+        state = test.post(path, json={"category": row, "move": len(state["moves"])}).get_json()
+
+
+def measure(url: str, kind: str, n: int) -> None:
+    """Makes *n* guests of *kind* on an empty server and prints what they cost."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    client.flushall()
+    off = dict.fromkeys(("players", "moves", "pages", "dailies"), "off")
+    app = create_app({"env": "testing", "secret_key": "bench-" + "x" * 32, "redis_url": url,
+                      "rate_limits": off, "clock": lambda: NOON})  # fmt: skip
+    before = used(client)
+    for _ in range(n):
+        play(app.test_client(), kind)
+    grown = used(client) - before
+    print(f"{kind}: {n} guests, used_memory +{grown / n:.0f} bytes each")
+    groups = {
+        "player": "daily:player:{*}",
+        "player keys": "daily:player:{*}:*",
+        "game": "daily:game:*",
+        "code": "daily:code:*",
+        "boards": "daily:board:*",
+    }
+    for name, pattern in groups.items():
+        count, total, expiring = usage(client, pattern)
+        if count:
+            print(f"  {name:12} {count:6} keys {total / n:8.0f} bytes per guest, "
+                  f"{expiring} of them expire")  # fmt: skip
+    app.extensions["daily.redis"].close()
+
+
+def main() -> None:
+    """Measures each kind of guest in turn."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--players", type=int, default=200)
+    args = parser.parse_args()
+    with redis_server() as url:
+        version = redis.Redis.from_url(url).info()["redis_version"]
+        print(f"redis-server {version}, {args.players} guests of each kind")
+        for kind in ("starter", "solo", "finisher"):
+            measure(url, kind, args.players)
+
+
+if __name__ == "__main__":
+    main()
