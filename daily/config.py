@@ -59,6 +59,8 @@ class Config:
     rate_limits: Mapping[str, str] = field(default_factory=dict)
     #: How many reverse proxies in front set X-Forwarded-For (the client address) and -Proto.
     trusted_proxies: int = 0
+    #: The bearer token that opens ``/metrics``; None keeps it hidden (404).
+    metrics_token: str | None = field(default=None, repr=False)
 
     @property
     def is_production(self) -> bool:
@@ -133,6 +135,7 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         board_retention_days=int(retention),
         rate_limits=limits,
         trusted_proxies=int(proxies),
+        metrics_token=overrides.pop("metrics_token", env.get("DAILY_METRICS_TOKEN") or None),
         clock=clock,
         **overrides,
     )
