@@ -111,14 +111,18 @@ def app_env(redis_url: str, **more: str) -> dict[str, str]:
 
 @pytest.mark.slow
 @pytest.mark.redis
-def test_healthz_answers_while_24_slow_clients_trickle(redis_url: str) -> None:
-    with gunicorn(SHIPPED, app_env(redis_url)) as (_, port):
+def test_healthz_answers_while_24_slow_clients_trickle(redis_url: str, tmp_path: Path) -> None:
+    temp = tmp_path / "temp"  # where gunicorn.conf.py makes its metrics folder
+    temp.mkdir()
+    with gunicorn(SHIPPED, app_env(redis_url, TMPDIR=str(temp))) as (_, port):
+        assert [p.name[:14] for p in temp.glob("daily-metrics-*")] == ["daily-metrics-"]
         with slow_clients(port, 24, every=2.0, lasting=12.0) as connected:
             assert connected == 24
             time.sleep(0.5)  # the server takes them in
             results = probe(port, count=4, every=1.0, timeout=3.0)
     assert None not in results, results
     assert max(r for r in results if r is not None) < 2.0
+    assert list(temp.glob("daily-metrics-*")) == []  # removed when gunicorn stopped
 
 
 @pytest.mark.slow
