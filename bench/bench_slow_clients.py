@@ -105,8 +105,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--hints", action="store_true", help="CPU-bound requests, not slow clients")
     options = parser.parse_args()
-    print(f"{options.clients} slow clients (a header line every {options.every:g} s), "
-          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")  # fmt: skip
+    what = f"{options.clients} slow clients (a header line every {options.every:g} s)"
+    if options.hints:
+        what = "two first hints"
+    print(f"{what}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as folder, redis_server(Path(folder)) as url:
         env = {"REDIS_URL": url, "SECRET_KEY": "bench-slow-" + "s" * 40,
                "DAILY_ENV": "development", "DAILY_LIMIT_PAGES": "off",
