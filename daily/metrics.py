@@ -24,8 +24,8 @@ REQUESTS = Counter(
 )
 REQUEST_SECONDS = Histogram(
     "daily_http_request_duration_seconds",
-    "Time from the first hook to the answer, by Flask endpoint and method.",
-    ["endpoint", "method"],
+    "Time from the first hook to the answer, by Flask endpoint, method and status.",
+    ["endpoint", "method", "status"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
 )
 GAMES_STARTED = Counter("daily_games_started", "Games started, by mode.", ["mode"])
@@ -63,7 +63,7 @@ RATE_LIMITED = Counter(
 def request_answered(endpoint: str, method: str, status: int, seconds: float) -> None:
     """Counts one answered request and its duration."""
     REQUESTS.labels(endpoint, method, str(status)).inc()
-    REQUEST_SECONDS.labels(endpoint, method).observe(seconds)
+    REQUEST_SECONDS.labels(endpoint, method, str(status)).observe(seconds)
 
 
 def game_started(mode: str) -> None:

@@ -94,7 +94,10 @@ def test_a_played_game_is_counted(make_app: Any) -> None:
     assert grew(before, after, "daily_http_requests_total", **score_ok, status="409") == 1
     assert grew(before, after, "daily_http_requests_total", endpoint="api.roll",
                 method="POST", status="409") == 1  # fmt: skip
-    assert grew(before, after, "daily_http_request_duration_seconds_count", **score_ok) == 16
+    seconds = "daily_http_request_duration_seconds"
+    assert grew(before, after, f"{seconds}_count", **score_ok, status="200") == 15
+    assert grew(before, after, f"{seconds}_count", **score_ok, status="409") == 1
+    assert grew(before, after, f"{seconds}_bucket", **score_ok, status="200", le="+Inf") == 15
     assert grew(before, after, "daily_http_requests_total", endpoint="api.create_game",
                 method="POST", status="201") == 1  # fmt: skip
 
