@@ -18,6 +18,7 @@ Metrics: every worker writes its Prometheus values to files in ``PROMETHEUS_MULT
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -26,7 +27,6 @@ from typing import Any
 
 # gunicorn reads every public name of this module as a setting: helpers start with "_".
 _METRICS_VAR = "PROMETHEUS_MULTIPROC_DIR"
-_OWNED_VAR = "DAILY_OWNS_METRICS_DIR"  # set when this file made the folder (and removes it)
 
 
 def _count(name: str, default: int) -> int:
@@ -52,13 +52,20 @@ def _forwarded_allow_ips() -> str:
 
 
 def _metrics_dir() -> str:
-    # Set before any worker imports prometheus_client, which reads it once, at import.
+    # Set here, while the file is read: before any process imports prometheus_client, which
+    # reads the variable once (with --preload the master imports the app before any hook).
     folder = os.environ.get(_METRICS_VAR)
     if not folder:
         folder = tempfile.mkdtemp(prefix="daily-metrics-")
         os.environ[_METRICS_VAR] = folder
-        os.environ[_OWNED_VAR] = folder  # in the environment: a reload (HUP) re-reads this file
+        # At the master's exit, whatever ends it (a failed bind too); never a worker's.
+        atexit.register(_remove_folder, folder, os.getpid())
     return folder
+
+
+def _remove_folder(folder: str, master: int) -> None:
+    if os.getpid() == master:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 wsgi_app = "daily:create_app()"
@@ -88,10 +95,3 @@ def child_exit(server: Any, worker: Any) -> None:
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
-
-
-def on_exit(server: Any) -> None:
-    """Removes the metrics folder if this file made it."""
-    owned = os.environ.get(_OWNED_VAR)
-    if owned and owned == os.environ.get(_METRICS_VAR):
-        shutil.rmtree(owned, ignore_errors=True)

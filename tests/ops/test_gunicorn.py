@@ -59,7 +59,7 @@ def test_every_name_in_the_conf_is_a_gunicorn_setting(
     names = [n for n, value in settings.items() if not isinstance(value, imported)]
     names.remove("annotations")  # from __future__
     assert [name for name in names if name not in config.settings] == []
-    assert {"on_starting", "child_exit", "on_exit"} <= set(names)
+    assert {"on_starting", "child_exit"} <= set(names)
     for name, value in settings.items():
         if name in config.settings:
             config.set(name, value)  # gunicorn's own validation
