@@ -50,14 +50,13 @@ def redis_server(folder: Path) -> Iterator[str]:
 
 @contextmanager
 def gunicorn(
-    args: Sequence[str], env: dict[str, str], log: Path | None = None
+    args: Sequence[str], env: dict[str, str]
 ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     """gunicorn with *args* on a free loopback port, ready; yields the process and the port."""
     port = free_port()
-    out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - closed below
     process = subprocess.Popen(
         [str(BIN / "gunicorn"), *args, "--bind", f"127.0.0.1:{port}", "--chdir", str(ROOT)],
-        env={**os.environ, **env}, stdout=out, stderr=out,
+        env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
         wait_until(lambda: probe_once(port, 2.0) is not None, "gunicorn answering", timeout=60)
@@ -69,8 +68,6 @@ def gunicorn(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
-        if log and hasattr(out, "close"):
-            out.close()
 
 
 def probe_once(port: int, timeout: float) -> float | None:
