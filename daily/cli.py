@@ -108,12 +108,26 @@ def _cmd_verify(args: argparse.Namespace) -> None:
 def _cmd_serve(args: argparse.Namespace) -> None:
     import signal
 
-    from daily import create_app
+    from werkzeug.serving import WSGIRequestHandler
 
-    # A service manager stops us with SIGTERM: exit normally, so the embedded Redis stops too.
+    from daily import create_app
+    from daily.store.connection import release
+
+    class QuietHandler(WSGIRequestHandler):
+        """Werkzeug's handler without its own access line: the app writes a JSON one."""
+
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            """Writes nothing (errors are still logged by ``log_error``)."""
+
+    # A service manager stops us with SIGTERM, a terminal with SIGINT: both leave the
+    # server's loop normally, so the embedded Redis is stopped below.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (see README).
-    create_app().run(host=args.host, port=args.port, threaded=True)
+    app = create_app()
+    try:
+        app.run(host=args.host, port=args.port, threaded=True, request_handler=QuietHandler)
+    finally:
+        release(app.extensions["daily.redis"])
 
 
 def _parser() -> argparse.ArgumentParser:

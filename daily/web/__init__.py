@@ -50,9 +50,22 @@ def _flask_settings(config: config_mod.Config) -> dict[str, Any]:
 def _install(app: Flask) -> None:
     """Installs the hooks and blueprints, in the order their hooks must run."""
     # Imported here, not at the top: the views import this module's helpers.
-    from daily.web import api, boards, coach, health, i18n, limits, pages, party, security, sweep
+    from daily.web import (
+        api,
+        boards,
+        coach,
+        health,
+        i18n,
+        limits,
+        metrics,
+        pages,
+        party,
+        security,
+        sweep,
+    )
 
     health.init_app(app)  # first: its timer starts before any other hook runs
+    metrics.init_app(app)
     security.init_app(app)
     app.register_blueprint(api.bp)
     i18n.init_app(app)

@@ -16,7 +16,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from daily import computer, dice
+from daily import computer, dice, metrics
 from daily import party as parties
 from daily.codes import CodeError, code_str, parse_code
 from daily.errors import RulesError
@@ -174,6 +174,7 @@ def create_game() -> tuple[Response, int]:
     record, created = starter(data, require_player_id())
     if not created:
         raise conflict("you already have this game", game_id=record.id)
+    metrics.game_started(record.mode)
     return jsonify(_state_json(record, _state(record))), 201
 
 
@@ -271,6 +272,8 @@ def _play(game_id: str, move: Roll | Score, expected: object) -> Response:
         )
     except MoveConflict as e:
         raise conflict(str(e), moves=len(record.moves)) from None
+    if record.finished:  # play() refuses a finished game: this move finished it
+        metrics.game_finished(record.mode)
     return jsonify(_state_json(record, state))
 
 

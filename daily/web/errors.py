@@ -10,6 +10,7 @@ import logging
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from daily import metrics
 from daily.errors import (
     DailyError,
     IllegalMoveError,
@@ -20,6 +21,8 @@ from daily.errors import (
 )
 
 log = logging.getLogger(__name__)
+#: The endpoints whose errors count as refused moves (see daily.metrics).
+MOVE_ENDPOINTS = ("api.roll", "api.score")
 
 
 class HttpError(DailyError):
@@ -69,6 +72,8 @@ def _classify(error: Exception) -> HttpError:
 def handle(error: Exception) -> Response | tuple[str, int]:
     """Renders *error* as the API's error JSON, or as an HTML page for the site."""
     http = _classify(error)
+    if request.endpoint in MOVE_ENDPOINTS:
+        metrics.move_refused(http.code)
     if request.path.startswith("/api/"):
         body = {"error": {"code": http.code, "message": http.message, **http.extra}}
         response = jsonify(body)

@@ -18,7 +18,7 @@ from typing import TextIO
 import redis
 from flask import Blueprint, Flask, Response, g, jsonify, request
 
-from daily import __version__
+from daily import __version__, metrics
 from daily.web import current_redis
 
 bp = Blueprint("health", __name__)
@@ -32,6 +32,7 @@ def healthz() -> tuple[Response, int]:
     try:
         current_redis().ping()
     except redis.RedisError as e:  # refused, timed out, or a cluster with a slot down
+        metrics.redis_error("health", e)
         body = {"status": "unavailable", "redis": f"unreachable: {e}", "version": __version__}
         return jsonify(body), 503
     return jsonify({"status": "ok", "redis": "ok", "version": __version__}), 200

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, current_app, g, has_request_context, request
-from flask_limiter import ApplicationLimit, Limiter
+from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from limits import RateLimitItem, parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from daily import metrics
 from daily.config import LIMIT_VARS, Config, ConfigError
 from daily.store import keys
 from daily.store.connection import limiter_storage
@@ -50,8 +51,8 @@ MESSAGES = {
 }
 #: The WSGI environ key of the wall-clock time a request arrived (see :class:`StampArrival`).
 ARRIVED = "daily.arrived"
-#: Never limited: the load balancer's health checks and the static files.
-EXEMPT = ("health.healthz", "static")
+#: Never limited: the load balancer's health checks, the metrics scrape and the static files.
+EXEMPT = ("health.healthz", "metrics.metrics", "static")
 OFF = "off"
 _OUTAGE_SAID = "daily.limiter_outage_said"
 
@@ -178,11 +179,16 @@ def _per_address(limit: str) -> ApplicationLimit:
         key_function=client_address,
         exempt_when=_is_exempt,
         error_message=_message("pages", limit),
+        on_breach=_count_breach("pages"),
     )
 
 
 def _message(name: str, limit: str) -> Callable[[], str]:
     return lambda: f"{MESSAGES[name]}: at most {limit}; try again later"
+
+
+def _count_breach(name: str) -> Callable[[RequestLimit], None]:
+    return lambda breached: metrics.rate_limited(name)
 
 
 class OneLineOutage(logging.Filter):
@@ -197,6 +203,7 @@ class OneLineOutage(logging.Filter):
             if g.get(_OUTAGE_SAID):
                 return False
             g.setdefault(_OUTAGE_SAID, True)
+        metrics.redis_error("limiter", error)
         record.msg = f"{record.getMessage()}: {type(error).__name__}: {error}"
         record.args = None
         record.exc_info = record.exc_text = None
@@ -252,7 +259,11 @@ def _limit(
         if limit is not None:
             # Shared: a roll and a score count against one budget, not one each.
             rule = limiter.shared_limit(
-                limit, scope=name, key_func=key, error_message=_message(name, limit)
+                limit,
+                scope=name,
+                key_func=key,
+                error_message=_message(name, limit),
+                on_breach=_count_breach(name),
             )
             view: Callable[..., Any] = app.view_functions[endpoint]
             app.view_functions[endpoint] = rule(view)

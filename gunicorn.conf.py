@@ -1,0 +1,97 @@
+"""gunicorn's settings for the daily service; the Procfile's web process runs with them.
+
+A threaded worker (gthread): a request is short (a few Redis round trips and some Python), so
+threads keep the app simple, and their number is the headroom for clients that send slowly.
+A slow client holds one thread until its request is complete, so each worker keeps far more
+threads than it has requests to run at once; a buffering reverse proxy in front (nginx)
+takes slow clients off the workers entirely. docs/operations.md has the figures behind these
+numbers and what to put in front.
+
+Environment: ``WEB_CONCURRENCY`` (worker processes, default 2), ``DAILY_THREADS`` (threads a
+worker, default 32), ``PORT`` (gunicorn binds 0.0.0.0:$PORT when it is set), and
+``DAILY_TRUSTED_PROXIES`` (as for the app: the number of proxies in front). Command-line
+options override these settings.
+
+Metrics: every worker writes its Prometheus values to files in ``PROMETHEUS_MULTIPROC_DIR``
+(a fresh temporary folder when it is unset), which a scrape of ``/metrics`` adds up.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# gunicorn reads every public name of this module as a setting: helpers start with "_".
+_METRICS_VAR = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def _count(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise SystemExit(f"gunicorn.conf.py: {name} must be a positive whole number, got {text!r}")
+    return int(text)
+
+
+def _forwarded_allow_ips() -> str:
+    # The app trusts X-Forwarded-For and -Proto from DAILY_TRUSTED_PROXIES hops (ProxyFix).
+    # gunicorn reads X-Forwarded-Proto itself from the addresses listed here: none without a
+    # proxy (a client could claim https), any with one (the proxy is the only peer; the app
+    # picks the right hop). FORWARDED_ALLOW_IPS, gunicorn's own variable, still wins.
+    if os.environ.get("FORWARDED_ALLOW_IPS"):
+        return os.environ["FORWARDED_ALLOW_IPS"]
+    proxies = os.environ.get("DAILY_TRUSTED_PROXIES", "0").strip() or "0"
+    if not proxies.isdigit():
+        raise SystemExit(f"gunicorn.conf.py: DAILY_TRUSTED_PROXIES must be a number: {proxies!r}")
+    return "*" if int(proxies) > 0 else ""
+
+
+def _metrics_dir() -> str:
+    # Set here, while the file is read: before any process imports prometheus_client, which
+    # reads the variable once (with --preload the master imports the app before any hook).
+    folder = os.environ.get(_METRICS_VAR)
+    if not folder:
+        folder = tempfile.mkdtemp(prefix="daily-metrics-")
+        os.environ[_METRICS_VAR] = folder
+        # At the master's exit, whatever ends it (a failed bind too); never a worker's.
+        atexit.register(_remove_folder, folder, os.getpid())
+    return folder
+
+
+def _remove_folder(folder: str, master: int) -> None:
+    if os.getpid() == master:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+wsgi_app = "daily:create_app()"
+workers = _count("WEB_CONCURRENCY", 2)
+worker_class = "gthread"
+threads = _count("DAILY_THREADS", 32)
+# Workers that stop answering the arbiter for this long are restarted; a request itself
+# takes milliseconds (a first hint of a 5-dice ruleset builds its table: a few seconds).
+timeout = 30
+graceful_timeout = 20
+# Kept-alive connections wait this long for their next request (a proxy reuses them).
+keepalive = 5
+forwarded_allow_ips = _forwarded_allow_ips()
+# The app writes one JSON access line a request (daily.access); gunicorn's would repeat it.
+accesslog = None
+_metrics_dir()
+
+
+def on_starting(server: Any) -> None:
+    """Empties the metrics folder: values of an earlier run must not be added to this one's."""
+    for stale in Path(os.environ[_METRICS_VAR]).glob("*.db"):
+        stale.unlink()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """Drops a dead worker's live gauges (its counters keep counting in the totals)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
