@@ -26,7 +26,7 @@ from daily.codes import new_code
 from daily.config import Config
 from daily.errors import DailyError, IllegalMoveError, StorageError
 from daily.rules import GameState, Move, Roll, Ruleset, Score, apply, find_ruleset, replay
-from daily.store import boards, keys
+from daily.store import boards, keys, reviews
 from daily.store.guard import guarded
 
 log = logging.getLogger(__name__)
@@ -328,14 +328,15 @@ def finish(client: redis.Redis, config: Config, record: Record) -> Record:
 @guarded
 def submit(client: redis.Redis, config: Config, record: Record) -> None:
     """Hands a finished ranked game to the rankings, then clears it from the pending list."""
-    if record.mode in RANKED_MODES and record.total is not None:
+    held = reviews.is_held(client, config, record)  # too lucky: kept off every public board
+    if record.mode in RANKED_MODES and record.total is not None and not held:
         boards.submit(
             client,
             result_of(record),
             retention_days=config.board_retention_days,
             zone=config.timezone,
         )
-    if record.mode in SHARED_MODES and record.share and record.total is not None:
+    if record.mode in SHARED_MODES and record.share and record.total is not None and not held:
         # The creator's own game opens the board of the code made from it (ZADD NX: once).
         shared = dataclasses.replace(result_of(record), mode="friend", day=None, code=record.share)
         boards.submit(client, shared, retention_days=config.board_retention_days)
