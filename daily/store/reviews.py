@@ -77,6 +77,13 @@ def shown_status(record: Record) -> str | None:
     return status if status in (HELD, REMOVED) else None
 
 
+@guarded
+def shown_status_of(client: redis.Redis, game_id: str) -> str | None:
+    """:func:`shown_status` as stored now (the record in hand may predate its check)."""
+    status = client.hget(keys.game(game_id), "review")
+    return str(status) if status in (HELD, REMOVED) else None
+
+
 def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
     """Whether the finished game must stay off the public boards; checks it the first time.
 

@@ -25,7 +25,14 @@ import numpy.typing as npt
 
 from daily.errors import RulesError
 from daily.strategy.bots import LEVELS
-from daily.strategy.luck import IntArray, keep_indices, luck_of, roll_indices, roll_values
+from daily.strategy.luck import (
+    IntArray,
+    keep_indices,
+    luck_of,
+    roll_indices,
+    roll_values,
+    scores_of,
+)
 from daily.strategy.model import FloatArray, Model, score_values, turn
 from daily.strategy.solver import Table
 
@@ -44,8 +51,6 @@ class Games:
     @property
     def scores(self) -> FloatArray:
         """Each game's luck score (:func:`daily.strategy.luck.scores_of`)."""
-        from daily.strategy.luck import scores_of
-
         return scores_of(self.lucks.reshape(self.lucks.shape[0], -1))
 
 

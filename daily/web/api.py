@@ -435,7 +435,7 @@ def _state_json(record: Record, state: GameState) -> dict[str, Any]:
         board = games.board_of(record)
         body["board"] = board.id if board else None
         body["rank"] = games.rank_of(current_redis(), record)
-        body["review"] = reviews.shown_status(record)
+        body["review"] = reviews.shown_status_of(current_redis(), record.id)
     if record.mode == "friend" and (record.target or record.finished):
         body["target"] = _target_json(record)
     if record.mode == "party":

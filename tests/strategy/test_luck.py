@@ -29,7 +29,6 @@ def test_every_keeps_luck_has_mean_0_and_spread_1_exactly(yatzy_table: Table) ->
     c = model.combos
     chance = luck.transitions(c)
     state = np.array([[0b101101011010111, 20, 0]], dtype=np.int64)
-    solved = turn(model, yatzy_table.values, state, keep_all=True)
     for keep in (0, c.index[(6, 6)], c.index[(1, 2, 3, 4)]):
         for i in (0, 1, 2):
             before = 0 if i == 0 else keep
@@ -44,7 +43,6 @@ def test_every_keeps_luck_has_mean_0_and_spread_1_exactly(yatzy_table: Table) ->
             weights = chance[before]
             assert float(np.sum(weights * got)) == pytest.approx(0.0, abs=1e-9)
             assert float(np.sum(weights * got * got)) == pytest.approx(1.0, abs=1e-9)
-    assert solved.value[0] > 0
 
 
 @pytest.mark.parametrize("policy", lockstep.POLICIES)
