@@ -16,11 +16,11 @@ import pytest
 
 from daily import cli
 from daily.rules import Hold, Move, Roll, Score, find_ruleset, replay
-from daily.store import games
+from daily.store import games, keys
 from daily.strategy import clairvoyant, luck
 from daily.strategy.hints import hint
 from daily.strategy.solver import Table, default_cache_dir, load_table
-from tests.web.helpers import SECRET
+from tests.web.helpers import SECRET, play_daily
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
 #: A fixed code, so the dice (and the scouting line's luck, 5.7) are the same on every run.
@@ -124,3 +124,19 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     board = client.get(f"/api/v1/leaderboards/friend/{CODE}?limit=100", headers=cy).get_json()
     assert [entry["name"] for entry in board["entries"]].count("Cy") == 1
     assert len(board["entries"]) == 32
+
+
+def test_a_held_daily_says_so_on_todays_page_and_in_its_state(make_app: Any) -> None:
+    # Tests never build maxi, so the daily counts and waits for its table; the operator's
+    # hold is then forged in the store as the review would write it.
+    app = make_app(now=NOON)
+    client = app.test_client()
+    final = play_daily(client)
+    assert final["review"] is None and final["rank"] == 1
+    app.extensions["daily.redis"].hset(keys.game(final["id"]), "review", "held")
+    state = client.get(f"/api/v1/games/{final['id']}").get_json()
+    assert state["review"] == "held"
+    page = client.get("/").get_data(as_text=True)
+    assert "Under review: this game is kept off the rankings" in page
+    german = client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "In Prüfung" in german
