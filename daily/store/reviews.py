@@ -18,8 +18,9 @@ its share code) while it is under review.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import redis
 
@@ -91,6 +92,8 @@ def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
     yet (its table is not built) counts, and waits on the unchecked list.
     """
     status = status_of(record)
+    if status == HELD:  # a crash may have come between marking it and listing it
+        client.zadd(keys.reviews_held(), {record.id: config.now().timestamp()}, nx=True)
     if status is not None:
         return status != RELEASED
     if record.mode not in PUBLIC_MODES or record.total is None or "luck" in record.extra:
@@ -121,19 +124,15 @@ def _check(client: redis.Redis, config: Config, record: Record, table: Table) ->
     except ReplayError:  # a finished game replays; if not, the rankings' own checks decide
         log.exception("could not check the luck of game %s", record.id)
         return False
-    client.hset(keys.game(record.id), "luck", f"{verdict.score:.4f}")
+    # The score and the hold in one write: a game is never checked without its verdict.
+    fields = {"luck": f"{verdict.score:.4f}"} | ({"review": HELD} if verdict.flagged else {})
+    client.hset(keys.game(record.id), mapping=cast(Mapping[Any, Any], fields))
     if verdict.flagged:
-        _hold(client, record, config.now().timestamp(), verdict.score)
+        # Listed after the hash: a crash between leaves a held, unlisted game that the
+        # next submit of it (it is still pending) lists; never a listed game not held.
+        client.zadd(keys.reviews_held(), {record.id: config.now().timestamp()}, nx=True)
+        log.warning("game %s held for review: luck %.2f", record.id, verdict.score)
     return verdict.flagged
-
-
-@guarded
-def _hold(client: redis.Redis, record: Record, now: float, score: float) -> None:
-    # The hash first: a crash between leaves a held game that the list misses, which the
-    # next submit of the same game (still pending) lists again; never a listed unheld game.
-    client.hset(keys.game(record.id), "review", HELD)
-    client.zadd(keys.reviews_held(), {record.id: now})
-    log.warning("game %s held for review: luck %.2f", record.id, score)
 
 
 @guarded

@@ -201,3 +201,13 @@ def test_review_command_lists_releases_and_removes(
     assert cli.main(["review", "release"]) == 2
     assert cli.main(["review", "check"]) == 0
     assert "0 held for review, 0 still waiting" in capsys.readouterr().out
+
+
+def test_a_held_game_that_a_crash_left_unlisted_is_listed_again(
+    client: redis.Redis, table: Table
+) -> None:
+    seer = play(client, "seer", line(table, foresight=True))
+    client.zrem(keys.reviews_held(), seer.id)  # as if the process died after the hash
+    games.submit(client, settings(), seer)
+    assert [h.game_id for h in reviews.held(client)] == [seer.id]
+    assert not on_board(client, "seer")
