@@ -1,4 +1,4 @@
-"""The ``daily`` command: ``serve``, ``score``, ``verify`` and ``solve``.
+"""The ``daily`` command: ``serve``, ``score``, ``verify``, ``solve`` and ``review``.
 
 Every subcommand reports bad input as one line on stderr and a non-zero exit
 status; a traceback never reaches the user.
@@ -105,6 +105,38 @@ def _cmd_verify(args: argparse.Namespace) -> None:
     print(sheet_str(state) if isinstance(state, GameState) else party_str(state))
 
 
+def review(action: str, game_id: str | None, out: TextIO) -> None:
+    """Runs ``daily review ACTION [ID]`` on the service's Redis (the same settings as serve)."""
+    from daily import config as settings
+    from daily.store import reviews
+    from daily.store.connection import connect
+
+    config = settings.load()
+    client = connect(config.redis_url, config.data_dir)
+    if action == "list":
+        waiting = reviews.held(client)
+        for entry in waiting:
+            out.write(entry.line() + "\n")
+        waits = reviews.unchecked(client)
+        out.write(f"{len(waiting)} held for review, {waits} waiting for a table\n")
+    elif action == "check":
+        held = reviews.check_unchecked(client, config, limit=1_000_000)
+        left = reviews.unchecked(client)
+        out.write(f"{held} held for review, {left} still waiting for a table\n")
+    elif game_id is None:
+        raise UsageError(f"review {action} needs a game id")
+    elif action == "release":
+        reviews.release(client, config, game_id)
+        out.write(f"released {game_id}: counted on its boards\n")
+    else:
+        reviews.remove(client, game_id)
+        out.write(f"removed {game_id}: kept, never ranked\n")
+
+
+def _cmd_review(args: argparse.Namespace) -> None:
+    review(args.action, args.game, sys.stdout)
+
+
 def _cmd_serve(args: argparse.Namespace) -> None:
     import signal
 
@@ -144,6 +176,10 @@ def _parser() -> argparse.ArgumentParser:
     solve.set_defaults(run=_cmd_solve)
     verify = commands.add_parser("verify", help="replay a game record on stdin, print its sheet")
     verify.set_defaults(run=_cmd_verify)
+    held = commands.add_parser("review", help="list, release or remove games held for review")
+    held.add_argument("action", choices=("list", "release", "remove", "check"))
+    held.add_argument("game", nargs="?", metavar="ID", help="the game id (release, remove)")
+    held.set_defaults(run=_cmd_review)
     serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")

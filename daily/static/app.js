@@ -321,7 +321,8 @@
       $('#final-total').textContent = state.total;
       const rankBox = $('#final-rank');
       if (state.rank) rankBox.textContent = fmt(S.rankOnly, { rank: state.rank });
-      if (state.mode === 'daily') showRank(rankBox, `daily/${state.date}`);
+      if (state.review) rankBox.textContent = state.review === 'held' ? S.underReview : S.reviewRemoved;
+      else if (state.mode === 'daily') showRank(rankBox, `daily/${state.date}`);
       else if (state.mode === 'friend' && state.code) showRank(rankBox, `friend/${state.code.replace('-', '')}`);
       const share = $('#share');
       if (state.share_code) {

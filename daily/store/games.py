@@ -31,7 +31,7 @@ from daily.codes import new_code
 from daily.config import Config
 from daily.errors import DailyError, IllegalMoveError, StorageError
 from daily.rules import GameState, Move, Roll, Ruleset, Score, apply, find_ruleset, replay
-from daily.store import boards, keys
+from daily.store import boards, keys, reviews
 from daily.store.guard import guarded
 
 log = logging.getLogger(__name__)
@@ -520,10 +520,14 @@ def _share_code(client: redis.Redis, config: Config, record: Record) -> str:
 def submit(client: redis.Redis, config: Config, record: Record) -> None:
     """Hands a finished game to every board it counts on, then clears it from the pending list.
 
-    This is the one place where a finished game reaches the boards (a check that holds a
-    game back from them belongs at its top). Every board step is a no-op when repeated.
+    This is the one place where a finished game reaches the boards. A game the clairvoyance
+    check finds too lucky is kept off every public board. Every board step is a no-op when
+    repeated.
     """
-    for result in results_of(record):
+    results = results_of(record)
+    # Only a game that would reach a board is checked (a practice game never is).
+    held = bool(results) and reviews.is_held(client, config, record)
+    for result in [] if held else results:
         boards.submit(
             client, result, retention_days=config.board_retention_days, zone=config.timezone
         )

@@ -60,6 +60,25 @@ def pending_sweep() -> str:
     return f"{PREFIX}:results:sweep"
 
 
+# The review queue of games too lucky to be honest (daily/store/reviews.py). Each is one
+# sorted set of game ids, written one command at a time: no script spans two slots.
+
+
+def reviews_held() -> str:
+    """The sorted set of games held back from the boards for review, scored by hold time."""
+    return f"{PREFIX}:reviews:held"
+
+
+def reviews_unchecked() -> str:
+    """The sorted set of counted games whose luck waits for their strategy table."""
+    return f"{PREFIX}:reviews:unchecked"
+
+
+def reviews_sweep() -> str:
+    """The lock that lets one process check a few unchecked games once a minute."""
+    return f"{PREFIX}:reviews:sweep"
+
+
 # Rankings (issue 4). Each board is one sorted set and its hash tag names the board, so
 # boards spread over a cluster's slots; a board's helper keys share its tag. A player's
 # days-played bitmap and streak hash share the player's tag (the streak script touches both).

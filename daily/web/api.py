@@ -21,7 +21,7 @@ from daily import party as parties
 from daily.codes import CodeError, code_str, parse_code
 from daily.errors import RulesError
 from daily.rules import GameState, Roll, Score, find_ruleset, parse_options
-from daily.store import games, keys, players
+from daily.store import games, keys, players, reviews
 from daily.store.games import MoveConflict, Record
 from daily.strategy import bots, hints
 from daily.strategy.model import model_of
@@ -521,6 +521,7 @@ def _state_json(record: Record, state: GameState) -> dict[str, Any]:
         board = games.board_of(record)
         body["board"] = board.id if board else None
         body["rank"] = games.rank_of(current_redis(), record)
+        body["review"] = reviews.shown_status_of(current_redis(), record.id)
     if record.code and (record.target or record.finished):
         body["target"] = _target_json(record)
     if record.mode == "party":

@@ -255,6 +255,12 @@ _SCHEMAS: dict[str, Any] = {
             "share_code": {"type": ["string", "null"]},
             "board": {"type": ["string", "null"]},
             "rank": {"type": ["integer", "null"]},
+            "review": {
+                "type": ["string", "null"],
+                "enum": ["held", "removed", None],
+                "description": "finished games: held (kept off the rankings while an operator "
+                "reviews its luck) or removed (never ranked); null otherwise",
+            },
             "target": {"type": ["object", "null"]},
             "players": {
                 "type": "array",

@@ -137,6 +137,11 @@ def js_strings() -> dict[str, str]:
         "bonusMade": gettext("bonus made"),
         "rank": gettext("Rank %(rank)s of %(total)s", rank="{rank}", total="{total}"),
         "rankOnly": gettext("Rank %(rank)s", rank="{rank}"),
+        # A game whose luck is past the clairvoyance threshold (daily/store/reviews.py).
+        "underReview": gettext(
+            "Under review: this game is kept off the rankings until an operator has checked it."
+        ),
+        "reviewRemoved": gettext("Removed from the rankings after review."),
         "copied": gettext("Copied"),
         "copyFailed": gettext("Select the text and copy it"),
         "nameSaved": gettext("Saved"),

@@ -14,7 +14,7 @@ import time
 from flask import Flask, current_app
 
 from daily.errors import DailyError, StorageError
-from daily.store import games
+from daily.store import games, reviews
 from daily.web import current_config, current_redis
 
 log = logging.getLogger(__name__)
@@ -29,6 +29,7 @@ def sweep() -> None:
     current_app.extensions[_DUE] = now + games.SWEEP_INTERVAL_S
     try:
         counted = games.sweep_pending(current_redis(), current_config())
+        reviews.sweep_unchecked(current_redis(), current_config())  # games waiting for a table
     except StorageError as e:  # Redis down: the request answers 503 itself; one line here
         log.warning("the sweep of pending results failed: %s", e)
         return

@@ -29,3 +29,16 @@ def test_a_games_keys_share_one_cluster_slot() -> None:
     # The append script touches the game hash and its move list together.
     tag = keys.game("g1").split("{")[1].split("}")[0]
     assert keys.game_moves("g1").split("{")[1].split("}")[0] == tag == "g1"
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (keys.reviews_held(), "daily:reviews:held"),
+        (keys.reviews_unchecked(), "daily:reviews:unchecked"),
+        (keys.reviews_sweep(), "daily:reviews:sweep"),
+    ],
+    ids=["held", "unchecked", "sweep"],
+)
+def test_review_key_strings(key: str, expected: str) -> None:
+    assert key == expected
