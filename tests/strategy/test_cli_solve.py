@@ -8,15 +8,37 @@ import pytest
 
 from daily.cli import main, parse_option
 from daily.rules import find_ruleset
-from daily.strategy.solver import table_path
+from daily.strategy.solver import load_table, table_path
 
 
 def test_solve_builds_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "yacht", "--cache", str(tmp_path), "--workers", "1"]) == 0
     out, err = capsys.readouterr()
     assert out == "yacht {'forced': False}: optimum 191.7743692\n"
-    assert "solving yacht: 100.0% of 119,870 states" in err
+    # The bar: percent of the work, the time spent and the time left.
+    assert "solving yacht: 100.0%|" in err and " elapsed, " in err and " left" in err
     assert table_path(find_ruleset("yacht"), tmp_path).exists()
+    # Nothing else is left in the folder but the lock and the build time.
+    key = table_path(find_ruleset("yacht"), tmp_path).stem
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"{key}.{e}" for e in ("json", "lock", "npy")
+    ]
+
+
+def test_solve_missing_builds_the_configured_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DAILY_TABLES", "yacht,yacht:forced=true")
+    assert main(["solve", "--missing", "--cache", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    forced = load_table(find_ruleset("yacht", {"forced": True}), tmp_path).optimum
+    assert out.splitlines() == [
+        "yacht {'forced': False}: optimum 191.7743692",
+        f"yacht {{'forced': True}}: optimum {forced:.7f}",
+    ]
+    # A second run finds them built: nothing to do, the same answers.
+    assert main(["solve", "--missing", "--cache", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == out
 
 
 def test_solve_takes_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -32,6 +54,8 @@ def test_solve_takes_options(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         (["maxi", "--option", "bonus"], "an option is name=value, got 'bonus'"),
         (["maxi", "--option", "bonus=10@10"], "bad value for option 'bonus'"),
         (["chess"], "unknown ruleset: 'chess'"),
+        ([], "name a ruleset to solve, or --missing"),
+        (["yatzy", "--missing"], "--missing builds the configured tables: give no ruleset"),
     ],
 )
 def test_bad_input_is_one_line(

@@ -16,7 +16,7 @@ from daily.strategy.model import model_of
 from daily.strategy.solver import Table, fill, table_path
 from tests.web.helpers import SECRET, start
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
 

@@ -17,7 +17,7 @@ from daily.strategy.solver import default_cache_dir, table_for
 from daily.verify import verify
 from daily.web import current_redis
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
 SECRET = "test-secret-" + "x" * 32

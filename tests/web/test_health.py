@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +24,18 @@ def access_lines(text: str) -> list[dict[str, Any]]:
 def test_healthz_is_ok_when_redis_answers(make_app: Any) -> None:
     response = make_app(now=NOON).test_client().get("/healthz")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "redis": "ok", "version": __version__}
+    body = response.get_json()
+    assert body == {"status": "ok", "redis": "ok", "version": __version__, "tables": []}
+
+
+def test_healthz_lists_each_table_the_service_builds(
+    make_app: Any, small_tables: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DAILY_TABLES", "maxi,yatzy,yatzy:forced=true")
+    body = make_app(now=NOON).test_client().get("/healthz").get_json()
+    assert [t["ruleset"] for t in body["tables"]] == ["maxi", "yatzy", "yatzy:forced=true"]
+    assert [t["state"] for t in body["tables"]] == ["missing", "ready", "missing"]
+    assert body["tables"][1]["seconds"] > 0  # what the build took
 
 
 def test_healthz_is_503_json_when_redis_is_down(make_app: Any) -> None:

@@ -15,7 +15,7 @@ from daily.strategy.solver import default_cache_dir, table_for
 from daily.web import current_redis
 from tests.web.helpers import SECRET, start
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
 
