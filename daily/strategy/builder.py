@@ -274,7 +274,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for spec in args.specs:
         ruleset = parse_spec(spec)
-        build(ruleset, Path(args.cache), workers=args.workers)
+        started = time.monotonic()
+        built = build(ruleset, Path(args.cache), workers=args.workers)
+        done = f"built in {time.monotonic() - started:.1f} s" if built else "already built"
+        print(f"{spec_str(ruleset)}: {done}", flush=True)
     return 0
 
 
