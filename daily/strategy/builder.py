@@ -150,6 +150,14 @@ def _locked(path: Path, *, wait: bool) -> Iterator[bool]:
         os.close(fd)  # closing the last descriptor drops the lock
 
 
+@contextlib.contextmanager
+def holding(ruleset: Ruleset, cache_dir: Path) -> Iterator[None]:
+    """Holds the build lock of *ruleset*'s table (waiting for it): the table counts as
+    being built meanwhile, and no other builder starts."""
+    with _locked(_paths(ruleset, cache_dir)["lock"], wait=True):
+        yield
+
+
 def _write_json(path: Path, body: dict[str, Any]) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(body))

@@ -27,9 +27,20 @@ from daily.rules.game import GameState
 from daily.rules.rulesets import Ruleset
 from daily.strategy import builder
 from daily.strategy.builder import TableStatus
-from daily.strategy.model import FloatArray, Model, level_size, level_states, model_of, turn
+from daily.strategy.model import (
+    FloatArray,
+    Model,
+    level_size,
+    level_states,
+    model_of,
+    turn,
+    turn_value,
+)
 
 Progress = Callable[[float, float], None]
+#: Whether :func:`solve` runs the compiled kernels (:func:`~daily.strategy.model.turn_value`);
+#: the numpy path (:func:`~daily.strategy.model.turn`) stays as the reference they match.
+KERNELS = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +234,7 @@ def _mapped(path: Path | str, mode: Literal["r", "r+"]) -> FloatArray:
 
 
 def _solve_chunk(model: Model, flat: FloatArray, states: npt.NDArray[np.int64]) -> int:
-    value = turn(model, flat, states).value
+    value = turn_value(model, flat, states) if KERNELS else turn(model, flat, states).value
     flat[model.entry(states[:, 0], states[:, 1], states[:, 2])] = value
     return int(states.shape[0])
 

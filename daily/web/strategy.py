@@ -62,6 +62,19 @@ def table_status(rules: Ruleset) -> TableStatus:
     return builder.status(rules, default_cache_dir())
 
 
+def awaited(rules: Ruleset) -> TableStatus | None:
+    """The status of *rules*' table if it is on its way (building, or missing and started now
+    in the background); None when it is ready, or missing and not built by the service."""
+    status = table_status(rules)
+    if status.state == "ready":
+        return None
+    if status.state == "missing":
+        if not builder.may_build(rules):
+            return None
+        builder.start([rules], default_cache_dir())
+    return status
+
+
 def retry_after(status: TableStatus) -> int:
     """The seconds a client should wait before asking again: the estimate, within 2 to 60.
 
