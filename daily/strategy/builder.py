@@ -182,6 +182,9 @@ def status(ruleset: Ruleset, cache_dir: Path) -> TableStatus:
     spec = spec_str(ruleset)
     if paths["table"].exists():
         return TableStatus(spec, "ready", seconds=_read_json(paths["meta"]).get("seconds"))
+    # No lock file: no builder ever came (a probe creates nothing in the folder).
+    if not paths["lock"].exists():
+        return TableStatus(spec, "missing")
     with _locked(paths["lock"], wait=False) as free:
         if free:
             return TableStatus(spec, "missing")

@@ -57,19 +57,19 @@ def _links(n: int) -> Links:
 
 @numba.njit(cache=True, nogil=True)
 def _expect(keeps: np.ndarray, up: np.ndarray, starts: np.ndarray, n: int, w: int) -> None:
-    sixth = keeps.dtype.type(1.0 / 6.0)
+    six = keeps.dtype.type(6.0)
     for size in range(n - 1, -1, -1):
         for i in range(starts[size], starts[size + 1]):
             a0, a1, a2, a3, a4, a5 = up[i, 0], up[i, 1], up[i, 2], up[i, 3], up[i, 4], up[i, 5]
             for b in range(w):
-                # The numpy version's order: take the first face, add the others, scale.
+                # The numpy version's order: take the first face, add the others, divide.
                 s = keeps[a0, b]
                 s += keeps[a1, b]
                 s += keeps[a2, b]
                 s += keeps[a3, b]
                 s += keeps[a4, b]
                 s += keeps[a5, b]
-                keeps[i, b] = s * sixth
+                keeps[i, b] = s / six
 
 
 @numba.njit(cache=True, nogil=True)
@@ -80,10 +80,15 @@ def _best(
     # smaller keeps' own values are not needed afterwards (the next expectation overwrites).
     for size in range(1, n + 1):
         for i in range(starts[size], starts[size + 1]):
+            target = keeps[i]
             for d in range(width[i]):
-                j = down[i, d]
-                for b in range(w):
-                    keeps[i, b] = max(keeps[i, b], keeps[j, b])
+                _maximum(target, keeps[down[i, d]], w)
+
+
+@numba.njit(cache=True, nogil=True)
+def _maximum(target: np.ndarray, other: np.ndarray, w: int) -> None:
+    for b in range(w):
+        target[b] = max(target[b], other[b])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -148,25 +153,37 @@ def _rolls(
     joker_value: np.ndarray,
     joker_active: np.ndarray,
 ) -> None:
+    # Rows closed in every state of the block are skipped (-inf everywhere).
+    upper_open = np.zeros(upper.shape[0], np.bool_)
+    for j in range(upper.shape[0]):
+        for b in range(w):
+            if upper[j, 0, b0 + b] > -np.inf:
+                upper_open[j] = True
+                break
+    lower_open = np.zeros(lower.shape[0], np.bool_)
     # Scratching a lower row (0 points) is worth the same on every roll: taken once.
     scratch = np.full(w, -np.inf, keeps.dtype)
     for j in range(lower.shape[0]):
         for b in range(w):
-            scratch[b] = max(scratch[b], lower[j, 0, b0 + b])
+            x = lower[j, 0, b0 + b]
+            scratch[b] = max(scratch[b], x)
+            if x > -np.inf or lower[j, 1, b0 + b] > -np.inf:
+                lower_open[j] = True
     for r in range(counts.shape[0]):
-        k = first + r
+        row = keeps[first + r]
         for b in range(w):
-            keeps[k, b] = scratch[b]
+            row[b] = scratch[b]
         for j in range(upper.shape[0]):
-            c = counts[r, j]
-            for b in range(w):
-                keeps[k, b] = max(keeps[k, b], upper[j, c, b0 + b])
+            if upper_open[j]:
+                _maximum(row, upper[j, counts[r, j], b0 : b0 + w], w)
         for s in range(scoring_start[r], scoring_start[r + 1]):
-            j, kind, points = scoring_row[s], scoring_kind[s], scoring_points[s]
-            for b in range(w):
-                # Summed in double, rounded once, as the numpy version does.
-                value = keeps.dtype.type(points + np.float64(lower[j, kind, b0 + b]))
-                keeps[k, b] = max(keeps[k, b], value)
+            j = scoring_row[s]
+            if lower_open[j]:
+                # In the table's type: p + x rounds once, as the numpy version's double sum.
+                points = scoring_points[s]
+                after = lower[j, scoring_kind[s], b0 : b0 + w]
+                for b in range(w):
+                    row[b] = max(row[b], points + after[b])
     for f in range(joker_roll.shape[0]):
         k = first + joker_roll[f]
         for b in range(w):
@@ -253,7 +270,7 @@ def solve_turns(
         upper,
         counts,
         lower,
-        (table.start, table.row, table.points, table.kind),
+        (table.start, table.row, table.points.astype(upper.dtype), table.kind),
         joker,
         graph.up,
         graph.down,

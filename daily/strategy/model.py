@@ -25,6 +25,9 @@ from daily.strategy.combos import Combos, IntArray, combos
 FloatArray = npt.NDArray[np.floating]
 SOLVER_VERSION = 1
 _UPPER = 6  # the six upper rows are rows 0 to 5 in every ruleset
+#: Whether :func:`turn` runs the re-roll DP compiled (bench/bench_solver.py turns it off to
+#: time the numpy version, which stays as the reference and serves ``keep_all``).
+COMPILED = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,7 +363,9 @@ def expect(c: Combos, keeps: FloatArray, rolls: FloatArray) -> None:
         np.take(keeps, up[:, 0], axis=0, out=level)
         for f in range(1, 6):
             level += keeps[up[:, f]]
-        level *= 1.0 / 6.0
+        # Divided, not multiplied by 1/6: float32's 1/6 is 3e-8 too large, and that bias
+        # compounds over the 60 expectations of a maxi game (1e-3 points at the optimum).
+        level /= 6.0
 
 
 def best_keep(c: Combos, keeps: FloatArray) -> FloatArray:
@@ -380,7 +385,7 @@ def turn(model: Model, table: FloatArray, states: IntArray, *, keep_all: bool = 
     """Solves the turn of each state: the expected value before its first roll."""
     c = model.combos
     final = final_values(model, table, states)
-    if not keep_all:
+    if not keep_all and COMPILED:
         return Turn(final, [], kernels.turn_values(c, final, model.ruleset.rerolls))
     keeps = np.empty((len(c.keeps), states.shape[0]), dtype=model.dtype)
     saved = []

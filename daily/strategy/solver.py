@@ -89,7 +89,7 @@ def state_work(model: Model, open_count: int) -> float:
 
 
 #: The re-roll DP of one state costs about as much as scoring this many rows (measured).
-KEEP_WORK = 12.0
+KEEP_WORK = 25.0
 
 
 def level_work(model: Model, open_count: int) -> float:
