@@ -17,10 +17,12 @@ from daily.strategy.model import level_states, model_of, turn, turn_value
 from daily.strategy.solver import (
     Table,
     TableMissingError,
+    level_work,
     load_table,
     solve,
     state_count,
     state_of,
+    state_work,
     table_for,
     table_path,
 )
@@ -196,3 +198,16 @@ def test_forced_lower_rows_are_independent_turns(tmp_path: Path) -> None:
     now = state(ruleset, sheet(ruleset, lower, **zeros), (1,) * 5, 2)
     assert table.value_of(*state_of(table.model, now)) == pytest.approx(singles, abs=1e-9)
     assert 120 < table.optimum < 125  # 122.5585274: see the README
+
+
+def test_progress_counts_work_evenly_to_the_end(tmp_path: Path) -> None:
+    ruleset = find_ruleset("yacht")
+    seen: list[tuple[float, float]] = []
+    solve(ruleset, tmp_path, progress=lambda done, total: seen.append((done, total)))
+    done = [d for d, _ in seen]
+    assert done == sorted(done) and done[-1] == seen[-1][1]
+    model = model_of(ruleset)
+    # The work of the levels, not their state counts: a state with more open rows weighs more.
+    total = sum(level_work(model, k) for k in range(1, model.rows + 1))
+    assert seen[-1][1] == pytest.approx(total)
+    assert state_work(model, 12) > state_work(model, 1)
