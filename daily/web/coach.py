@@ -35,23 +35,20 @@ UNSOLVED_OPTIONS = ("saved_rolls",)
 
 
 @bp.get("/computer")
-def setup() -> str | tuple[str, int, dict[str, str]]:
+def setup() -> str:
     """Picks a ruleset, its options and the computer's level."""
     choices = [
         (ruleset, [option_view(o) for o in ruleset.option_specs if o.name not in UNSOLVED_OPTIONS])
         for ruleset in BASE_RULESETS.values()
     ]
     levels = [(level, LEVEL_NAMES[level]) for level in reversed(LEVELS)]
-    # A table being built: the page says so, offers the heuristic computer and refreshes.
+    # A table being built: the page says so and offers the heuristic computer; its script
+    # reloads it when the table should be ready (unless the player has started choosing).
     found = {r.id: strategy.awaited(r) for r in BASE_RULESETS.values()}
     pending = {rid: waiting(status) for rid, status in found.items() if status is not None}
-    html = render_template(
+    return render_template(
         "computer.html", choices=choices, levels=levels, default="medium", waits=pending
     )
-    if pending:
-        refresh = min(w.refresh for w in pending.values())
-        return html, 200, {"Refresh": str(refresh)}
-    return html
 
 
 @dataclass(frozen=True, slots=True)
