@@ -139,14 +139,8 @@ def _cmd_serve(args: argparse.Namespace) -> None:
 
     # A service manager stops us with SIGTERM: exit normally, so the embedded Redis stops too.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
-    from daily.strategy import builder
-    from daily.strategy.solver import default_cache_dir
-
     # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (see README).
-    app = create_app()
-    # The missing strategy tables build in the background ($DAILY_TABLES, maxi first).
-    builder.start(builder.configured(), default_cache_dir())
-    app.run(host=args.host, port=args.port, threaded=True)
+    create_app().run(host=args.host, port=args.port, threaded=True)
 
 
 def _parser() -> argparse.ArgumentParser:
