@@ -101,6 +101,8 @@ def default_cache() -> Path:
 
 def _solve_one(ruleset: Ruleset, cache: Path, workers: int) -> None:
     """Builds one table (or waits for the build running elsewhere) behind a progress bar."""
+    import time
+
     from tqdm import tqdm
 
     from daily.strategy import builder
@@ -120,6 +122,10 @@ def _solve_one(ruleset: Ruleset, cache: Path, workers: int) -> None:
         def progress(done: float, total: float) -> None:
             bar.update(100.0 * done / total - bar.n)
 
+        # A build running elsewhere (the server's): follow its progress, then find it built.
+        while (found := builder.status(ruleset, cache)).state == "building":
+            progress(found.percent or 0.0, 100.0)
+            time.sleep(0.5)
         builder.build(ruleset, cache, progress=progress, workers=workers)
         bar.update(100.0 - bar.n)
 

@@ -1,9 +1,11 @@
 """The exact solver: the value of every between-turn state, written once, memory-mapped after.
 
 :func:`solve` fills the table level by level (states with 1 open row, then 2, ...), each
-level in batches through the vectorized turn DP of :mod:`daily.strategy.model`, and writes it
-to ``<cache>/<ruleset>-<hash>.npy``. :func:`load_table` opens it read-only with
-``mmap_mode="r"``, so every worker process of the server shares one copy in the page cache.
+level in batches through the compiled turn DP (:func:`~daily.strategy.model.turn_value`), and
+writes it to ``<cache>/<ruleset>-<hash>.npy`` (under a temporary name until complete;
+:mod:`daily.strategy.builder` runs it once per cache folder, in the background).
+:func:`load_table` opens it read-only with ``mmap_mode="r"``, so every worker process of the
+server shares one copy in the page cache.
 """
 
 from __future__ import annotations

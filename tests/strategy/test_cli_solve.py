@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from daily.cli import main, parse_option
 from daily.rules import find_ruleset
+from daily.strategy import builder
 from daily.strategy.solver import load_table, table_path
 
 
@@ -71,3 +75,19 @@ def test_parse_option_types() -> None:
     assert parse_option("full_straight=25") == ("full_straight", 25)
     assert parse_option("forced=true") == ("forced", True)
     assert parse_option("bonus=50@75") == ("bonus", "50@75")
+
+
+def test_solve_waits_for_a_build_running_elsewhere(tmp_path: Path) -> None:
+    yacht = find_ruleset("yacht")
+    daily = Path(sys.executable).parent / "daily"
+    command = [str(daily), "solve", "yacht", "--cache", str(tmp_path)]
+    with builder.holding(yacht, tmp_path):  # another builder has the lock
+        solving = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        assert solving.poll() is None  # it follows that build instead of starting its own
+        assert not table_path(yacht, tmp_path).exists()
+    # That builder went away without a table: the lock is free, and `daily solve` builds it.
+    out, _ = solving.communicate(timeout=120)
+    assert solving.returncode == 0
+    assert out == "yacht {'forced': False}: optimum 191.7743692\n"
+    assert builder.temp_files(yacht, tmp_path) == []
