@@ -276,6 +276,17 @@ def start(rulesets: Sequence[Ruleset], cache_dir: Path) -> bool:
     return True
 
 
+def _warm(ruleset: Ruleset) -> None:
+    """Compiles (and caches on disk) the re-roll kernel the requests use, so that no request
+    pays for it: the heuristic computer runs it on its first game."""
+    import numpy as np
+
+    from daily.strategy import kernels
+
+    c = model_of(ruleset).combos
+    kernels.turn_values(c, np.zeros((c.n_rolls, 1), model_of(ruleset).dtype), 0)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m daily.strategy.builder --cache DIR SPEC...``: builds each missing table."""
     parser = argparse.ArgumentParser(description="Builds missing strategy tables in order.")
@@ -285,6 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for spec in args.specs:
         ruleset = parse_spec(spec)
+        _warm(ruleset)
         started = time.monotonic()
         built = build(ruleset, Path(args.cache), workers=args.workers)
         done = f"built in {time.monotonic() - started:.1f} s" if built else "already built"
