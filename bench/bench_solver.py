@@ -1,34 +1,53 @@
 """Benchmark of the exact solver: build time, peak memory and the optimum of each ruleset.
 
-Run as ``.venv/bin/python bench/bench_solver.py [RULESET[:name=value,...] ...] [--workers N]``
-(default: yatzy, yahtzee, yacht, maxi, maxi:bonus=50@75). Each table is solved from scratch
-into a temporary folder (or ``--keep DIR``, to use the tables afterwards). Peak memory is the
-largest sum of the proportional set sizes (PSS: shared pages of the memory-mapped table
-counted once) of this process and its worker processes, sampled every 0.5 s.
+Run as ``.venv/bin/python bench/bench_solver.py [RULESET[:name=value,...] ...]`` (default:
+yatzy, yahtzee, yacht, maxi, maxi:bonus=50@75) with:
 
-If the Rust-based ``yatzy-solver`` package from PyPI is installed, the ``yatzy`` build is
-timed side by side with its ``Solver.build(Variant("yatzy-scandinavian"))``.
+``--rounds N``   builds of each (default 3), the median reported;
+``--numpy``      also times the pure-numpy path (the solver before its compiled kernels),
+                 alternating with the compiled one within each round, and prints the ratio;
+``--rust``       times the Rust ``yatzy-solver`` on yatzy alternately with ours (it is not a
+                 dependency: the bench installs it with pip when it is missing);
+``--reference``  builds each ruleset once more in float64 and prints both optima to 7
+                 decimals and the largest difference of the served table from the reference.
 
-Aims: ``maxi`` under 6 minutes and under 3 GB on 2 cores. ``cpu`` is the processor time of
-this process and its workers together, and ``load`` the one-minute load average at the end:
-on a shared machine, wall time over cpu time shows how much of the machine the solve got.
+Each table is solved from scratch into a temporary folder. Peak memory is the largest sum of
+the proportional set sizes (PSS: shared pages of the memory-mapped table counted once) of
+this process and its worker processes, sampled every 0.2 s. ``cpu`` is the processor time of
+this process and its workers, ``load`` the one-minute load average when the build ended: on
+a shared machine, the wall time alone says little.
+
+Aims: ``maxi`` at most 60 s wall and 1 GB on 2 cores; ``yatzy`` at most half the time of
+``yatzy-solver``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import os
 import resource
+import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from daily.rules import find_ruleset
-from daily.strategy.solver import solve, state_count
+import numpy as np
 
-PUBLISHED = {"yatzy": 248.4399894, "yahtzee": 254.5877}
+from daily.rules import Ruleset
+from daily.strategy import model as model_mod
+from daily.strategy import solver
+from daily.strategy.builder import parse_spec, spec_str
+from daily.strategy.model import model_of
+from daily.strategy.solver import Table, fill, solve, state_count
+
+PUBLISHED = {"yatzy": 248.4399894, "yahtzee": 254.5877287}
 
 
 def _pss_kib(pid: int) -> int:
@@ -70,7 +89,7 @@ class PeakMemory:
 
     def _run(self) -> None:
         me = os.getpid()
-        while not self._stop.wait(0.5):
+        while not self._stop.wait(0.2):
             total = _pss_kib(me) + sum(_pss_kib(c) for c in _children(me))
             self.peak_kib = max(self.peak_kib, total)
 
@@ -84,46 +103,124 @@ def _cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
-def _parse(spec: str) -> tuple[str, dict[str, object]]:
-    name, _, rest = spec.partition(":")
-    options: dict[str, object] = {}
-    for item in filter(None, rest.split(",")):
-        key, _, value = item.partition("=")
-        options[key] = int(value) if value.isdigit() else value
-    return name, options
+@dataclasses.dataclass
+class Run:
+    """One timed build."""
+
+    wall: float
+    cpu: float
+    peak_mib: float
+    load: float
+    optimum: float
 
 
-def bench(spec: str, workers: int, keep: str | None) -> None:
-    """Solves one ruleset from scratch and prints its figures."""
-    name, options = _parse(spec)
-    ruleset = find_ruleset(name, options)
-    with tempfile.TemporaryDirectory() as scratch, PeakMemory() as memory:
+def timed(build: Callable[[], float]) -> Run:
+    """Runs *build* (which returns an optimum) under the clocks and the memory sampler."""
+    with PeakMemory() as memory:
         started, cpu_started = time.perf_counter(), _cpu_seconds()
-        table = solve(ruleset, Path(keep or scratch), workers=workers)
-        seconds = time.perf_counter() - started
+        optimum = build()
+        wall = time.perf_counter() - started
         cpu = _cpu_seconds() - cpu_started
-        optimum = table.optimum
-    line = (
-        f"{spec:24} optimum {optimum:.7f}  states {state_count(ruleset):>11,}  "
-        f"time {seconds:7.1f} s  cpu {cpu:7.1f} s  peak {memory.peak_kib / 1024:6.0f} MiB  "
-        f"workers {workers}, load {os.getloadavg()[0]:.1f}"
-    )
-    if name in PUBLISHED and not options:
-        line += f"  published {PUBLISHED[name]} (diff {optimum - PUBLISHED[name]:+.1e})"
-    print(line, flush=True)
-    if name == "yatzy" and not options:
-        _rust_side_by_side()
+    return Run(wall, cpu, memory.peak_kib / 1024, os.getloadavg()[0], optimum)
 
 
-def _rust_side_by_side() -> None:
+def ours(ruleset: Ruleset, workers: int, compiled: bool) -> Callable[[], float]:
+    """A from-scratch build of *ruleset*, compiled or on the numpy path."""
+
+    def build() -> float:
+        solver.KERNELS = model_mod.COMPILED = compiled
+        try:
+            with tempfile.TemporaryDirectory() as scratch:
+                table = solve(ruleset, Path(scratch), workers=workers)
+                optimum = table.optimum
+                del table
+            return optimum
+        finally:
+            solver.KERNELS = model_mod.COMPILED = True
+
+    return build
+
+
+def rust() -> Callable[[], float]:
+    """yatzy-solver building Scandinavian yatzy (installed on first use, not a dependency)."""
     try:
-        yatzy_solver = importlib.import_module("yatzy_solver")
+        module: Any = importlib.import_module("yatzy_solver")
     except ImportError:
-        print("  (yatzy-solver not installed: pip install yatzy-solver to compare)")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "yatzy-solver"], check=True)
+        module = importlib.import_module("yatzy_solver")
+
+    def build() -> float:
+        module.Solver.build(module.Variant("yatzy-scandinavian"))
+        return float("nan")
+
+    return build
+
+
+def line(name: str, runs: list[Run]) -> str:
+    """The medians of *runs* as one line."""
+    wall = statistics.median(r.wall for r in runs)
+    cpu = statistics.median(r.cpu for r in runs)
+    peak = max(r.peak_mib for r in runs)
+    load = statistics.mean(r.load for r in runs)
+    optimum = runs[-1].optimum
+    shown = f"optimum {optimum:.7f}  " if optimum == optimum else " " * 26
+    return (
+        f"  {name:10} {shown}wall {wall:7.2f} s  cpu {cpu:7.2f} s  "
+        f"peak {peak:6.0f} MiB  load {load:4.1f}  ({len(runs)} runs: "
+        + ", ".join(f"{r.wall:.2f}" for r in runs)
+        + ")"
+    )
+
+
+def bench(spec: str, args: argparse.Namespace) -> None:
+    """Times one ruleset: compiled, and alternately the numpy path and the Rust solver."""
+    ruleset = parse_spec(spec)
+    print(f"{spec_str(ruleset)}: {state_count(ruleset):,} states", flush=True)
+    sides: dict[str, Callable[[], float]] = {"compiled": ours(ruleset, args.workers, True)}
+    if args.numpy:
+        sides["numpy"] = ours(ruleset, args.workers, False)
+    if args.rust and spec == "yatzy":
+        sides["rust"] = rust()
+    runs: dict[str, list[Run]] = {name: [] for name in sides}
+    for _ in range(args.rounds):
+        for name, build in sides.items():  # alternating: the load changes under both alike
+            runs[name].append(timed(build))
+    if args.rounds <= 0:  # --rounds 0 --reference: the reference build alone
+        reference(ruleset, args.workers)
         return
-    started = time.perf_counter()
-    yatzy_solver.Solver.build(yatzy_solver.Variant("yatzy-scandinavian"))
-    print(f"  yatzy-solver (Rust, PyPI) builds yatzy in {time.perf_counter() - started:.1f} s")
+    for name in sides:
+        print(line(name, runs[name]), flush=True)
+    if ruleset.id in PUBLISHED and spec == ruleset.id:
+        diff = runs["compiled"][-1].optimum - PUBLISHED[ruleset.id]
+        print(f"  published {PUBLISHED[ruleset.id]}: diff {diff:+.1e}")
+    base = statistics.median(r.wall for r in runs["compiled"])
+    for name in sides:
+        if name != "compiled":
+            other = statistics.median(r.wall for r in runs[name])
+            print(f"  compiled / {name}: {base / other:.3f} of its wall time", flush=True)
+    if args.reference:
+        reference(ruleset, args.workers)
+
+
+def reference(ruleset: Ruleset, workers: int) -> None:
+    """Builds *ruleset* in float64 and in the served dtype; prints optima and largest diff."""
+    served_model = model_of(ruleset)
+    wide = dataclasses.replace(served_model, dtype=np.float64)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "reference.npy"
+        np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=wide.shape)
+        started = time.perf_counter()
+        fill(wide, path, range(1, wide.rows + 1), workers=workers)
+        seconds = time.perf_counter() - started
+        exact = Table(wide, np.load(path, mmap_mode="r").reshape(-1))
+        served = solve(ruleset, Path(scratch), workers=workers)
+        diff = float(np.max(np.abs(served.values.astype(np.float64) - exact.values)))
+        print(
+            f"  float64 reference optimum {exact.optimum:.7f} ({seconds:.0f} s wall); served "
+            f"{np.dtype(served_model.dtype).name} {served.optimum:.7f}; largest difference over "
+            f"all {exact.values.size:,} entries {diff:.2e}",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -132,11 +229,14 @@ def main() -> None:
     parser.add_argument("rulesets", nargs="*", default=[
         "yatzy", "yahtzee", "yacht", "maxi", "maxi:bonus=50@75"])  # fmt: skip
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--keep", metavar="DIR", help="write the tables to this cache folder")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--numpy", action="store_true", help="also time the numpy path")
+    parser.add_argument("--rust", action="store_true", help="also time yatzy-solver on yatzy")
+    parser.add_argument("--reference", action="store_true", help="float64 reference builds")
     args = parser.parse_args()
-    print(f"cpus {os.cpu_count()}, workers {args.workers}")
+    print(f"cpus {os.cpu_count()}, workers {args.workers}, load {os.getloadavg()[0]:.1f}")
     for spec in args.rulesets:
-        bench(spec, args.workers, args.keep)
+        bench(spec, args)
 
 
 if __name__ == "__main__":

@@ -11,10 +11,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from daily.errors import DailyError
-from daily.rules import BASE_RULESETS, find_ruleset, parse_dice
+from daily.rules import BASE_RULESETS, Ruleset, find_ruleset, parse_dice
 
 EXIT_BAD_INPUT = 2
 
@@ -73,28 +74,60 @@ def parse_option(text: str) -> tuple[str, int | bool | str]:
 
 
 def _cmd_solve(args: argparse.Namespace) -> None:
+    from daily.strategy import builder
+    from daily.strategy.solver import load_table
+
+    cache = Path(args.cache) if args.cache else default_cache()
+    if args.missing:
+        if args.ruleset or args.option:
+            raise UsageError("--missing builds the configured tables: give no ruleset")
+        todo = builder.configured()
+    elif not args.ruleset:
+        raise UsageError("name a ruleset to solve, or --missing")
+    else:
+        todo = (find_ruleset(args.ruleset, dict(parse_option(o) for o in args.option)),)
+    for ruleset in todo:
+        _solve_one(ruleset, cache, args.workers)
+        table = load_table(ruleset, cache, build=False)
+        print(f"{ruleset.id} {dict(ruleset.options)}: optimum {table.optimum:.7f}")
+
+
+def default_cache() -> Path:
+    """The cache folder of the strategy tables (``$DAILY_CACHE``)."""
+    from daily.strategy.solver import default_cache_dir
+
+    return default_cache_dir()
+
+
+def _solve_one(ruleset: Ruleset, cache: Path, workers: int) -> None:
+    """Builds one table (or waits for the build running elsewhere) behind a progress bar."""
     import time
-    from pathlib import Path
 
-    from daily.strategy.solver import default_cache_dir, solve
+    from tqdm import tqdm
 
-    ruleset = find_ruleset(args.ruleset, dict(parse_option(o) for o in args.option))
-    cache = Path(args.cache) if args.cache else default_cache_dir()
-    started = shown = time.monotonic()
+    from daily.strategy import builder
+    from daily.strategy.model import model_of
 
-    def progress(done: int, total: int) -> None:
-        # Plain carriage-return progress, at most twice a second: no dependency needed.
-        nonlocal shown
-        spent = time.monotonic() - started
-        if done < total and spent - shown < 0.5:
-            return
-        shown = spent
-        print(f"\rsolving {ruleset.id}: {100 * done / total:5.1f}% of {total:,} states, "
-              f"{spent:.0f}s", end="", file=sys.stderr, flush=True)  # fmt: skip
+    model_of(ruleset)  # a ruleset the solver refuses fails before anything is written
+    # The bar counts work, not states: the levels cost differently (solver.state_work).
+    with tqdm(
+        total=100.0,
+        desc=f"solving {builder.spec_str(ruleset)}",
+        unit="%",
+        bar_format="{desc}: {percentage:5.1f}%|{bar}| {elapsed} elapsed, {remaining} left",
+        file=sys.stderr,
+        mininterval=0.5,
+    ) as bar:
 
-    table = solve(ruleset, cache, progress=progress, workers=args.workers)
-    print(file=sys.stderr)
-    print(f"{ruleset.id} {dict(ruleset.options)}: optimum {table.optimum:.7f}")
+        def progress(done: float, total: float) -> None:
+            bar.update(100.0 * done / total - bar.n)
+
+        # A build running elsewhere (the server's): follow its progress, then find it built.
+        while (found := builder.status(ruleset, cache)).state == "building":
+            progress(found.percent or 0.0, 100.0)
+            time.sleep(0.5)
+        builder.build(ruleset, cache, progress=progress, workers=workers)
+        bar.update(100.0 - bar.n)
 
 
 def _cmd_verify(args: argparse.Namespace) -> None:
@@ -169,7 +202,10 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("ruleset", metavar="RULESET", help=", ".join(BASE_RULESETS))
     score.set_defaults(run=_cmd_score)
     solve = commands.add_parser("solve", help="build the strategy table of a ruleset")
-    solve.add_argument("ruleset", metavar="RULESET", help=", ".join(BASE_RULESETS))
+    solve.add_argument("ruleset", metavar="RULESET", nargs="?", help=", ".join(BASE_RULESETS))
+    solve.add_argument(
+        "--missing", action="store_true", help="build every table of $DAILY_TABLES not built yet"
+    )
     solve.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     solve.add_argument("--cache", help="cache folder (default $DAILY_CACHE or ~/.cache/daily)")
     solve.add_argument("--workers", type=int, default=os.cpu_count() or 1)

@@ -4,8 +4,9 @@ The computer plays the same dice source as the player with its own holds, one tu
 each of the player's turns (so it sees the same first roll, and its re-rolls show nothing
 the player could still use). Its moves are a pure function of the ruleset, the dice, the
 level and the game id: each turn's bot draws come from :func:`bot_rng`, so a replay
-reproduces them. Without a strategy table (``maxi`` before ``daily solve maxi``) it can
-play on a heuristic value function instead (:func:`heuristic_table`). Everything here is pure.
+reproduces them. While its strategy table is still being built (a game's ``engine`` is
+fixed when it starts) it plays on a heuristic value function instead
+(:func:`heuristic_table`), and says so. Everything here is pure.
 """
 
 from __future__ import annotations

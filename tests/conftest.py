@@ -102,13 +102,28 @@ def redis_url(redis_server: str) -> str:
 def strategy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """``DAILY_CACHE`` for the session: small strategy tables build once, ``maxi`` never does."""
     folder = tmp_path_factory.mktemp("daily-cache")
-    before = os.environ.get("DAILY_CACHE")
+    before = {name: os.environ.get(name) for name in ("DAILY_CACHE", "DAILY_TABLES")}
     os.environ["DAILY_CACHE"] = str(folder)
+    # The service builds no table by itself in tests (maxi takes a minute); the tests that
+    # need a small one ask for ``small_tables``, and tests of the builder set their own.
+    os.environ["DAILY_TABLES"] = ""
     yield folder
-    if before is None:
-        os.environ.pop("DAILY_CACHE", None)
-    else:
-        os.environ["DAILY_CACHE"] = before
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture(scope="session")
+def small_tables(strategy_cache: Path) -> Path:
+    """The session cache with the yatzy and yacht tables built (a few seconds each)."""
+    from daily.rules import find_ruleset
+    from daily.strategy.solver import load_table
+
+    for name in ("yatzy", "yacht"):
+        load_table(find_ruleset(name), strategy_cache, build=True)
+    return strategy_cache
 
 
 @pytest.fixture

@@ -544,6 +544,17 @@
     }));
   }
 
+  /* A strategy table being built (the /computer page): reload when it should be ready, so
+     the note goes and the exact computer plays; not once the player has started choosing. */
+  function waitForTables() {
+    const waits = $$('[data-wait]');
+    if (!waits.length) return;
+    const seconds = Math.min(...waits.map((note) => Number(note.dataset.refresh) || 30));
+    let touched = false;
+    ['change', 'input', 'submit'].forEach((type) => document.addEventListener(type, () => { touched = true; }, true));
+    setTimeout(() => { if (!touched) window.location.reload(); }, seconds * 1000);
+  }
+
   /* The helpers party.js shares (it loads after this script). */
   window.daily = Object.freeze({ $, $$, readJson, fmt, style, api, showError, dieSvg, dieButton });
 
@@ -556,4 +567,5 @@
   else if (page === 'play') playPage();
   else if (page === 'friend') friendPage();
   else if (page === 'solo' || page === 'computer') soloPage();
+  if (page === 'computer') waitForTables();
 })();

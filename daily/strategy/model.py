@@ -19,11 +19,15 @@ import numpy.typing as npt
 
 from daily.errors import RulesError
 from daily.rules.rulesets import JOKER_POINTS, Ruleset
+from daily.strategy import kernels
 from daily.strategy.combos import Combos, IntArray, combos
 
 FloatArray = npt.NDArray[np.floating]
 SOLVER_VERSION = 1
 _UPPER = 6  # the six upper rows are rows 0 to 5 in every ruleset
+#: Whether :func:`turn` runs the re-roll DP compiled (bench/bench_solver.py turns it off to
+#: time the numpy version, which stays as the reference and serves ``keep_all``).
+COMPILED = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,7 +363,9 @@ def expect(c: Combos, keeps: FloatArray, rolls: FloatArray) -> None:
         np.take(keeps, up[:, 0], axis=0, out=level)
         for f in range(1, 6):
             level += keeps[up[:, f]]
-        level *= 1.0 / 6.0
+        # Divided, not multiplied by 1/6: float32's 1/6 is 3e-8 too large, and that bias
+        # compounds over the 60 expectations of a maxi game (1e-3 points at the optimum).
+        level /= 6.0
 
 
 def best_keep(c: Combos, keeps: FloatArray) -> FloatArray:
@@ -379,6 +385,8 @@ def turn(model: Model, table: FloatArray, states: IntArray, *, keep_all: bool = 
     """Solves the turn of each state: the expected value before its first roll."""
     c = model.combos
     final = final_values(model, table, states)
+    if not keep_all and COMPILED:
+        return Turn(final, [], kernels.turn_values(c, final, model.ruleset.rerolls))
     keeps = np.empty((len(c.keeps), states.shape[0]), dtype=model.dtype)
     saved = []
     rolls = final
@@ -389,3 +397,56 @@ def turn(model: Model, table: FloatArray, states: IntArray, *, keep_all: bool = 
         rolls = best_keep(c, keeps)
     expect(c, keeps, rolls)
     return Turn(final, saved, keeps[0].copy())
+
+
+def turn_value(model: Model, table: FloatArray, states: IntArray) -> FloatArray:
+    """``turn(...).value`` by the compiled kernel, the solver's path: the same numbers.
+
+    Only what each row gains after it is gathered here (a few table lookups per row and
+    state); the kernel spreads it over the rolls and runs the re-roll DP in the cache.
+    """
+    c = model.combos
+    mask, upper, flag = states[:, 0], states[:, 1], states[:, 2]
+    allowed = _allowed(model, mask)
+    size = states.shape[0]
+    uppers = np.full((_UPPER, c.n + 1, size), -np.inf, dtype=model.dtype)
+    for j in range(_UPPER):
+        if allowed[j].any():
+            nxt = mask ^ (1 << j)
+            for count in range(c.n + 1):
+                gain = _upper_gain(model, table, nxt, upper, flag, (j + 1) * count)
+                uppers[j, count] = np.where(allowed[j], gain, -np.inf)
+    lowers = np.full((model.rows - _UPPER, 2, size), -np.inf, dtype=model.dtype)
+    for j in range(_UPPER, model.rows):
+        if not allowed[j].any():
+            continue
+        if j == model.joker:
+            nxt = mask ^ (1 << j)
+            for kind in (0, 1):
+                after = table[model.entry(nxt, upper, np.full_like(flag, kind))]
+                lowers[j - _UPPER, kind] = np.where(allowed[j], after, -np.inf)
+        else:
+            lowers[j - _UPPER, 0] = _lower_gain(model, table, states, allowed[j], j)
+    jokers = list(_joker(model, table, states))
+    joker = (
+        np.array([j.roll for j in jokers], np.int64),
+        np.array(
+            [np.max(np.array(list(j.values.values())), axis=0) for j in jokers], model.dtype
+        ).reshape(len(jokers), size),
+        jokers[0].active if jokers else np.zeros(size, np.bool_),
+    )
+    value: FloatArray = kernels.solve_turns(
+        c, model.ruleset.rerolls, uppers, lowers, _scoring(model), joker
+    )
+    return value
+
+
+@lru_cache(maxsize=16)
+def _scoring_of(ruleset: Ruleset) -> kernels.Scoring:
+    model = model_of(ruleset)
+    lower = list(range(_UPPER, model.rows))
+    return kernels.scoring(model.points[:, _UPPER:], list(range(len(lower))), model.joker - _UPPER)
+
+
+def _scoring(model: Model) -> kernels.Scoring:
+    return _scoring_of(model.ruleset)

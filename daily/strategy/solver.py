@@ -1,15 +1,20 @@
 """The exact solver: the value of every between-turn state, written once, memory-mapped after.
 
 :func:`solve` fills the table level by level (states with 1 open row, then 2, ...), each
-level in batches through the vectorized turn DP of :mod:`daily.strategy.model`, and writes it
-to ``<cache>/<ruleset>-<hash>.npy``. :func:`load_table` opens it read-only with
-``mmap_mode="r"``, so every worker process of the server shares one copy in the page cache.
+level in batches through the compiled turn DP (:func:`~daily.strategy.model.turn_value`), and
+writes it to ``<cache>/<ruleset>-<hash>.npy`` (under a temporary name until complete;
+:mod:`daily.strategy.builder` runs it once per cache folder, in the background).
+:func:`load_table` opens it read-only with ``mmap_mode="r"``, so every worker process of the
+server shares one copy in the page cache.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,9 +27,22 @@ import numpy.typing as npt
 from daily.errors import RulesError
 from daily.rules.game import GameState
 from daily.rules.rulesets import Ruleset
-from daily.strategy.model import FloatArray, Model, level_size, level_states, model_of, turn
+from daily.strategy import builder
+from daily.strategy.builder import TableStatus
+from daily.strategy.model import (
+    FloatArray,
+    Model,
+    level_size,
+    level_states,
+    model_of,
+    turn,
+    turn_value,
+)
 
-Progress = Callable[[int, int], None]
+Progress = Callable[[float, float], None]
+#: Whether :func:`solve` runs the compiled kernels (:func:`~daily.strategy.model.turn_value`);
+#: the numpy path (:func:`~daily.strategy.model.turn`) stays as the reference they match.
+KERNELS = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +80,27 @@ def state_count(ruleset: Ruleset) -> int:
     return sum(level_size(model, k) for k in range(1, model.rows + 1))
 
 
+def state_work(model: Model, open_count: int) -> float:
+    """The work of solving one state with *open_count* open rows, in units of one row.
+
+    Every state pays for the re-roll DP over all keeps (about :data:`KEEP_WORK` rows' worth)
+    and for each open row it may score in.
+    """
+    rows = 1 if model.ruleset.forced else open_count
+    return KEEP_WORK + rows
+
+
+#: The re-roll DP of one state costs about as much as scoring this many rows (measured).
+KEEP_WORK = 25.0
+
+
+def level_work(model: Model, open_count: int) -> float:
+    """The work of solving every state with *open_count* open rows (see :func:`state_work`)."""
+    return level_size(model, open_count) * state_work(model, open_count)
+
+
 def is_small(ruleset: Ruleset) -> bool:
-    """Whether the table of *ruleset* is solved on first need (five dice: seconds, not minutes).
+    """Whether the table of *ruleset* takes seconds to build, not a minute (five dice).
 
     >>> from daily.rules import find_ruleset
     >>> is_small(find_ruleset("yatzy")), is_small(find_ruleset("maxi"))
@@ -72,24 +109,51 @@ def is_small(ruleset: Ruleset) -> bool:
     return ruleset.dice <= 5
 
 
-def load_table(ruleset: Ruleset, cache_dir: Path, *, build: bool | None = None) -> Table:
-    """Opens the table of *ruleset*, solving it first if it is missing and *build* allows.
+class TableMissingError(RulesError):
+    """The table of a ruleset is not built (and nobody is building it)."""
 
-    *build* None solves only small rulesets (every one but ``maxi``).
+    def __init__(self, ruleset: Ruleset, message: str) -> None:
+        super().__init__(message)
+        self.ruleset = ruleset
+
+
+class TableBuildingError(TableMissingError):
+    """The table of a ruleset is being built; ``status`` tells how far it has got."""
+
+    def __init__(self, ruleset: Ruleset, status: TableStatus) -> None:
+        super().__init__(ruleset, f"the strategy table of {ruleset.id} is being built")
+        self.status = status
+
+
+def load_table(ruleset: Ruleset, cache_dir: Path, *, build: bool | None = None) -> Table:
+    """Opens the table of *ruleset*; with *build* true, builds it first if it is missing.
+
+    Otherwise a missing table raises :class:`TableBuildingError` while a build runs and
+    :class:`TableMissingError` when none does: a caller never waits minutes by accident.
     """
     path = table_path(ruleset, cache_dir)
     if not path.exists():
-        if not (build if build is not None else is_small(ruleset)):
-            raise RulesError(
-                f"no strategy table for {ruleset.id} yet: run `daily solve {ruleset.id}`"
-            )
-        solve(ruleset, cache_dir)
+        if build:
+            builder.build(ruleset, cache_dir)
+        else:
+            found = builder.status(ruleset, cache_dir)
+            if found.state == "building":
+                raise TableBuildingError(ruleset, found)
+            if found.state == "missing":
+                raise TableMissingError(
+                    ruleset,
+                    f"no strategy table for {ruleset.id} yet: the service builds it, "
+                    f"or run `daily solve {builder.spec_str(ruleset)}`",
+                )
     return Table(model_of(ruleset), _mapped(path, "r"))
 
 
 @lru_cache(maxsize=32)
 def table_for(ruleset: Ruleset, cache_dir: Path) -> Table:
-    """:func:`load_table` once per process: each server worker maps each table once."""
+    """:func:`load_table` once per process: each server worker maps each table once.
+
+    It never builds: a missing table raises :class:`TableMissingError` (not cached).
+    """
     return load_table(ruleset, Path(cache_dir))
 
 
@@ -105,13 +169,19 @@ def solve(
     model = model_of(ruleset)
     path = table_path(ruleset, cache_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # Written under a temporary name in the same folder, renamed when complete: a reader
+    # never sees a half-written table (builder.build deletes what a dead builder left).
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    # A new .npy memmap is a sparse file of zeros: the terminal states are worth nothing.
-    values = np.lib.format.open_memmap(tmp, mode="w+", dtype=model.dtype, shape=model.shape)
-    fill(model, tmp, range(1, model.rows + 1), progress=progress, workers=workers, batch=batch)
-    values.flush()
-    del values
-    os.replace(tmp, path)
+    try:
+        # A new .npy memmap is a sparse file of zeros: the terminal states are worth nothing.
+        values = np.lib.format.open_memmap(tmp, mode="w+", dtype=model.dtype, shape=model.shape)
+        levels = range(1, model.rows + 1)
+        fill(model, tmp, levels, progress=progress, workers=workers, batch=batch)
+        values.flush()
+        del values
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return load_table(ruleset, cache_dir, build=False)
 
 
@@ -130,10 +200,11 @@ def fill(
     """
     mapped = np.load(path, mmap_mode="r+")
     flat: FloatArray = mapped.reshape(-1).view(np.ndarray)
-    batch = batch or 1024
+    # 4,096 states a chunk: the per-call numpy overhead is amortized, the gains stay small.
+    batch = batch or 4096
     levels = list(open_counts)
-    total = sum(level_size(model, k) for k in levels)
-    done = 0
+    total = sum(level_work(model, k) for k in levels)
+    done = 0.0
     pool = _pool(model, workers, str(path)) if workers > 1 else None
     try:
         for open_count in levels:
@@ -145,9 +216,9 @@ def fill(
             else:
                 sizes = pool.imap_unordered(_worker_chunk, chunks)
             for size in sizes:
-                done += size
+                done += size * state_work(model, open_count)
                 if progress:
-                    progress(done, total)
+                    progress(min(done, total), total)
             del states, chunks
     finally:
         if pool is not None:
@@ -166,7 +237,7 @@ def _mapped(path: Path | str, mode: Literal["r", "r+"]) -> FloatArray:
 
 
 def _solve_chunk(model: Model, flat: FloatArray, states: npt.NDArray[np.int64]) -> int:
-    value = turn(model, flat, states).value
+    value = turn_value(model, flat, states) if KERNELS else turn(model, flat, states).value
     flat[model.entry(states[:, 0], states[:, 1], states[:, 2])] = value
     return int(states.shape[0])
 
@@ -183,7 +254,15 @@ def _pool(model: Model, workers: int, path: str) -> multiprocessing.pool.Pool:
 
 
 def _init_worker(path: str) -> None:
+    _die_with_parent()
     _WORKER["values"] = _mapped(path, "r+")
+
+
+def _die_with_parent() -> None:
+    # A builder killed outright (SIGKILL) must not leave its workers behind: they hold its
+    # lock file open, and the next builder waits for that lock.
+    if sys.platform == "linux":
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _worker_chunk(states: npt.NDArray[np.int64]) -> int:

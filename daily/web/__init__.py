@@ -14,6 +14,8 @@ from flask import Flask, current_app
 
 from daily import config as config_mod
 from daily.store.connection import connect
+from daily.strategy import builder
+from daily.strategy.solver import default_cache_dir
 from daily.web import errors
 
 MAX_BODY = 16 * 1024
@@ -30,6 +32,9 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     app.extensions["daily.redis"] = connect(config.redis_url, config.data_dir)
     errors.register(app)
     _install(app)
+    # The strategy tables still missing build in the background, once for every process
+    # and host sharing the cache folder ($DAILY_TABLES: maxi first); no request waits.
+    builder.start(builder.configured(), default_cache_dir())
     return app
 
 

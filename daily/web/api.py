@@ -23,9 +23,9 @@ from daily.errors import RulesError
 from daily.rules import GameState, Roll, Score, find_ruleset, parse_options
 from daily.store import games, keys, players, reviews
 from daily.store.games import MoveConflict, Record
-from daily.strategy import bots, hints
+from daily.strategy import bots, builder, hints
 from daily.strategy.model import model_of
-from daily.strategy.solver import Table, default_cache_dir, is_small, table_path
+from daily.strategy.solver import Table, default_cache_dir
 from daily.web import current_config, current_redis, openapi, strategy
 from daily.web.auth import (
     current_player_id,
@@ -433,8 +433,9 @@ def _start_computer(data: Mapping[str, Any], player_id: str) -> tuple[Record, bo
     except RulesError as e:
         raise bad_request(f"the computer cannot play this ruleset: {e}") from None
     # Chosen once: a table built later must not change the moves of a game under way.
-    exact = is_small(rules) or table_path(rules, default_cache_dir()).exists()
-    engine = "exact" if exact else "heuristic"
+    engine = "exact" if strategy.table_status(rules).state == "ready" else "heuristic"
+    if engine == "heuristic" and builder.may_build(rules):
+        builder.start([rules], default_cache_dir())  # the next game gets the exact one
     seed = secrets.token_bytes(32)
     extra = {"level": level, "engine": engine, "computer": "[]"}
     record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}", extra=extra)

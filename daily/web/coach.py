@@ -6,6 +6,7 @@ the analysis page lists each decision of a finished game against the best one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,9 @@ from flask_babel import gettext, lazy_gettext
 
 from daily.rules import BASE_RULESETS
 from daily.strategy.bots import LEVELS
+from daily.strategy.builder import TableStatus
 from daily.web import auth, strategy
+from daily.web.errors import HttpError
 from daily.web.i18n import row_name
 from daily.web.pages import option_view
 
@@ -39,7 +42,30 @@ def setup() -> str:
         for ruleset in BASE_RULESETS.values()
     ]
     levels = [(level, LEVEL_NAMES[level]) for level in reversed(LEVELS)]
-    return render_template("computer.html", choices=choices, levels=levels, default="medium")
+    # A table being built: the page says so and offers the heuristic computer; its script
+    # reloads it when the table should be ready (unless the player has started choosing).
+    found = {r.id: strategy.awaited(r) for r in BASE_RULESETS.values()}
+    pending = {rid: waiting(status) for rid, status in found.items() if status is not None}
+    return render_template(
+        "computer.html", choices=choices, levels=levels, default="medium", waits=pending
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A strategy table being built, as a page shows it: progress and minutes left."""
+
+    percent: str  # e.g. "42%"
+    minutes: int  # rounded up, at least 1
+    refresh: int  # seconds until the page reloads itself
+
+
+def waiting(status: TableStatus) -> Wait:
+    """How long the table of *status* is still to take (a missing one has just started)."""
+    eta = status.eta if status.eta is not None else 60.0
+    return Wait(
+        f"{status.percent or 0:.0f}%", max(1, math.ceil(eta / 60)), strategy.retry_after(status)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +81,20 @@ class Line:
 
 
 @bp.get("/play/<game_id>/analysis")
-def analysis(game_id: str) -> str:
-    """Each decision of a finished game against the best one, and the points given away."""
+def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
+    """Each decision of a finished game against the best one, and the points given away.
+
+    While the table is being built: a 503 page with the minutes left, refreshing itself.
+    """
     record = auth.own_game(game_id)
-    body = strategy.analysis_json(record)
+    try:
+        body = strategy.analysis_json(record)
+    except HttpError as e:
+        if e.code != "strategy_table_building":
+            raise
+        wait = waiting(strategy.table_status(record.rules))
+        html = render_template("analysis_wait.html", record=record, ruleset=record.rules, wait=wait)
+        return html, 503, {"Retry-After": str(wait.refresh), "Refresh": str(wait.refresh)}
     lines = [_line(d) for d in body["decisions"]]
     return render_template(
         "analysis.html", record=record, ruleset=record.rules, body=body, lines=lines

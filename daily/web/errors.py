@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from daily import metrics
@@ -69,7 +69,7 @@ def _classify(error: Exception) -> HttpError:
     return HttpError(500, "internal", "something went wrong on our side")
 
 
-def handle(error: Exception) -> Response | tuple[str, int]:
+def handle(error: Exception) -> Response:
     """Renders *error* as the API's error JSON, or as an HTML page for the site."""
     http = _classify(error)
     if request.endpoint in MOVE_ENDPOINTS:
@@ -78,8 +78,17 @@ def handle(error: Exception) -> Response | tuple[str, int]:
         body = {"error": {"code": http.code, "message": http.message, **http.extra}}
         response = jsonify(body)
         response.status_code = http.status
+        _retry_after(response, http)
         return response
-    return render_template("error.html", error=http), http.status
+    response = make_response(render_template("error.html", error=http), http.status)
+    _retry_after(response, http)
+    return response
+
+
+def _retry_after(response: Response, http: HttpError) -> None:
+    # A 503 that knows when the service will be ready says so (a table being built).
+    if "retry_after" in http.extra:
+        response.headers["Retry-After"] = str(http.extra["retry_after"])
 
 
 def register(app: Flask) -> None:

@@ -1,9 +1,11 @@
 """Operations: ``/healthz``, one JSON access-log line per request, the version header.
 
 ``/healthz`` answers 200 when Redis answers a PING, else 503, in JSON, for a load
-balancer or an orchestrator. Every response carries ``X-Daily-Version``. The access
-log goes to stderr (gunicorn collects it) on the ``daily.access`` logger, one JSON
-object a line: time, method, path, status, duration, client address, player id.
+balancer or an orchestrator; it also lists each strategy table the service builds by itself
+(missing, building with its percent, ready), which does not change the status. Every
+response carries ``X-Daily-Version``. The access log goes to stderr (gunicorn collects it)
+on the ``daily.access`` logger, one JSON object a line: time, method, path, status,
+duration, client address, player id.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import redis
 from flask import Blueprint, Flask, Response, g, jsonify, request
 
 from daily import __version__, metrics
+from daily.strategy import builder
+from daily.strategy.solver import default_cache_dir
 from daily.web import current_redis
 
 bp = Blueprint("health", __name__)
@@ -29,13 +33,20 @@ VERSION_HEADER = "X-Daily-Version"
 @bp.get("/healthz")
 def healthz() -> tuple[Response, int]:
     """200 when Redis answers, 503 (with the reason) when it does not."""
+    tables = {"tables": table_statuses()}
     try:
         current_redis().ping()
     except redis.RedisError as e:  # refused, timed out, or a cluster with a slot down
         metrics.redis_error("health", e)
         body = {"status": "unavailable", "redis": f"unreachable: {e}", "version": __version__}
-        return jsonify(body), 503
-    return jsonify({"status": "ok", "redis": "ok", "version": __version__}), 200
+        return jsonify(body | tables), 503
+    return jsonify({"status": "ok", "redis": "ok", "version": __version__} | tables), 200
+
+
+def table_statuses() -> list[dict[str, object]]:
+    """Each configured strategy table (``$DAILY_TABLES``) as missing, building or ready."""
+    found = builder.statuses(builder.configured(), default_cache_dir())
+    return [status.to_dict() for status in found]
 
 
 class StderrHandler(logging.StreamHandler[TextIO]):

@@ -125,6 +125,9 @@ ERROR_MESSAGES: dict[str, LazyString] = {
     "strategy_table_missing": lazy_gettext(
         "The best-move table for this game is not built yet. Try again later."
     ),
+    "strategy_table_building": lazy_gettext(
+        "The table of best moves is being built. Try again in a minute."
+    ),
     "replay_failed": _OTHER_ERROR,
     "internal": _OTHER_ERROR,
 }

@@ -18,6 +18,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from daily import metrics as recorded
+from daily.strategy import builder
+from daily.strategy.solver import default_cache_dir
 from daily.web import current_config
 
 bp = Blueprint("metrics", __name__)
@@ -39,7 +41,15 @@ def metrics() -> Response:
             mimetype="text/plain",
             headers={"WWW-Authenticate": 'Bearer realm="metrics"'},
         )
+    _refresh_tables()
     return Response(generate_latest(_registry()), content_type=CONTENT_TYPE_LATEST)
+
+
+def _refresh_tables() -> None:
+    # A table is built by a process of its own (see daily.strategy.builder), so its state
+    # is read from the cache folder at each scrape rather than remembered by a worker.
+    for status in builder.statuses(builder.configured(), default_cache_dir()):
+        recorded.table_state(status.ruleset, status.state)
 
 
 def is_bearer(header: str, token: str) -> bool:

@@ -31,7 +31,8 @@ def _errors(*statuses: int) -> dict[str, Any]:
         413: "a body over 16 KiB",
         429: "a rate limit met (Retry-After says when to come back)",
         415: "a body that is not application/json",
-        503: "the store is unavailable (or the strategy table is not built: run `daily solve`)",
+        503: "the store is unavailable, or the strategy table is being built "
+        "(`strategy_table_building`: Retry-After and `progress` say when to come back)",
     }
     return {str(s): _json(_ref("Error"), meaning[s]) for s in (*statuses, 429, 503)}
 
@@ -117,11 +118,24 @@ _ENTRY = _object(
     score={"type": "integer"},
     current={"type": "integer", "description": "streak board: the run alive today"},
 )
+_TABLE_STATUS = _object(
+    ["ruleset", "state"],
+    ruleset={"type": "string", "description": "`maxi`, or with options: `maxi:bonus=50@75`"},
+    state={"enum": ["missing", "building", "ready"]},
+    percent={"type": "number", "description": "building: the share of the work done"},
+    seconds={"type": "number", "description": "building: spent so far; ready: the build's"},
+    eta={"type": "number", "description": "building: estimated seconds left"},
+)
 _HEALTH_BODY = _object(
-    ["status", "redis", "version"],
+    ["status", "redis", "version", "tables"],
     status={"enum": ["ok", "unavailable"]},
     redis={"type": "string", "description": "`ok`, or `unreachable: <reason>`"},
     version={"type": "string"},
+    tables={
+        "type": "array",
+        "items": _TABLE_STATUS,
+        "description": "each strategy table the service builds by itself (DAILY_TABLES)",
+    },
 )
 _HEALTH = {
     "get": {

@@ -1,7 +1,9 @@
 """The strategy engine as the API and the pages serve it: tables, analyses, the Expert's game.
 
-Tables are opened once per process (:func:`~daily.strategy.solver.table_for`); a ruleset
-whose table must be built ahead (``maxi``) answers 503 with the ``daily solve`` command.
+Tables are opened once per process (:func:`~daily.strategy.solver.table_for`) and never
+built inside a request: a missing table starts its background build
+(:mod:`daily.strategy.builder`), and until it is ready the request answers 503
+``strategy_table_building`` with the progress and a ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -16,9 +18,16 @@ from daily import computer, dice
 from daily.errors import RulesError
 from daily.rules import Ruleset, find_ruleset
 from daily.store.games import Record
-from daily.strategy import analysis, bots
+from daily.strategy import analysis, bots, builder
+from daily.strategy.builder import TableStatus
 from daily.strategy.model import model_of
-from daily.strategy.solver import Table, default_cache_dir, is_small, table_for, table_path
+from daily.strategy.solver import (
+    Table,
+    TableBuildingError,
+    TableMissingError,
+    default_cache_dir,
+    table_for,
+)
 from daily.web import current_config
 from daily.web.errors import HttpError, conflict
 
@@ -32,13 +41,66 @@ def strategy_table(rules: Ruleset) -> Table:
         model_of(rules)
     except RulesError as e:
         raise HttpError(409, "no_strategy", str(e)) from None
-    if not is_small(rules) and not table_path(rules, default_cache_dir()).exists():
-        raise HttpError(
-            503,
-            "strategy_table_missing",
-            f"the strategy table of {rules.id} is not built yet: run `{solve_command(rules)}`",
-        )
-    return table_for(rules, default_cache_dir())
+    cache = default_cache_dir()
+    try:
+        return table_for(rules, cache)
+    except TableBuildingError as e:
+        raise building_error(e.status) from None
+    except TableMissingError:
+        if not builder.may_build(rules):
+            raise HttpError(
+                503,
+                "strategy_table_missing",
+                f"the strategy table of {rules.id} is not built yet: run `{solve_command(rules)}`",
+            ) from None
+    builder.start([rules], cache)  # in the background: this request does not wait for it
+    raise building_error(builder.status(rules, cache))
+
+
+def table_status(rules: Ruleset) -> TableStatus:
+    """Where the table of *rules* stands (missing, building, ready) in the cache folder."""
+    return builder.status(rules, default_cache_dir())
+
+
+def awaited(rules: Ruleset) -> TableStatus | None:
+    """The status of *rules*' table if it is on its way (building, or missing and started now
+    in the background); None when it is ready, or missing and not built by the service."""
+    status = table_status(rules)
+    if status.state == "ready":
+        return None
+    if status.state == "missing":
+        if not builder.may_build(rules):
+            return None
+        builder.start([rules], default_cache_dir())
+    return status
+
+
+def retry_after(status: TableStatus) -> int:
+    """The seconds a client should wait before asking again: the estimate, within 2 to 60.
+
+    >>> retry_after(TableStatus("maxi", "building", 50.0, 30.0, 30.0))
+    30
+    >>> retry_after(TableStatus("maxi", "building", 0.0, 1.0, None))
+    5
+    """
+    if status.eta is None:
+        return 5
+    return int(min(60, max(2, round(status.eta))))
+
+
+def building_error(status: TableStatus) -> HttpError:
+    """The 503 of a table being built, with its progress and when to ask again."""
+    progress = {"percent": round(status.percent or 0.0, 1), "eta": None}
+    if status.eta is not None:
+        progress["eta"] = round(status.eta)
+    return HttpError(
+        503,
+        "strategy_table_building",
+        f"the strategy table of {status.ruleset} is being built: "
+        f"{progress['percent']}% done, try again in {retry_after(status)} s",
+        progress=progress,
+        retry_after=retry_after(status),
+    )
 
 
 def solve_command(rules: Ruleset) -> str:

@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 
 # One Redis flavour is enough here: the API tests cover both; a browser game is slow.
-pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
+pytestmark = [
+    pytest.mark.parametrize("redis_server", ["embedded"], indirect=True),
+    pytest.mark.usefixtures("small_tables"),  # the Expert plays exactly from the start
+]
 
 NOW = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
 YACHT_ROWS = 12

@@ -34,8 +34,8 @@ def client(redis_url: str) -> redis.Redis:
 
 
 @pytest.fixture(scope="module")
-def table(strategy_cache: Path) -> Table:
-    return load_table(YATZY, strategy_cache)
+def table(small_tables: Path) -> Table:
+    return load_table(YATZY, small_tables)
 
 
 def settings() -> config_mod.Config:

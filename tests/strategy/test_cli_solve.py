@@ -2,21 +2,47 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from daily.cli import main, parse_option
 from daily.rules import find_ruleset
-from daily.strategy.solver import table_path
+from daily.strategy import builder
+from daily.strategy.solver import load_table, table_path
 
 
 def test_solve_builds_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "yacht", "--cache", str(tmp_path), "--workers", "1"]) == 0
     out, err = capsys.readouterr()
     assert out == "yacht {'forced': False}: optimum 191.7743692\n"
-    assert "solving yacht: 100.0% of 119,870 states" in err
+    # The bar: percent of the work, the time spent and the time left.
+    assert "solving yacht: 100.0%|" in err and " elapsed, " in err and " left" in err
     assert table_path(find_ruleset("yacht"), tmp_path).exists()
+    # Nothing else is left in the folder but the lock and the build time.
+    key = table_path(find_ruleset("yacht"), tmp_path).stem
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"{key}.{e}" for e in ("json", "lock", "npy")
+    ]
+
+
+def test_solve_missing_builds_the_configured_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DAILY_TABLES", "yacht,yacht:forced=true")
+    assert main(["solve", "--missing", "--cache", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    forced = load_table(find_ruleset("yacht", {"forced": True}), tmp_path).optimum
+    assert out.splitlines() == [
+        "yacht {'forced': False}: optimum 191.7743692",
+        f"yacht {{'forced': True}}: optimum {forced:.7f}",
+    ]
+    # A second run finds them built: nothing to do, the same answers.
+    assert main(["solve", "--missing", "--cache", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == out
 
 
 def test_solve_takes_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -32,6 +58,8 @@ def test_solve_takes_options(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         (["maxi", "--option", "bonus"], "an option is name=value, got 'bonus'"),
         (["maxi", "--option", "bonus=10@10"], "bad value for option 'bonus'"),
         (["chess"], "unknown ruleset: 'chess'"),
+        ([], "name a ruleset to solve, or --missing"),
+        (["yatzy", "--missing"], "--missing builds the configured tables: give no ruleset"),
     ],
 )
 def test_bad_input_is_one_line(
@@ -47,3 +75,19 @@ def test_parse_option_types() -> None:
     assert parse_option("full_straight=25") == ("full_straight", 25)
     assert parse_option("forced=true") == ("forced", True)
     assert parse_option("bonus=50@75") == ("bonus", "50@75")
+
+
+def test_solve_waits_for_a_build_running_elsewhere(tmp_path: Path) -> None:
+    yacht = find_ruleset("yacht")
+    daily = Path(sys.executable).parent / "daily"
+    command = [str(daily), "solve", "yacht", "--cache", str(tmp_path)]
+    with builder.holding(yacht, tmp_path):  # another builder has the lock
+        solving = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        assert solving.poll() is None  # it follows that build instead of starting its own
+        assert not table_path(yacht, tmp_path).exists()
+    # That builder went away without a table: the lock is free, and `daily solve` builds it.
+    out, _ = solving.communicate(timeout=120)
+    assert solving.returncode == 0
+    assert out == "yacht {'forced': False}: optimum 191.7743692\n"
+    assert builder.temp_files(yacht, tmp_path) == []

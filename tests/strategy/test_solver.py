@@ -11,13 +11,18 @@ import pytest
 
 from daily.errors import RulesError
 from daily.rules import Ruleset, find_ruleset
-from daily.strategy.model import level_states, model_of
+from daily.strategy import model as model_mod
+from daily.strategy.builder import parse_spec
+from daily.strategy.model import level_states, model_of, turn, turn_value
 from daily.strategy.solver import (
     Table,
+    TableMissingError,
+    level_work,
     load_table,
     solve,
     state_count,
     state_of,
+    state_work,
     table_for,
     table_path,
 )
@@ -119,10 +124,12 @@ def test_table_is_memory_mapped_read_only(yatzy_table: Table, cache_dir: Path) -
     assert table.optimum == yatzy_table.optimum
 
 
-def test_small_rulesets_build_on_first_need(tmp_path: Path) -> None:
+def test_tables_build_only_when_asked(tmp_path: Path) -> None:
     yacht = find_ruleset("yacht")
-    assert not table_path(yacht, tmp_path).exists()
-    table = load_table(yacht, tmp_path)
+    with pytest.raises(TableMissingError, match="no strategy table for yacht yet"):
+        load_table(yacht, tmp_path)
+    assert list(tmp_path.iterdir()) == []  # looking creates nothing
+    table = load_table(yacht, tmp_path, build=True)
     assert table_path(yacht, tmp_path).exists()
     assert 190 < table.optimum < 193  # 191.7743692: see the README
 
@@ -130,7 +137,31 @@ def test_small_rulesets_build_on_first_need(tmp_path: Path) -> None:
 def test_maxi_is_not_built_on_a_request(tmp_path: Path) -> None:
     with pytest.raises(RulesError, match="daily solve maxi"):
         load_table(find_ruleset("maxi"), tmp_path)
+    with pytest.raises(TableMissingError):
+        table_for(find_ruleset("maxi"), tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+KERNEL_CASES = ["yatzy", "yatzy:forced=true", "yacht", "yahtzee", "yahtzee:forced=true", "maxi"]
+KERNEL_CASES += ["maxi:forced=true", "maxi:bonus=50@75"]
+
+
+@pytest.mark.parametrize("spec", KERNEL_CASES)
+def test_the_compiled_kernel_matches_the_numpy_turn(
+    spec: str, end_table: Callable[[Ruleset], Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The states with three open rows, valued on a table whose one- and two-row levels are
+    # solved: every row kind, the bonus, and Yahtzee's joker and flag come into play.
+    ruleset = parse_spec(spec)
+    table = end_table(ruleset)
+    states = level_states(table.model, 3)
+    states = states[np.random.default_rng(0).permutation(len(states))[:3000]]
+    compiled = turn_value(table.model, table.values, states)
+    monkeypatch.setattr(model_mod, "COMPILED", False)
+    plain = turn(table.model, table.values, states).value
+    assert compiled.dtype == plain.dtype == table.model.dtype
+    assert np.all(plain > 0)
+    np.testing.assert_allclose(compiled, plain, rtol=2e-6 if ruleset.dice > 5 else 1e-12)
 
 
 def test_saved_rolls_are_refused_clearly(tmp_path: Path) -> None:
@@ -167,3 +198,16 @@ def test_forced_lower_rows_are_independent_turns(tmp_path: Path) -> None:
     now = state(ruleset, sheet(ruleset, lower, **zeros), (1,) * 5, 2)
     assert table.value_of(*state_of(table.model, now)) == pytest.approx(singles, abs=1e-9)
     assert 120 < table.optimum < 125  # 122.5585274: see the README
+
+
+def test_progress_counts_work_evenly_to_the_end(tmp_path: Path) -> None:
+    ruleset = find_ruleset("yacht")
+    seen: list[tuple[float, float]] = []
+    solve(ruleset, tmp_path, progress=lambda done, total: seen.append((done, total)))
+    done = [d for d, _ in seen]
+    assert done == sorted(done) and done[-1] == seen[-1][1]
+    model = model_of(ruleset)
+    # The work of the levels, not their state counts: a state with more open rows weighs more.
+    total = sum(level_work(model, k) for k in range(1, model.rows + 1))
+    assert seen[-1][1] == pytest.approx(total)
+    assert state_work(model, 12) > state_work(model, 1)

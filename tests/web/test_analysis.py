@@ -11,12 +11,13 @@ import pytest
 
 from daily import dice
 from daily.rules import find_ruleset
+from daily.strategy import builder
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, fill, table_path
 from tests.web.helpers import SECRET, start
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
 
@@ -161,3 +162,37 @@ def test_the_analysis_page_of_an_unbuilt_table_says_so(client: Any) -> None:
     page = client.get(f"/play/{state['id']}/analysis")
     assert page.status_code == 503
     assert "daily solve maxi" in page.get_data(as_text=True)
+
+
+@pytest.fixture
+def building_yatzy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A fresh cache where the yatzy table is being built (this test holds the build lock)."""
+    monkeypatch.setenv("DAILY_CACHE", str(tmp_path))
+    with builder.holding(find_ruleset("yatzy"), tmp_path):
+        yield tmp_path
+
+
+def test_an_analysis_while_its_table_is_built_is_503_with_the_progress(
+    client: Any, building_yatzy: Path
+) -> None:
+    state = play_hasty(client, start(client, mode="solo", ruleset="yatzy"))
+    response = analysis_of(client, state["id"])
+    assert response.status_code == 503
+    assert response.headers["Retry-After"] == "5"  # no estimate yet: ask again soon
+    error = response.get_json()["error"]
+    assert error["code"] == "strategy_table_building"
+    assert error["progress"] == {"percent": 0.0, "eta": None}
+
+
+def test_the_analysis_page_while_its_table_is_built_waits_and_refreshes(
+    client: Any, building_yatzy: Path
+) -> None:
+    state = play_hasty(client, start(client, mode="solo", ruleset="yatzy"))
+    page = client.get(f"/play/{state['id']}/analysis")
+    assert page.status_code == 503
+    assert page.headers["Refresh"] == page.headers["Retry-After"] == "5"
+    html = page.get_data(as_text=True)
+    assert "The analysis will be ready in about 1 minute." in html
+    assert "0% done. This page refreshes itself." in html
+    german = client.get(f"/play/{state['id']}/analysis", headers={"Accept-Language": "de"})
+    assert "Die Analyse ist in etwa 1 Minute fertig." in german.get_data(as_text=True)

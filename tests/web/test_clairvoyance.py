@@ -10,6 +10,7 @@ clean account then plays the line those re-rolls show, the second re-roll honest
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +21,7 @@ from daily.rules import Hold, Move, Roll, Score, find_ruleset, replay
 from daily.store import games, keys
 from daily.strategy import clairvoyant, luck
 from daily.strategy.hints import hint
-from daily.strategy.solver import Table, default_cache_dir, load_table
+from daily.strategy.solver import Table, load_table
 from tests.web.helpers import SECRET, play_daily
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
@@ -101,9 +102,10 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     redis_url: str,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    small_tables: Path,
 ) -> None:
     monkeypatch.setattr(games, "new_code", lambda: CODE)
-    table = load_table(YATZY, default_cache_dir())
+    table = load_table(YATZY, small_tables)
     client = make_app(now=NOON, metrics_token="scrape-token").test_client()
     held_before = held_count(client)
     ana = new_player(client, "Ana")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,12 +13,13 @@ import pytest
 from daily import computer, dice
 from daily.rules import Roll, Score, apply, find_ruleset, new_game, replay
 from daily.store import games, keys
+from daily.strategy import builder
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.solver import default_cache_dir, table_for
 from daily.verify import verify
 from daily.web import current_redis
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
 SECRET = "test-secret-" + "x" * 32
@@ -221,3 +223,31 @@ def test_the_computer_page_speaks_the_players_language(
     html = client.get("/computer").get_data(as_text=True)
     assert title in html and level in html
     assert "Play the computer" not in html and ">Expert<" not in html
+
+
+def test_the_computer_page_says_when_the_exact_computer_is_being_built(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = app.test_client()
+    assert "data-wait=" not in client.get("/computer").get_data(as_text=True)  # none coming
+    monkeypatch.setenv("DAILY_CACHE", str(tmp_path))
+    with builder.holding(find_ruleset("maxi"), tmp_path):
+        html = client.get("/computer").get_data(as_text=True)
+        # The script reloads the page in 5 s (no estimate yet) unless the player is choosing.
+        assert html.count("data-wait=") == 1 and 'data-wait="maxi" data-refresh="5"' in html
+        assert "The exact computer will be ready in about 1 minute." in html
+        assert "play now against the heuristic computer" in html
+        # Playing now: the heuristic, named as such in the game's state and on its page.
+        state = start(client, level="expert").get_json()
+        assert state["computer"]["engine"] == "heuristic"
+        play = client.get(f"/play/{state['id']}").get_data(as_text=True)
+        assert 'data-engine="heuristic"' in play
+        assert "The heuristic computer plays this game" in play
+
+
+def test_the_play_page_names_the_exact_computer(app: Any) -> None:
+    client = app.test_client()
+    state = start(client, ruleset="yatzy", level="expert").get_json()
+    assert state["computer"]["engine"] == "exact"
+    play = client.get(f"/play/{state['id']}").get_data(as_text=True)
+    assert 'data-engine="exact"' in play and "The exact computer plays this game." in play

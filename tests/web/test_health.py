@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from daily import __version__
+from daily.rules import find_ruleset
+from daily.strategy import builder
 
 pytestmark = pytest.mark.redis
 
@@ -23,7 +32,20 @@ def access_lines(text: str) -> list[dict[str, Any]]:
 def test_healthz_is_ok_when_redis_answers(make_app: Any) -> None:
     response = make_app(now=NOON).test_client().get("/healthz")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "redis": "ok", "version": __version__}
+    body = response.get_json()
+    assert body == {"status": "ok", "redis": "ok", "version": __version__, "tables": []}
+
+
+def test_healthz_lists_each_table_the_service_builds(
+    make_app: Any, small_tables: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = make_app(now=NOON).test_client()
+    # Listed after the app started (which builds what is listed then): nothing builds here.
+    monkeypatch.setenv("DAILY_TABLES", "maxi,yatzy,yatzy:forced=true")
+    body = client.get("/healthz").get_json()
+    assert [t["ruleset"] for t in body["tables"]] == ["maxi", "yatzy", "yatzy:forced=true"]
+    assert [t["state"] for t in body["tables"]] == ["missing", "ready", "missing"]
+    assert body["tables"][1]["seconds"] > 0  # what the build took
 
 
 def test_healthz_is_503_json_when_redis_is_down(make_app: Any) -> None:
@@ -71,3 +93,46 @@ def test_the_access_log_names_the_player_but_no_name(make_app: Any, capsys: Any)
     me = access_lines(err)[-1]
     assert me["player"] == created["player_id"] and me["status"] == 200
     assert "Ana Secret" not in err and created["token"] not in err
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _healthz(port: int) -> dict[str, Any] | None:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz") as response:
+            return dict(json.load(response))
+    except OSError:
+        return None
+
+
+@pytest.mark.slow
+def test_serve_builds_the_missing_tables_as_it_starts(redis_url: str, tmp_path: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "DAILY_CACHE": str(tmp_path),
+           "DAILY_TABLES": "yacht", "DAILY_NOW": "2026-12-03T12:00:00"}  # fmt: skip
+    daily = Path(sys.executable).parent / "daily"
+    server = subprocess.Popen(
+        [str(daily), "serve", "--port", str(port)], env=env, stderr=subprocess.DEVNULL
+    )
+    try:
+        seen = []
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            body = _healthz(port)
+            if body is not None:
+                seen.append(body["tables"][0]["state"])
+                if seen[-1] == "ready":
+                    break
+            time.sleep(0.1)
+        # Nobody asked for a hint: the server started the build by itself.
+        assert seen and seen[-1] == "ready", seen
+        assert set(seen) <= {"missing", "building", "ready"}
+        assert body is not None and body["tables"][0]["ruleset"] == "yacht"
+    finally:
+        server.terminate()
+        server.wait(10)
+    assert builder.temp_files(find_ruleset("yacht"), tmp_path) == []

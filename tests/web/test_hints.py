@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +17,7 @@ from daily.strategy.solver import default_cache_dir, table_for
 from daily.web import current_redis
 from tests.web.helpers import SECRET, start
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
 
@@ -108,7 +110,7 @@ def test_another_players_game_is_not_found(client: Any, make_app: Any) -> None:
     [({}, "`daily solve maxi`"), ({"bonus": "50@75"}, "`daily solve maxi --option bonus=50@75`")],
     ids=["default", "bonus"],
 )
-def test_maxi_without_its_table_names_the_command(
+def test_maxi_not_built_by_the_service_names_the_command(
     client: Any, options: dict[str, Any], command: str
 ) -> None:
     state = start(client, mode="solo", ruleset="maxi", options=options)
@@ -135,3 +137,42 @@ def test_the_best_move_button_only_where_hints_are_allowed(
     html = client.get(f"/play/{state['id']}").get_data(as_text=True)
     assert ('id="hint"' in html) is shown
     assert ('id="hints"' in html) is shown
+
+
+@pytest.mark.slow
+def test_a_missing_table_builds_once_in_the_background_then_hints(
+    make_app: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("DAILY_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("DAILY_TABLES", "yatzy")
+    # Two apps (two server processes' worth) on one Redis and one cache folder.
+    one, two = (make_app(now=NOW).test_client() for _ in range(2))
+    games = [start(client, mode="solo", ruleset="yatzy")["id"] for client in (one, two)]
+    started = time.monotonic()
+    answers = [get_hint(one, games[0]), get_hint(two, games[1])]
+    # Neither request waited for the build: each answered at once, 503 with the progress.
+    assert time.monotonic() - started < 5
+    for response in answers:
+        assert response.status_code == 503
+        assert 2 <= int(response.headers["Retry-After"]) <= 60
+        error = response.get_json()["error"]
+        assert error["code"] == "strategy_table_building"
+        assert 0 <= error["progress"]["percent"] < 100
+        assert error["retry_after"] == int(response.headers["Retry-After"])
+    health = one.get("/healthz").get_json()["tables"]
+    assert health[0]["ruleset"] == "yatzy" and health[0]["state"] in ("missing", "building")
+    while (response := get_hint(two, games[1])).status_code == 503:
+        assert response.get_json()["error"]["code"] == "strategy_table_building"
+        assert time.monotonic() - started < 300, "the background build never finished"
+        time.sleep(0.2)
+    assert response.status_code == 200
+    assert get_hint(one, games[0]).status_code == 200
+    assert one.get("/healthz").get_json()["tables"][0]["state"] == "ready"
+    # Every builder that was started has ended: one built the table, any other found it.
+    time.sleep(0.5)
+    out = capfd.readouterr().out
+    assert out.count("yatzy: built in ") == 1
+    assert "yatzy: already built" in out or out.count("yatzy:") == 1

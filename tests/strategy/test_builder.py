@@ -1,0 +1,91 @@
+"""Tables built by the service itself: once across processes, never half-read, crash-proof.
+
+Real processes throughout: the builders are ``python -m daily.strategy.builder`` children,
+as ``daily serve`` and the web app start them, sharing one cache folder.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from daily.rules import find_ruleset
+from daily.strategy import builder
+from daily.strategy.solver import (
+    TableBuildingError,
+    TableMissingError,
+    load_table,
+    table_path,
+)
+
+pytestmark = pytest.mark.slow
+
+YACHT = find_ruleset("yacht")
+YATZY = find_ruleset("yatzy")
+
+
+def spawn(cache: Path, *specs: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "daily.strategy.builder", "--cache", str(cache)]
+    return subprocess.Popen([*command, "--workers", "1", *specs], stdout=subprocess.PIPE, text=True)
+
+
+def wait_for(check: object, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_two_builders_at_once_build_the_table_once(tmp_path: Path) -> None:
+    first, second = spawn(tmp_path, "yacht"), spawn(tmp_path, "yacht")
+    outputs = sorted(p.communicate(timeout=300)[0].strip() for p in (first, second))
+    assert [p.returncode for p in (first, second)] == [0, 0]
+    assert outputs[0] == "yacht: already built"  # the second waited for the first
+    assert outputs[1].startswith("yacht: built in ")
+    assert load_table(YACHT, tmp_path).optimum == pytest.approx(191.7743692, abs=1e-7)
+    assert builder.temp_files(YACHT, tmp_path) == []
+    assert builder.status(YACHT, tmp_path).state == "ready"
+
+
+def test_a_builder_killed_midway_leaves_the_next_one_to_finish(tmp_path: Path) -> None:
+    assert builder.status(YATZY, tmp_path).state == "missing"
+    with pytest.raises(TableMissingError, match="no strategy table for yatzy yet"):
+        load_table(YATZY, tmp_path)
+    victim = spawn(tmp_path, "yatzy")
+    wait_for(lambda: (builder.status(YATZY, tmp_path).percent or 0) > 5)
+    # Half-way: loading says it is building (never reads the half-written file).
+    with pytest.raises(TableBuildingError) as building:
+        load_table(YATZY, tmp_path)
+    assert building.value.status.state == "building"
+    assert 5 < (building.value.status.percent or 0) < 100
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.communicate(timeout=30)  # reaps it and closes its pipe
+    # The kernel dropped its lock; its temporary file is still there until the next build.
+    assert builder.status(YATZY, tmp_path).state == "missing"
+    leftovers = builder.temp_files(YATZY, tmp_path)
+    assert any(p.name.endswith(f".{victim.pid}.tmp") for p in leftovers)
+    assert not table_path(YATZY, tmp_path).exists()
+    survivor = spawn(tmp_path, "yatzy")
+    assert survivor.communicate(timeout=300)[0].startswith("yatzy: built in ")
+    assert builder.temp_files(YATZY, tmp_path) == []
+    assert load_table(YATZY, tmp_path).optimum == pytest.approx(248.4399894, abs=1e-7)
+
+
+def test_the_build_is_estimated_from_its_start(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "yatzy")
+    try:
+        wait_for(lambda: (builder.status(YATZY, tmp_path).percent or 0) > 10)
+        found = builder.status(YATZY, tmp_path)
+        assert found.state == "building"
+        assert found.seconds is not None and found.seconds > 0
+        assert found.eta is not None and found.eta > 0
+        assert found.to_dict()["ruleset"] == "yatzy"
+    finally:
+        child.communicate(timeout=300)
+    assert builder.status(YATZY, tmp_path).state == "ready"
