@@ -131,7 +131,7 @@ def test_tables_build_only_when_asked(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # looking creates nothing
     table = load_table(yacht, tmp_path, build=True)
     assert table_path(yacht, tmp_path).exists()
-    assert 190 < table.optimum < 193  # 191.7743692: see the README
+    assert 190 < table.optimum < 193  # 191.7743692: see docs/strategy.md
 
 
 def test_maxi_is_not_built_on_a_request(tmp_path: Path) -> None:
@@ -197,7 +197,7 @@ def test_forced_lower_rows_are_independent_turns(tmp_path: Path) -> None:
         singles += brute.sheet(scores) - state(ruleset, scores, (1,) * 5, 2).total
     now = state(ruleset, sheet(ruleset, lower, **zeros), (1,) * 5, 2)
     assert table.value_of(*state_of(table.model, now)) == pytest.approx(singles, abs=1e-9)
-    assert 120 < table.optimum < 125  # 122.5585274: see the README
+    assert 120 < table.optimum < 125  # 122.5585274: see docs/strategy.md
 
 
 def test_progress_counts_work_evenly_to_the_end(tmp_path: Path) -> None:
