@@ -39,7 +39,7 @@ PLACEHOLDER = re.compile(r"%\(\w+\)[sd]")
 
 
 def _source_messages() -> dict[str | tuple[str, str], None]:
-    """Every message the code and templates hold now (as babel.cfg and the README extract)."""
+    """Every message the code and templates hold now (as babel.cfg and docs/web.md extract)."""
     method_map = [("daily/**.py", "python"), ("templates/**.html", "jinja2")]
     keywords = {"_": None, "gettext": None, "lazy_gettext": None, "ngettext": (1, 2)}
     found: dict[str | tuple[str, str], None] = {}
