@@ -144,7 +144,7 @@ def play_random_game(
         move = best_score(state) if greedy else data.draw(st.sampled_from(moves))
         if isinstance(move, Score):
             potential = state.potential()
-            # RULES.md: each further five-of-a-kind scored after `yahtzee` holds 50 adds 100.
+            # docs/rules.md: each further five-of-a-kind scored after `yahtzee` holds 50 adds 100.
             yahtzee = ruleset.id == "yahtzee" and state.scorecard()["yahtzee"] == 50
             extra += yahtzee and len(set(state.dice)) == 1
         state = apply(state, move)

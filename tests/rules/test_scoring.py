@@ -1,4 +1,4 @@
-"""Scoring: every worked example of RULES.md and the seed rule pages, edge cases and options."""
+"""Scoring: every worked example of docs/rules.md and the rule pages, edge cases and options."""
 
 from __future__ import annotations
 
@@ -24,11 +24,12 @@ from daily.rules import (
 
 from .scripted import Script, at, reroll
 
-# (where it is written, ruleset, dice, row, points). "RULES" is /work/shared/RULES.md; the
-# seeds are 000 (Portuguese, Yatzy and Maxi Yatzy), 002 (Portuguese, a 13-category game),
-# 003 (Portuguese, Yahtzee) and 004 (Spanish, Yatzy and Maxi Yatzy).
+# (where it is written, ruleset, dice, row, points). "RULES" is docs/rules.md; the original
+# rule pages the product comes from are 000 (Portuguese, Yatzy and Maxi Yatzy), 002
+# (Portuguese, a 13-category game), 003 (Portuguese, Yahtzee) and 004 (Spanish, Yatzy and
+# Maxi Yatzy).
 WORKED_EXAMPLES: list[tuple[str, str, tuple[int, ...], str, int]] = [
-    # RULES.md
+    # docs/rules.md
     ("RULES", "yatzy", (6, 6, 5, 3, 2), "one_pair", 12),
     ("RULES", "yatzy", (6, 6, 4, 4, 3), "two_pairs", 20),
     ("RULES", "yatzy", (6, 6, 6, 3, 3), "full_house", 24),
@@ -349,7 +350,7 @@ def test_scoring_impossible_dice_is_a_rules_error(dice: tuple[int, ...]) -> None
 
 
 # ---------------------------------------------------------------------------------------------
-# An independent reading of RULES.md, by brute force over every subset of the dice: a row's
+# An independent reading of docs/rules.md, by brute force over every subset of the dice: a row's
 # points are the best over the subsets that form its combination ("only the dice that form the
 # combination score ... the highest score counts"), or the sum of all dice where it says so.
 
