@@ -236,3 +236,41 @@ def test_the_days_page_has_the_advent_calendar_in_december(make_app: Any) -> Non
     assert page.count('class="door ') == 24 and "door today" in page
     november = make_app(now=DECEMBER - timedelta(days=10)).test_client()
     assert 'class="door ' not in november.get("/").get_data(as_text=True)
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("code", ["de", "ja", "pl"])
+def test_the_players_pages_render_translated(
+    code: str, make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import flask_babel
+
+    from tests.web.helpers import leaks
+    from tests.web.test_i18n import _Marking
+
+    client = make_app(now=DECEMBER).test_client()
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = code
+    state = play_daily(client)
+    link = _link(client)
+    real = flask_babel.Domain.get_translations
+    monkeypatch.setattr(flask_babel.Domain, "get_translations", lambda self: _Marking(real(self)))
+    pages = {
+        "/me": client.get("/me"),
+        "/me/history": client.get("/me/history"),
+        "/me/delete": client.get("/me/delete"),
+        "/offline": client.get("/offline"),
+        "/me/link": client.post("/me/link"),
+        "signin": client.get(link),
+        "/": client.get("/"),
+        "/f/hello": client.get("/f/hello"),
+        "friend": client.get(f"/f/{state['share_code']}"),
+    }
+    from babel.dates import format_date
+
+    day = DECEMBER.date()
+    dates = tuple(format_date(day, form, locale=code) for form in ("full", "long", "medium"))
+    data = ("K7P2-QX9D", state["share_code"], "%", *dates)
+    for name, response in pages.items():
+        text = response.get_data(as_text=True)
+        found = leaks(text, data)
+        assert not found, f"{code} {name}: untranslated {sorted(found)}"
