@@ -192,7 +192,7 @@ def chart_svg(played: Sequence[Played], width: int = 320, height: int = 120) -> 
     """
     recent = list(reversed(played[:30]))
     top = max([p.total for p in recent] + [1])
-    step = width / max(len(recent), 1)
+    step = width / max(len(recent), 14)  # a few days do not make fat bars
     bars = []
     for i, p in enumerate(recent):
         h = max(2.0, (height - 16) * p.total / top)
