@@ -183,17 +183,24 @@ def test_axe_finds_nothing_serious(
 ) -> None:
     base = world["base"]
     found = {}
+    errors: list[str] = []
     for scheme in ("light", "dark"):
         # axe is injected as a script: the test's own context bypasses the page's CSP.
         context = new_context(viewport=PHONE, color_scheme=scheme, bypass_csp=True)
         context.add_cookies(world["bo"].cookies())
         page = context.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         for path in _pages(world):
-            page.goto(base + path)
+            response = page.goto(base + path)
+            if response is not None and response.status >= 400:  # the error page's own status
+                errors[:] = [e for e in errors if not e.startswith("Failed to load resource")]
             page.add_script_tag(path=str(axe))
             result = page.evaluate(SERIOUS)
             if result:
                 found[f"{scheme} {path}"] = result
+            if errors:  # a refused script or style, a failed request: the console says
+                found[f"{scheme} {path} console"] = errors[:]
+                errors.clear()
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
 
 
@@ -212,6 +219,9 @@ def test_no_page_overflows_a_small_phone_in_any_language(
             width = page.evaluate("document.documentElement.scrollWidth")
             if width > 320:
                 wide.append(f"{language} {path}: {width}px")
+            header = page.evaluate("document.querySelector('header.top').offsetHeight")
+            if header > 56:
+                wide.append(f"{language} {path}: header {header}px high")
     assert not wide, "\n".join(wide)
 
 
@@ -246,6 +256,18 @@ def test_screenshots(
     page.goto(base + "/me")
     page.get_by_role("button", name="Play on another device").click()
     shoot(page, f"signin-link-{size}")
+    other = new_context(viewport=page.viewport_size).new_page()
+    other.goto(page.locator("#signin-url").input_value())
+    shoot(other, f"signin-{size}")
+    dark = new_context(viewport=page.viewport_size, color_scheme="dark")
+    dark.add_cookies(world["bo"].cookies())
+    dark_page = dark.new_page()
+    for name, path in [
+        ("history", "/me/history"),
+        ("friends", f"/f/{world['daily']['share_code']}"),
+    ]:
+        dark_page.goto(base + path)
+        shoot(dark_page, f"{name}-dark-{size}")
     page.goto(base + "/me/delete")
     page.check("#confirm")
     page.locator("#delete").click()
