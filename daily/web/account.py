@@ -206,8 +206,10 @@ def chart_svg(played: Sequence[Played], width: int = 320, height: int = 120) -> 
     name = Markup.escape(gettext("Your last %(n)s daily scores", n=len(recent)))
     return Markup(
         f'<svg class="history-chart" viewBox="0 0 {width} {height}" role="img"'
-        f' aria-label="{name}" preserveAspectRatio="none">'
+        f' aria-label="{name}">'
         f'<line x1="0" y1="{height - 0.5}" x2="{width}" y2="{height - 0.5}" class="axis"/>'
+        f'<line x1="0" y1="16" x2="{width}" y2="16" class="axis top"/>'
+        f'<text x="{width - 2}" y="12" class="label" text-anchor="end">{top}</text>'
         + "".join(bars)
         + "</svg>"
     )
