@@ -214,7 +214,7 @@ def test_no_page_overflows_a_small_phone_in_any_language(
     wide = []
     for language in LANGUAGES:
         context.set_extra_http_headers({"Accept-Language": language})
-        for path in _pages(world)[:-1]:  # the play page has its own test below
+        for path in _pages(world):
             page.goto(base + path)
             width = page.evaluate("document.documentElement.scrollWidth")
             if width > 320:
@@ -223,19 +223,6 @@ def test_no_page_overflows_a_small_phone_in_any_language(
             if header > 56:
                 wide.append(f"{language} {path}: header {header}px high")
     assert not wide, "\n".join(wide)
-
-
-@pytest.mark.xfail(
-    strict=True, reason="the play page's results widen a 320-px phone; the play rework fixes it"
-)
-def test_the_play_page_fits_a_small_phone(
-    world: dict[str, Any], new_context: Callable[..., Any]
-) -> None:
-    context = new_context(viewport={"width": 320, "height": 700})
-    context.add_cookies(world["bo"].cookies())
-    page = context.new_page()
-    page.goto(f"{world['base']}/play/{world['friend']['id']}")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 320
 
 
 @pytest.mark.parametrize("size", ["390", "1280"])
