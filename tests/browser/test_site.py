@@ -51,7 +51,7 @@ def world(serve: Callable[..., str], new_context: Callable[..., Any]) -> dict[st
     _name(bo, base, "Bo")
     daily = _play(ana, base, {"mode": "daily"})
     _play(bo, base, {"mode": "daily"}, last=True)
-    friend = _play(bo, base, {"mode": "friend", "code": daily["share_code"], "target": True})
+    friend = _play(bo, base, {"mode": "friend", "code": daily["share_code"], "target": True}, True)
     return {"base": base, "ana": ana, "bo": bo, "daily": daily, "friend": friend}
 
 
@@ -97,7 +97,7 @@ def test_friends_see_each_others_sheets(world: dict[str, Any], shoot: Callable[.
     ours, theirs = world["friend"]["total"], world["daily"]["total"]
     verdict = "win" if ours > theirs else "lose" if ours < theirs else "tie"
     assert page.locator(f"#verdict.{verdict}").is_visible()
-    shoot(page, "friends-390")
+    shoot(page, "friends-verdict-390")
     creator = world["ana"].new_page()
     creator.goto(f"{base}/f/{code}")
     assert creator.locator("#comparison thead th").all_inner_texts()[1:] == ["You", "Bo"]
