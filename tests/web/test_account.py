@@ -274,3 +274,21 @@ def test_the_players_pages_render_translated(
         text = response.get_data(as_text=True)
         found = leaks(text, data)
         assert not found, f"{code} {name}: untranslated {sorted(found)}"
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("path", ["/me/delete", "/me/link", "/me/theme", "/me/name"])
+def test_another_site_cannot_act_for_the_player(make_app: Any, path: str) -> None:
+    app = make_app(now=DECEMBER)
+    client = app.test_client()
+    play_daily(client)
+    with client.session_transaction() as session:
+        player_id = session["player_id"]
+    generation = app.extensions["daily.redis"].hget(keys.player(player_id), "link")
+    data = {"confirm": "yes", "theme": "dark", "name": "Mallory"}
+    response = client.post(path, data=data, headers={"Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 403
+    redis = app.extensions["daily.redis"]
+    assert redis.hget(keys.player(player_id), "name") != "Mallory"
+    assert redis.hget(keys.player(player_id), "link") == generation
+    assert 'data-theme="dark"' not in client.get("/me").get_data(as_text=True)
