@@ -167,3 +167,58 @@ def names_of(client: redis.Redis, player_ids: Iterable[str]) -> dict[str, str]:
     for player_id in ids:
         pipe.hget(keys.player(player_id), "name")
     return {i: str(n) for i, n in zip(ids, pipe.execute(), strict=True) if n is not None}
+
+
+# -- sign-in links and deletion --------------------------------------------------------------
+
+#: The field of the player hash that counts the sign-in links made: a link names the count
+#: it was made under, so making a new one revokes every older one.
+_LINK_FIELD = "link"
+
+
+@guarded
+def link_generation(client: redis.Redis, player_id: str) -> int:
+    """The generation of *player_id*'s current sign-in link (0: none made yet)."""
+    return int(client.hget(keys.player(player_id), _LINK_FIELD) or 0)
+
+
+@guarded
+def next_link_generation(client: redis.Redis, player_id: str) -> int:
+    """Starts a new sign-in link generation, revoking every link made before."""
+    return int(client.hincrby(keys.player(player_id), _LINK_FIELD, 1))
+
+
+@guarded
+def keep(client: redis.Redis, player_id: str) -> None:
+    """Keeps a player for good (a guest signed in on another browser is no longer temporary)."""
+    client.persist(keys.player(player_id))
+
+
+@guarded
+def delete(client: redis.Redis, player_id: str, personal_boards: Iterable[str] = ()) -> int:
+    """Deletes a player's name, history indexes and streak; their games stay, anonymous.
+
+    *personal_boards* are the sorted sets that hold one entry per player (best day,
+    longest streak): the player leaves those. Returns the number of keys removed.
+    """
+    from daily.store.boards import member  # here: boards imports this module
+
+    tag = keys.player(player_id)
+    found = [str(k) for k in client.scan_iter(match=_glob_escape(tag) + ":*", count=500)]
+    pipe = client.pipeline(transaction=False)
+    for key in [tag, *found]:
+        pipe.delete(key)
+    for board in personal_boards:
+        pipe.zrem(board, member(player_id))
+    return sum(int(n) for n in pipe.execute()[: len(found) + 1])
+
+
+def _glob_escape(text: str) -> str:
+    """*text* with the glob pattern characters of Redis escaped.
+
+    >>> _glob_escape("daily:player:{ab}")
+    'daily:player:{ab}'
+    >>> _glob_escape("a*b?[c]")
+    'a\\\\*b\\\\?\\\\[c\\\\]'
+    """
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)

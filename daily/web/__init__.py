@@ -56,6 +56,7 @@ def _install(app: Flask) -> None:
     """Installs the hooks and blueprints, in the order their hooks must run."""
     # Imported here, not at the top: the views import this module's helpers.
     from daily.web import (
+        account,
         api,
         boards,
         coach,
@@ -74,7 +75,7 @@ def _install(app: Flask) -> None:
     security.init_app(app)
     app.register_blueprint(api.bp)
     i18n.init_app(app)
-    for blueprint in (pages.bp, boards.bp, party.bp, coach.bp):
+    for blueprint in (pages.bp, boards.bp, party.bp, coach.bp, account.bp):
         app.register_blueprint(blueprint)
     sweep.init_app(app)
     limits.init_app(app)  # last: it wraps the registered views

@@ -130,6 +130,14 @@ ERROR_MESSAGES: dict[str, LazyString] = {
     ),
     "replay_failed": _OTHER_ERROR,
     "internal": _OTHER_ERROR,
+    # The player's pages (daily.web.account).
+    "bad_link": lazy_gettext(
+        "This sign-in link no longer works: it expired, or a newer link replaced it."
+        " Make a new one on the device that has your player."
+    ),
+    "deleted_today": lazy_gettext(
+        "You can play again as a new guest; today's ranked games open again tomorrow."
+    ),
 }
 #: The script's words for a code missing above, and for a request that got no answer.
 OTHER_ERROR = _OTHER_ERROR

@@ -42,7 +42,7 @@ def test_advent_doors_and_christmas_dice(
     assert texts[0] == "1 missed"
     assert texts[1] == f"2 {door_2} points"
     assert texts[2:4] == ["3 missed", "4 missed"]
-    assert texts[4] == "5 Play"
+    assert texts[4] == "Door 5, today: play 5 Play"  # the hidden label, then the door
     assert all(t.endswith("locked") for t in texts[5:])
     assert page.locator(".doors a").count() == 1  # only today's door opens
     assert page.locator("nav a:text-is('Advent')").count() == 1  # the header links the calendar
@@ -58,7 +58,8 @@ def test_advent_doors_and_christmas_dice(
     shoot(page, "play-christmas")
 
     page.goto(december_5 + "/advent")
-    assert " ".join(page.locator(".doors li").nth(4).inner_text().split()) == "5 Play"
+    door_5 = page.locator(".doors li").nth(4).inner_text()
+    assert " ".join(door_5.split()) == "Door 5, today: play 5 Play"
     # The preference is saved: another page load keeps the Christmas dice.
     page.goto(december_5 + "/rules/maxi")
     assert page.locator("body.dice-x").count() == 1

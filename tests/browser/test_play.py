@@ -108,9 +108,11 @@ def test_daily_by_mouse_then_a_friend_on_the_same_dice(
     page.goto(base + "/")
     assert page.inner_text("h1") == "#334"
     shoot(page, "today-before")
+    page.goto(base + "/me")  # the name lives on the player's page
     page.fill("#who-name", "Ana")
     page.get_by_role("button", name="Save name").click()
     page.wait_for_selector(".who-status:text('Saved')")
+    page.goto(base + "/")
 
     game_id = _start_daily_by_click(page, base)
     assert len(_faces(page)) == 6

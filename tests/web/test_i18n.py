@@ -243,8 +243,9 @@ def test_language_follows_accept_language(make_app: Any, header: str, expected: 
 def test_the_switcher_remembers_the_choice(make_app: Any) -> None:
     client = make_app().test_client()
     german = {"Accept-Language": "de"}
-    page = client.get("/rules/yatzy", headers=german).get_data(as_text=True)
-    assert "Full House" in page and '<option value="de" lang="de" translate="no" selected>' in page
+    page = client.get("/me", headers=german).get_data(as_text=True)
+    assert '<option value="de" lang="de" translate="no" selected>' in page
+    assert "Full House" in client.get("/rules/yatzy", headers=german).get_data(as_text=True)
     response = client.post("/prefs/language", data={"language": "da", "next": "/rules/yatzy"})
     assert response.status_code == 303 and response.headers["Location"] == "/rules/yatzy"
     page = client.get("/rules/yatzy", headers=german)
