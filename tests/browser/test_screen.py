@@ -107,14 +107,19 @@ def test_nothing_overflows_at_320_px_in_any_language(
              f"/party/{games['party']}"]  # fmt: skip
     wide = []
     for language in LANGUAGES:
-        page.request.post(f"{base}/language", form={"language": language, "next": "/"})
+        switched = page.request.post(
+            f"{base}/prefs/language", form={"language": language, "next": "/"}, max_redirects=0
+        )
+        assert switched.status == 303
         for path in paths:
             page.goto(base + path)
             page.wait_for_load_state("networkidle")
+            assert page.evaluate("document.documentElement.lang") == language
             width = page.evaluate("document.documentElement.scrollWidth")
             if width > 320:
                 wide.append((language, path, width))
-    assert wide == []
+    assert wide == [], wide
+    page.click("#handover-go")  # the last page is the party's, in Swedish
     shoot(page, "screen-party-320-sv", full_page=False)
 
 
@@ -177,10 +182,13 @@ def test_the_first_game_teaches_holding_once(
     assert page.evaluate("document.activeElement.id") == "roll"  # focus stays on Roll
 
 
-def _finish_by_api(page: Any, base: str, game: dict[str, Any]) -> dict[str, Any]:
+def _finish_by_api(
+    page: Any, base: str, game: dict[str, Any], choose: Callable[..., Any] = max
+) -> dict[str, Any]:
+    """Scores every turn on the first roll: the row *choose* picks by its points."""
     state = game
     while not state["finished"]:
-        row = max(state["potential"], key=lambda r: state["potential"][r])
+        row = choose(state["potential"], key=lambda r: state["potential"][r])
         response = page.request.post(
             f"{base}/api/v1/games/{state['id']}/score",
             data=json.dumps({"category": row, "move": len(state["moves"])}),
@@ -233,3 +241,25 @@ def test_the_result_shares_a_spoiler_free_grid(
         + f"\n{link}"
     )
     shoot(page, f"screen-result-{size}")
+
+
+def test_a_target_game_ends_with_win_lose_or_tie(
+    serve: Callable[..., str], new_context: Callable[..., Any]
+) -> None:
+    base = serve(now=NOW)
+    ana = new_context(viewport=PHONE).new_page()
+    created = _start(ana, base, "friend")
+    ana.request.patch(f"{base}/api/v1/players/me", data=json.dumps({"name": "Ana"}),
+                      headers={"Content-Type": "application/json"})  # fmt: skip
+    theirs = _finish_by_api(ana, base, created)
+    bo = new_context(viewport=PHONE).new_page()
+    spec = {"mode": "friend", "code": theirs["share_code"], "target": True}
+    response = bo.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
+                               headers={"Content-Type": "application/json"})  # fmt: skip
+    assert response.ok, response.text()
+    mine = _finish_by_api(bo, base, response.json(), choose=min)  # Bo plays badly
+    bo.goto(f"{base}/play/{mine['id']}")
+    bo.wait_for_selector("#results:not([hidden])")
+    you, them = mine["total"], theirs["total"]
+    assert you < them
+    assert bo.inner_text("#final-rank") == f"Ana wins: {them} to your {you}"
