@@ -454,8 +454,7 @@
           box.appendChild(bit);
         }
       }
-      box.hidden = false;
-      box.removeAttribute('aria-hidden');
+      box.hidden = false; // seen, not read out: the facts under the score say the same
       setTimeout(() => { box.hidden = true; }, REDUCED_MOTION.matches ? 4000 : 2600);
     }
 
@@ -533,10 +532,17 @@
       } else if (state.mode === 'friend' && state.code && !words) {
         showRank(rankBox, `friend/${state.code.replace('-', '')}`);
       }
-      if (!sessionStorage.getItem(`daily.cheered.${state.id}`)) {
-        try { sessionStorage.setItem(`daily.cheered.${state.id}`, 'yes'); } catch (e) { /* cheers again */ }
-        celebrate(yay);
-      }
+      cheerOnce(yay);
+    }
+
+    /* Celebrates a finished game once per tab, not on every reload of its page. */
+    function cheerOnce(lines) {
+      const key = `daily.cheered.${BOOT.game}`;
+      try {
+        if (sessionStorage.getItem(key)) return;
+        sessionStorage.setItem(key, 'yes');
+      } catch (e) { /* no storage: cheer anyway */ }
+      celebrate(lines);
     }
 
     function drawResults() {
@@ -545,10 +551,12 @@
       $('#results').hidden = false;
       if (isParty()) {
         const winners = state.winners.map((i) => state.players[i].name);
+        state.winners.forEach((i) => $(`th[data-player="${i}"]`).classList.add('winner'));
         const total = state.players[state.winners[0]].total;
         $('#winner').textContent = winners.length === 1
           ? fmt(S.wins, { name: winners[0], total })
           : fmt(S.tieAt, { total, names: winners.join(', ') });
+        cheerOnce([$('#winner').textContent]);
         return;
       }
       $('#final-total').textContent = state.total;
@@ -709,7 +717,7 @@
         // Space on a focused die holds it (as a button should), it does not roll.
         toggle(Number(onDie.dataset.index));
         event.preventDefault();
-      } else if (key === 'r' || key === 'R' || (key === ' ' && !target.closest('button.pick, #roll, a'))) {
+      } else if (key === 'r' || key === 'R' || (key === ' ' && !target.closest('button, a'))) {
         roll();
         event.preventDefault();
       } else if (key === 'ArrowDown' || key === 'ArrowUp') {

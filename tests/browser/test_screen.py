@@ -28,6 +28,7 @@ STARTS: dict[str, dict[str, Any]] = {
     "solo": {"mode": "solo", "ruleset": "maxi", "options": {}},
     "computer": {"mode": "computer", "ruleset": "maxi", "options": {}, "level": "easy"},
     "party": {"mode": "party", "ruleset": "maxi", "options": {}, "players": LONG_NAMES},
+    "party-yacht": {"mode": "party", "ruleset": "yacht", "options": {}, "players": ["Ana", "Bo"]},
 }
 
 
@@ -37,7 +38,7 @@ def _start(page: Any, base: str, mode: str) -> dict[str, Any]:
                                  headers={"Content-Type": "application/json"})  # fmt: skip
     assert response.ok, response.text()
     game: dict[str, Any] = response.json()
-    page.goto(f"{base}/{'party' if mode == 'party' else 'play'}/{game['id']}")
+    page.goto(f"{base}/{'party' if mode.startswith('party') else 'play'}/{game['id']}")
     page.wait_for_selector("body[data-moves='0']")
     return game
 
@@ -263,3 +264,28 @@ def test_a_target_game_ends_with_win_lose_or_tie(
     you, them = mine["total"], theirs["total"]
     assert you < them
     assert bo.inner_text("#final-rank") == f"Ana wins: {them} to your {you}"
+
+
+@pytest.mark.parametrize("motion", ["reduce", "no-preference"])
+def test_the_party_winner_is_celebrated_once(
+    serve: Callable[..., str],
+    new_context: Callable[..., Any],
+    shoot: Callable[..., None],
+    motion: str,
+) -> None:
+    base = serve(now=NOW)
+    page = new_context(viewport=PHONE, reduced_motion=motion).new_page()
+    final = _finish_by_api(page, base, _start(page, base, "party-yacht"))
+    page.reload()
+    page.wait_for_selector("#results:not([hidden])")
+    cheer = page.locator("#celebrate")
+    assert cheer.is_visible() and cheer.inner_text() == page.inner_text("#winner")
+    totals = [p["total"] for p in final["players"]]
+    assert str(max(totals)) in cheer.inner_text()
+    # Confetti only for those who do not ask for reduced motion.
+    assert page.locator("#celebrate i").count() == (0 if motion == "reduce" else 24)
+    if motion == "reduce":
+        shoot(page, "screen-party-result-390", full_page=False)
+    page.reload()  # once: a reload does not cheer again
+    page.wait_for_selector("#results:not([hidden])")
+    assert cheer.is_hidden()
