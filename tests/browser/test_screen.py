@@ -96,6 +96,12 @@ def test_a_whole_turn_fits_one_screen(
     expected = {"computer": ["You", "Computer"], "party": LONG_NAMES}.get(mode, ["Points"])
     assert columns.all_inner_texts() == expected  # every column is labelled
     assert [c.is_visible() for c in columns.all()] == [True] * len(expected)
+    # Whole labels: both of a computer game, the player to move in a party (the others
+    # may shrink to a few letters while they wait; their full name is the column's title).
+    shown = columns.evaluate_all(
+        "hs => hs.map(h => h.querySelector('.who-col')).map(s => s.scrollWidth <= s.clientWidth)"
+    )
+    assert shown[0] if mode == "party" else all(shown), shown
 
 
 def test_nothing_overflows_at_320_px_in_any_language(
