@@ -92,6 +92,16 @@ def test_a_whole_turn_fits_one_screen(
     page.locator(".die-btn").first.click()
     shoot(page, f"screen-{mode}-{size}", full_page=False)
     _fits(page, SIZES[size])
+    if size == "390":  # as it will look under a compact header of HEADER px
+        page.evaluate(
+            "h => Object.assign(document.querySelector('header').style,"
+            " {height: h + 'px', overflow: 'hidden'})",
+            HEADER,
+        )
+        assert (
+            page.locator("#sheet tr[data-sum='total']").bounding_box()["y"] < PHONE["height"] - 24
+        )
+        shoot(page, f"screen-{mode}-{size}-header{HEADER}", full_page=False)
     columns = page.locator("#sheet thead th[data-player]")
     expected = {"computer": ["You", "Computer"], "party": LONG_NAMES}.get(mode, ["Points"])
     assert columns.all_inner_texts() == expected  # every column is labelled
