@@ -46,6 +46,7 @@ from daily.web.i18n import (
     ruleset_name,
     value_str,
 )
+from daily.web.play_strings import play_strings
 from daily.web.security import next_path
 
 bp = Blueprint("pages", __name__)
@@ -186,6 +187,7 @@ def js_strings() -> dict[str, str]:
         "errorOther": str(OTHER_ERROR),
         "errorNoAnswer": str(NO_ANSWER),
         **errors,
+        **play_strings(),
     }
 
 

@@ -57,13 +57,13 @@ def test_a_computer_game_with_hints_to_the_analysis(
         _wait_moves(page, moves)
         # The computer has played the same turn: its sheet and its last turn are shown.
         assert page.locator("#opponent").is_visible()
-        filled = page.locator("[data-them]").evaluate_all(
+        filled = page.locator("tr[data-row] [data-cell='1']").evaluate_all(
             "c => c.filter(x => x.textContent).length"
         )
         assert filled == turn
         assert page.locator("#their-turn li").count() >= 1
     page.wait_for_selector("#results:not([hidden])")
-    mine, theirs = int(page.inner_text("#total")), int(page.inner_text("#their-total"))
+    mine, theirs = (int(page.inner_text(f"tr[data-sum='total'] [data-cell='{p}']")) for p in (0, 1))
     assert page.inner_text("#winner")  # who won, in words
     shoot(page, "computer-finished")
     page.click("#analysis-link")

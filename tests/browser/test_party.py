@@ -32,11 +32,14 @@ def test_two_players_play_a_party_game_to_the_end(
     page.click("#party-start")
     page.wait_for_url(f"{base}/party/*")
     _wait_moves(page, 0)
-    headers = page.locator("#party-sheet th[data-player]")
+    headers = page.locator("#sheet th[data-player]")
     assert headers.all_inner_texts() == ["Ana", "Bo"]
     moves = 0
     for turn in range(1, YATZY_ROWS + 1):
         for player, name in enumerate(("Ana", "Bo")):
+            # Each turn starts behind the hand-over screen: the phone goes to the player.
+            assert page.inner_text("#handover-text") == f"Pass the phone to {name}"
+            page.click("#handover-go")
             status = page.inner_text("#status")
             assert name in status and str(turn) in status
             assert "current" in (headers.nth(player).get_attribute("class") or "")
@@ -56,6 +59,8 @@ def test_two_players_play_a_party_game_to_the_end(
             assert page.locator(f"[data-cell='{1 - player}'] button.pick").count() == 0
             best = max(picks.all_inner_texts(), key=int)
             picks.filter(has_text=best).first.click()
+            if best == "0":  # a zero asks first, as in every other mode
+                page.click("#confirm-yes")
             moves += 1
             _wait_moves(page, moves)
     page.wait_for_selector("#results:not([hidden])")

@@ -206,8 +206,10 @@ def test_a_computer_games_play_page_has_both_sheets_and_hints(app: Any) -> None:
     client = app.test_client()
     state = start(client, ruleset="yatzy").get_json()
     html = client.get(f"/play/{state['id']}").get_data(as_text=True)
-    assert html.count("data-them") == len(state["scorecard"])
-    assert 'id="their-total"' in html and 'id="opponent"' in html and 'id="hint"' in html
+    # Two labelled columns, each with a cell per row and per sum (upper, bonus, extra, total).
+    assert '<th scope="col" class="num" data-player="1" title="Computer">' in html
+    assert html.count('data-cell="1"') == len(state["scorecard"]) + 4
+    assert 'id="opponent"' in html and 'id="hint"' in html
 
 
 @pytest.mark.parametrize(

@@ -162,7 +162,7 @@ def test_party_pages(client: Any) -> None:
     page = client.get(f"/party/{state['id']}")
     assert page.status_code == 200
     text = page.get_data(as_text=True)
-    assert "Ana" in text and "Bo" in text and 'id="party-sheet"' in text
+    assert "Ana" in text and "Bo" in text and 'data-player="1" title="Bo"' in text
     moved = client.get(f"/play/{state['id']}")  # a party game's page is /party/<id>
     assert moved.status_code == 302 and moved.location == f"/party/{state['id']}"
     solo = client.post("/api/v1/games", json={"mode": "solo"}).get_json()

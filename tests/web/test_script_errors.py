@@ -102,4 +102,3 @@ def test_the_script_picks_the_message_by_code() -> None:
     assert "S['error:' + error.code] || S.errorOther" in script
     # The API's English message never reaches the player.
     assert "error.message" not in script
-    assert "error.message" not in (ROOT / "daily" / "static" / "party.js").read_text("utf-8")

@@ -1,0 +1,51 @@
+"""The strings of the game screen that every mode shares, for ``static/app.js``.
+
+They join the page's one ``#strings`` block (``pages.js_strings``): party games, the
+first-game lesson, the hand-over, the verdict, the celebrations and the share grid.
+Placeholders are ``{name}`` for the script's ``fmt``.
+"""
+
+from __future__ import annotations
+
+from flask_babel import gettext
+
+
+def play_strings() -> dict[str, str]:
+    """The game screen's messages in the request's language."""
+    return {
+        "rollAgain": gettext("Roll again (%(n)s left)", n="{n}"),
+        # Party games: whose turn, the hand-over between players, the winner.
+        "toPlay": gettext("%(name)s to play", name="{name}"),
+        "turnOf": gettext(
+            "%(name)s: turn %(turn)s of %(turns)s", name="{name}", turn="{turn}", turns="{turns}"
+        ),
+        "wins": gettext("%(name)s wins with %(total)s points!", name="{name}", total="{total}"),
+        "tieAt": gettext("A tie at %(total)s points: %(names)s", total="{total}", names="{names}"),
+        "needTwo": gettext("Name at least two players."),
+        "passTo": gettext("Pass the phone to %(name)s", name="{name}"),
+        "iAm": gettext("I am %(name)s: show my dice", name="{name}"),
+        # The verdict of a finished game.
+        "percentile": gettext("better than %(n)s%% of today's players", n="{n}"),
+        "beat": gettext(
+            "You beat %(name)s: %(you)s to %(them)s", name="{name}", you="{you}", them="{them}"
+        ),
+        "lost": gettext(
+            "%(name)s wins: %(them)s to your %(you)s", name="{name}", you="{you}", them="{them}"
+        ),
+        "tiedWith": gettext("A tie with %(name)s at %(you)s", name="{name}", you="{you}"),
+        "bonusGot": gettext("Bonus: +%(n)s", n="{n}"),
+        "bonusShort": gettext("No bonus: %(n)s short", n="{n}"),
+        "streak": gettext("Days in a row: %(n)s", n="{n}"),
+        "bestDay": gettext("Your best day: %(n)s", n="{n}"),
+        # Celebrations (a short burst; a plain line under reduced motion).
+        "yayBonus": gettext("Bonus made!"),
+        "yayAllSame": gettext("%(row)s!", row="{row}"),
+        "yayBest": gettext("A new best day!"),
+        "yayStreak": gettext("%(n)s days in a row!", n="{n}"),
+        # The share grid: a headline, then the rows as squares, then the link.
+        "shareDaily": gettext(
+            "Daily Maxi Yatzy #%(number)s: %(total)s", number="{number}", total="{total}"
+        ),
+        "shareGame": gettext("%(ruleset)s: %(total)s", ruleset="{ruleset}", total="{total}"),
+        "shared": gettext("Shared"),
+    }

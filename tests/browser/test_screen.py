@@ -1,0 +1,307 @@
+"""The game screen on a phone and a desktop: one screen a turn, columns, hand-over, lesson, result.
+
+Screenshots of every game page at 390x844 and 1280x800 land in artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
+
+NOW = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+SIZES = {"390": PHONE, "1280": DESKTOP}
+#: The most the site's header may take on a phone; the game must fit under it.
+HEADER = 56
+LONG_NAMES = ["Anastasia", "Bartholomew", "Christoph", "Dorothea"]
+LANGUAGES = ["en", "da", "de", "es", "fi", "fr", "it", "ja", "nb", "nl", "pl", "pt", "sv"]
+STARTS: dict[str, dict[str, Any]] = {
+    "daily": {"mode": "daily"},
+    "friend": {"mode": "friend", "ruleset": "maxi"},
+    "solo": {"mode": "solo", "ruleset": "maxi", "options": {}},
+    "computer": {"mode": "computer", "ruleset": "maxi", "options": {}, "level": "easy"},
+    "party": {"mode": "party", "ruleset": "maxi", "options": {}, "players": LONG_NAMES},
+    "party-yacht": {"mode": "party", "ruleset": "yacht", "options": {}, "players": ["Ana", "Bo"]},
+}
+
+
+def _start(page: Any, base: str, mode: str) -> dict[str, Any]:
+    """Starts a game of *mode* as the page's player and opens it: the game's JSON."""
+    response = page.request.post(f"{base}/api/v1/games", data=json.dumps(STARTS[mode]),
+                                 headers={"Content-Type": "application/json"})  # fmt: skip
+    assert response.ok, response.text()
+    game: dict[str, Any] = response.json()
+    page.goto(f"{base}/{'party' if mode.startswith('party') else 'play'}/{game['id']}")
+    page.wait_for_selector("body[data-moves='0']")
+    return game
+
+
+def _seen(page: Any) -> None:
+    """Marks the lesson as seen and dismisses any hand-over, as a returning player would."""
+    page.evaluate("localStorage.setItem('daily.taught', 'yes')")
+    page.reload()
+    page.wait_for_selector("body[data-moves]")
+    if page.locator("#handover:not([hidden])").count():
+        page.click("#handover-go")
+
+
+def _turn_box(page: Any) -> dict[str, float]:
+    """The span from the game's title to the sheet's total, and the page's widths."""
+    box: dict[str, float] = page.evaluate(
+        """() => {
+          const top = document.querySelector('#game').getBoundingClientRect().top;
+          const rows = document.querySelectorAll('#sheet tbody tr:not([hidden])');
+          const bottom = rows[rows.length - 1].getBoundingClientRect().bottom;
+          const roll = document.querySelector('#roll').getBoundingClientRect();
+          return {top, bottom, height: bottom - top, rollBottom: roll.bottom - top,
+                  scroll: document.documentElement.scrollWidth, width: innerWidth};
+        }"""
+    )
+    return box
+
+
+def _fits(page: Any, viewport: dict[str, int]) -> None:
+    box = _turn_box(page)
+    picks = page.locator("button.pick").count()
+    assert picks >= 1
+    # Dice, Roll and every row with its points fit under a header of HEADER px.
+    assert box["height"] <= viewport["height"] - HEADER, box
+    assert box["scroll"] <= box["width"], box
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("mode", ["daily", "friend", "solo", "computer", "party"])
+def test_a_whole_turn_fits_one_screen(
+    serve: Callable[..., str],
+    new_context: Callable[..., Any],
+    shoot: Callable[..., None],
+    mode: str,
+    size: str,
+) -> None:
+    base = serve(now=NOW)
+    page = new_context(viewport=SIZES[size]).new_page()
+    _start(page, base, mode)
+    _seen(page)
+    page.locator(".die-btn").first.click()
+    shoot(page, f"screen-{mode}-{size}", full_page=False)
+    _fits(page, SIZES[size])
+    if size == "390":  # as it will look under a compact header of HEADER px
+        page.evaluate(
+            "h => Object.assign(document.querySelector('header').style,"
+            " {height: h + 'px', overflow: 'hidden'})",
+            HEADER,
+        )
+        assert (
+            page.locator("#sheet tr[data-sum='total']").bounding_box()["y"] < PHONE["height"] - 24
+        )
+        shoot(page, f"screen-{mode}-{size}-header{HEADER}", full_page=False)
+    columns = page.locator("#sheet thead th[data-player]")
+    expected = {"computer": ["You", "Computer"], "party": LONG_NAMES}.get(mode, ["Points"])
+    assert columns.all_inner_texts() == expected  # every column is labelled
+    assert [c.is_visible() for c in columns.all()] == [True] * len(expected)
+    # Whole labels: both of a computer game, the player to move in a party (the others
+    # may shrink to a few letters while they wait; their full name is the column's title).
+    shown = columns.evaluate_all(
+        "hs => hs.map(h => h.querySelector('.who-col')).map(s => s.scrollWidth <= s.clientWidth)"
+    )
+    assert shown[0] if mode == "party" else all(shown), shown
+
+
+def test_nothing_overflows_at_320_px_in_any_language(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    base = serve(now=NOW)
+    page = new_context(viewport={"width": 320, "height": 640}).new_page()
+    games = {mode: _start(page, base, mode)["id"] for mode in ("solo", "computer", "party")}
+    paths = ["/party", "/computer", f"/play/{games['solo']}", f"/play/{games['computer']}",
+             f"/party/{games['party']}"]  # fmt: skip
+    wide = []
+    for language in LANGUAGES:
+        switched = page.request.post(
+            f"{base}/prefs/language", form={"language": language, "next": "/"}, max_redirects=0
+        )
+        assert switched.status == 303
+        for path in paths:
+            page.goto(base + path)
+            page.wait_for_load_state("networkidle")
+            assert page.evaluate("document.documentElement.lang") == language
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 320:
+                wide.append((language, path, width))
+    assert wide == [], wide
+    page.click("#handover-go")  # the last page is the party's, in Swedish
+    shoot(page, "screen-party-320-sv", full_page=False)
+
+
+def test_party_hands_the_phone_over(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    base = serve(now=NOW)
+    page = new_context(viewport=PHONE).new_page()
+    _start(page, base, "party")
+    handover = page.locator("#handover")
+    assert handover.is_visible() and "Anastasia" in page.inner_text("#handover-text")
+    page.click("#handover-go")
+    assert handover.is_hidden()
+    assert "current" in (page.get_attribute("th[data-player='0']", "class") or "")
+    assert "Anastasia" in page.inner_text("#status")
+    page.locator("[data-cell='0'] button.pick").last.click()
+    if page.locator("#confirm[open]").count():
+        page.click("#confirm-yes")
+    page.wait_for_selector("body[data-moves='1']")
+    assert handover.is_visible()
+    assert page.inner_text("#handover-text") == "Pass the phone to Bartholomew"
+    shoot(page, "screen-party-handover-390", full_page=False)
+    page.keyboard.press("1")  # the dice under the cover are not playable
+    assert page.locator(".die-btn[aria-pressed='true']").count() == 0
+    page.click("#handover-go")
+    assert "current" in (page.get_attribute("th[data-player='1']", "class") or "")
+    assert page.locator("[data-cell='1'] button.pick").count() >= 1
+    assert page.locator("[data-cell='0'] button.pick").count() == 0
+    page.reload()  # a reload does not ask again
+    page.wait_for_selector("body[data-moves='1']")
+    assert handover.is_hidden()
+
+
+def test_the_first_game_teaches_holding_once(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    base = serve(now=NOW)
+    page = new_context(viewport=PHONE).new_page()
+    _start(page, base, "solo")
+    teach = page.locator("#teach")
+    assert teach.is_visible()
+    assert "Tap the dice you want to keep" in teach.inner_text()
+    assert page.inner_text("#roll") == "Roll again (2 left)"
+    shoot(page, "screen-first-game-390", full_page=False)
+    page.locator(".die-btn").nth(2).click()  # doing it is the lesson
+    assert teach.is_hidden()
+    page.reload()
+    page.wait_for_selector("body[data-moves='0']")
+    assert teach.is_hidden()
+    # Holds wait through a reload; Space on a focused die holds it rather than rolling.
+    assert page.locator(".die-btn[aria-pressed='true']").evaluate_all(
+        "b => b.map(x => x.dataset.index)"
+    ) == ["2"]
+    page.locator(".die-btn").nth(4).focus()
+    page.keyboard.press(" ")
+    assert page.get_attribute(".die-btn >> nth=4", "aria-pressed") == "true"
+    assert page.get_attribute("body", "data-moves") == "0"
+    page.click("#roll")
+    page.wait_for_selector("body[data-moves='1']")
+    assert page.evaluate("document.activeElement.id") == "roll"  # focus stays on Roll
+
+
+def _finish_by_api(
+    page: Any, base: str, game: dict[str, Any], choose: Callable[..., Any] = max
+) -> dict[str, Any]:
+    """Scores every turn on the first roll: the row *choose* picks by its points."""
+    state = game
+    while not state["finished"]:
+        row = choose(state["potential"], key=lambda r: state["potential"][r])
+        response = page.request.post(
+            f"{base}/api/v1/games/{state['id']}/score",
+            data=json.dumps({"category": row, "move": len(state["moves"])}),
+            headers={"Content-Type": "application/json"},
+        )
+        assert response.ok, response.text()
+        state = response.json()
+    return state
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_result_shares_a_spoiler_free_grid(
+    serve: Callable[..., str],
+    new_context: Callable[..., Any],
+    shoot: Callable[..., None],
+    size: str,
+) -> None:
+    base = serve(now=NOW)
+    context = new_context(viewport=SIZES[size])
+    context.add_init_script(
+        "navigator.share = (data) => { window.sharedText = data.text; return Promise.resolve(); }"
+    )
+    page = context.new_page()
+    game = _start(page, base, "daily")
+    final = _finish_by_api(page, base, game)
+    page.reload()
+    page.wait_for_selector("#results:not([hidden])")
+    assert page.inner_text("#final-total") == str(final["total"])
+    page.wait_for_selector("#facts li >> nth=2")  # bonus, streak, best day
+    facts = page.inner_text("#facts")
+    assert "Days in a row: 1" in facts and f"Your best day: {final['total']}" in facts
+    page.wait_for_function("document.querySelector('#final-rank').textContent.includes('%')")
+    assert page.inner_text("#final-rank") == "Rank 1 of 1, better than 100% of today's players"
+    assert page.locator("#dist .chart .bar.you").count() == 1
+    assert page.inner_text("#pace") == ""  # the pace is for play, not a red verdict after it
+    board = page.get_attribute("#day-board", "href")
+    assert board == f"/leaderboards/daily/{final['date']}"
+    grid = page.inner_text("#share-grid").strip().split("\n")
+    assert len(grid) == 3
+    assert set("".join(grid)) <= set("🟩🟨⬛⭐")
+    assert len(grid[0].replace("⭐", "")) == 6 and len(grid[1]) + len(grid[2]) == 14
+    page.click("#share-now")
+    page.wait_for_function("window.sharedText !== undefined")
+    text = page.evaluate("window.sharedText")
+    link = f"{base}/f/{final['share_code']}"
+    assert (
+        text
+        == f"Daily Maxi Yatzy #{final['number']}: {final['total']}\n"
+        + "\n".join(grid)
+        + f"\n{link}"
+    )
+    shoot(page, f"screen-result-{size}")
+
+
+def test_a_target_game_ends_with_win_lose_or_tie(
+    serve: Callable[..., str], new_context: Callable[..., Any]
+) -> None:
+    base = serve(now=NOW)
+    ana = new_context(viewport=PHONE).new_page()
+    created = _start(ana, base, "friend")
+    ana.request.patch(f"{base}/api/v1/players/me", data=json.dumps({"name": "Ana"}),
+                      headers={"Content-Type": "application/json"})  # fmt: skip
+    theirs = _finish_by_api(ana, base, created)
+    bo = new_context(viewport=PHONE).new_page()
+    spec = {"mode": "friend", "code": theirs["share_code"], "target": True}
+    response = bo.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
+                               headers={"Content-Type": "application/json"})  # fmt: skip
+    assert response.ok, response.text()
+    mine = _finish_by_api(bo, base, response.json(), choose=min)  # Bo plays badly
+    bo.goto(f"{base}/play/{mine['id']}")
+    bo.wait_for_selector("#results:not([hidden])")
+    you, them = mine["total"], theirs["total"]
+    assert you < them
+    assert bo.inner_text("#final-rank") == f"Ana wins: {them} to your {you}"
+
+
+@pytest.mark.parametrize("motion", ["reduce", "no-preference"])
+def test_the_party_winner_is_celebrated_once(
+    serve: Callable[..., str],
+    new_context: Callable[..., Any],
+    shoot: Callable[..., None],
+    motion: str,
+) -> None:
+    base = serve(now=NOW)
+    page = new_context(viewport=PHONE, reduced_motion=motion).new_page()
+    final = _finish_by_api(page, base, _start(page, base, "party-yacht"))
+    page.reload()
+    page.wait_for_selector("#results:not([hidden])")
+    cheer = page.locator("#celebrate")
+    assert cheer.is_visible() and cheer.inner_text() == page.inner_text("#winner")
+    totals = [p["total"] for p in final["players"]]
+    assert str(max(totals)) in cheer.inner_text()
+    # Confetti only for those who do not ask for reduced motion.
+    assert page.locator("#celebrate i").count() == (0 if motion == "reduce" else 24)
+    if motion == "reduce":
+        shoot(page, "screen-party-result-390", full_page=False)
+    page.reload()  # once: a reload does not cheer again
+    page.wait_for_selector("#results:not([hidden])")
+    assert cheer.is_hidden()
