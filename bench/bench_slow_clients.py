@@ -7,9 +7,10 @@ one header line every --every seconds, then times --probes ``GET /healthz`` (4 s
 each). Prints the median and the slowest probe, and how many timed out. Runs the rounds
 alternately, --rounds times, because the machine is shared.
 
-With --hints it measures instead what a CPU-bound request does to ``/healthz``: two first
-hints of ``yatzy`` games, which build its strategy table (seconds of numpy), in an empty
-``DAILY_CACHE``, while 8 probes run, for the shipped file and the shipped file with gevent.
+With --hints it measures instead what a table build does to ``/healthz``: two first hints
+of ``yatzy`` games in an empty ``DAILY_CACHE``, while 8 probes run, for the shipped file and
+the shipped file with gevent. A request never builds a table: the hints answer 503 at once
+and the table is built by a background process, which takes the CPU meanwhile.
 
 Run: .venv/bin/python bench/bench_slow_clients.py [--clients 24] [--rounds 2] [--hints]
 """

@@ -1,4 +1,4 @@
-/* daily: the pages' one script (every game mode plays on the same screen code). It plays through the JSON API (/api/v1, see API.md);
+/* daily: the pages' one script (every game mode plays on the same screen code). It plays through the JSON API (/api/v1, see docs/api.md);
    the server deals every die and checks every move, so nothing here decides a score.
    Every string shown comes from the page's translated #strings block. */
 (() => {
