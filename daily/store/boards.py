@@ -37,7 +37,6 @@ TICKS_PER_SECOND = 100
 DAY_EPOCH = date(2026, 1, 1)
 ADVENT_DOORS = 24
 MAX_LIMIT = 100
-RANKED_MODES = ("daily", "friend")
 
 
 class BoardError(DailyError, ValueError):

@@ -30,16 +30,13 @@ from daily import party as parties
 from daily.codes import new_code
 from daily.config import Config
 from daily.errors import DailyError, IllegalMoveError, StorageError
+from daily.modes import BoardKind, Mode, OnePer, find_mode
 from daily.rules import GameState, Move, Roll, Ruleset, Score, apply, find_ruleset, replay
 from daily.store import boards, keys, reviews
 from daily.store.guard import guarded
 
 log = logging.getLogger(__name__)
 
-#: Modes whose finished games count on the rankings.
-RANKED_MODES = ("daily", "friend")
-#: Modes whose finished games get a fresh friend code to share their dice.
-SHARED_MODES = ("daily", "solo")
 #: A pending game that is still unfinished after this long lost its finishing move.
 PENDING_GRACE_S = 60.0
 #: The pending results are swept at most this often (see :func:`sweep_pending`).
@@ -152,12 +149,21 @@ class Record:
     practice: bool = False  # played on a closed code: on no board
     closes_at: float | None = None  # games on a code: when the code stopped being ranked
     moved_at: float = 0.0  # wall-clock time the last move was stored (see play)
-    extra: Mapping[str, str] = field(default_factory=dict)  # mode-specific fields
+    players: tuple[str, ...] = ()  # party games: every player's name, in turn order
+    level: str | None = None  # computer games: the bot's level
+    engine: str | None = None  # computer games: "exact" or "heuristic", chosen at the start
+    computer_moves: tuple[dict[str, Any], ...] = ()  # computer games: the bot's moves so far
+    extra: Mapping[str, str] = field(default_factory=dict)  # other fields (review, luck...)
+
+    @property
+    def kind(self) -> Mode:
+        """The description of the game's mode."""
+        return find_mode(self.mode)
 
     @property
     def is_ranked(self) -> bool:
         """Whether the game counts on a board (a daily, or a friend game on an open code)."""
-        return self.mode in RANKED_MODES and not self.practice
+        return self.kind.is_ranked and not self.practice
 
     @property
     def rules(self) -> Ruleset:
@@ -169,16 +175,17 @@ class Record:
 
         A party game's state is the sheet of the player whose turn it is.
         """
-        if self.mode == "party":
+        if self.kind.is_party:
             return self.party(secret).state
         source = dice.stream(dice.seed_from_ref(self.seed_ref, secret))
         return replay(self.rules, source, [_stored_move(entry) for entry in self.moves])
 
     def party(self, secret: str) -> parties.Party:
         """Replays a party game's log: every player's sheet and whose turn it is."""
-        names = json.loads(self.extra["players"])
         seed = dice.seed_from_ref(self.seed_ref, secret)
-        return parties.replay(self.rules, names, seed, [_stored_move(m) for m in self.moves])
+        return parties.replay(
+            self.rules, list(self.players), seed, [_stored_move(m) for m in self.moves]
+        )
 
     def to_fields(self) -> dict[str, str]:
         """The hash fields that store the record (the moves live in their own list)."""
@@ -195,6 +202,14 @@ class Record:
             "practice": "1" if self.practice else "0",
             **self.extra,
         }
+        if self.players:
+            fields["players"] = json.dumps(list(self.players))
+        if self.level is not None:
+            fields["level"] = self.level
+        if self.engine is not None:
+            fields["engine"] = self.engine
+        if self.kind.is_computer:
+            fields["computer"] = json.dumps(list(self.computer_moves))
         if self.closes_at is not None:
             fields["closes_at"] = repr(self.closes_at)
         if self.day:
@@ -208,7 +223,8 @@ class Record:
         """Reads a record back from its hash fields and move list."""
         known = {"mode", "ruleset", "options", "player", "seed", "created", "target", "finished",
                  "submitted", "date", "code", "total", "finished_at", "share", "practice",
-                 "closes_at", "moved_at"}  # fmt: skip
+                 "closes_at", "moved_at", "players", "computer"}  # fmt: skip
+        # "level" and "engine" stay in extra too: the play page's template reads them there.
         return cls(
             id=game_id,
             mode=fields["mode"],
@@ -229,6 +245,10 @@ class Record:
             practice=fields.get("practice") == "1",
             closes_at=float(fields["closes_at"]) if "closes_at" in fields else None,
             moved_at=float(fields.get("moved_at", 0.0)),
+            players=tuple(json.loads(fields.get("players", "[]"))),
+            level=fields.get("level"),
+            engine=fields.get("engine"),
+            computer_moves=tuple(json.loads(fields.get("computer", "[]"))),
             extra={k: v for k, v in fields.items() if k not in known},
         )
 
@@ -262,8 +282,7 @@ class FriendCode:
     @property
     def day(self) -> date | None:
         """The date whose daily seed the code replays, if it is a daily's code."""
-        kind, _, value = self.seed_ref.partition(":")
-        return date.fromisoformat(value) if kind == "daily" else None
+        return dice.SeedRef.parse(self.seed_ref).day
 
     def practice_at(self, zone: tzinfo) -> datetime:
         """When the code may be played as practice: once its seed can be revealed.
@@ -338,9 +357,9 @@ def deadline_of(record: Record, config: Config) -> datetime | None:
     """When a ranked game stops: its day's or its code's reveal; None for unranked games."""
     if record.practice:
         return None
-    if record.mode == "daily" and record.day is not None:
+    if record.kind.one_per is OnePer.DAY and record.day is not None:
         return dice.Day(record.day, config.timezone).reveals_at
-    if record.mode == "friend" and record.closes_at is not None:
+    if record.kind.one_per is OnePer.CODE and record.closes_at is not None:
         return _at(record.closes_at) + dice.REVEAL_GRACE
     return None
 
@@ -417,7 +436,7 @@ _RACED = "another move reached the game while this one was on its way (sent twic
 
 def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Party:
     # A party's move goes to whoever's turn it is; the game ends when every sheet is full.
-    if record.mode == "party":
+    if record.kind.is_party:
         return parties.play(record.party(secret), move)
     return apply(record.state(secret), move)
 
@@ -425,7 +444,7 @@ def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Par
 def _check_open(record: Record, config: Config) -> None:
     deadline = deadline_of(record, config)
     if deadline is not None and config.now() >= deadline:
-        if record.mode == "daily":
+        if record.kind.one_per is OnePer.DAY:
             raise IllegalMoveError(f"the daily puzzle of {record.day} is over")
         raise IllegalMoveError(f"the ranked games on code {record.code} are over")
 
@@ -486,7 +505,7 @@ def finish(client: redis.Redis, config: Config, record: Record) -> Record:
     reads that heal a lost count): they agree on one share code and count it once.
     """
     _keep(client, record)
-    if record.mode in SHARED_MODES and record.share is None and not record.practice:
+    if record.kind.shares and record.share is None and not record.practice:
         record = dataclasses.replace(record, share=_share_code(client, config, record))
     if not record.submitted:
         submit(client, config, record)
@@ -496,7 +515,7 @@ def finish(client: redis.Redis, config: Config, record: Record) -> Record:
 
 def _keep(client: redis.Redis, record: Record) -> None:
     index_keys = []
-    if record.mode == "daily" and record.day is not None:
+    if record.day is not None:
         index_keys.append(keys.player_daily(record.player_id, record.day.isoformat()))
     if record.code is not None:
         index_keys.append(keys.player_friend(record.player_id, record.code))
@@ -546,11 +565,13 @@ def results_of(record: Record) -> list[boards.Result]:
     if record.is_ranked:
         found.append(result_of(record))
     # A daily played on a friend's code also counts on that code's board (ZADD NX: once).
-    codes = [record.code] if record.mode == "daily" and record.code else []
-    if record.mode in SHARED_MODES and record.share:
+    codes = [record.code] if record.kind.board is BoardKind.DAILY and record.code else []
+    if record.kind.shares and record.share:
         codes.append(record.share)  # the creator's own game opens its code's board
     for code in codes:
-        found.append(dataclasses.replace(result_of(record), mode="friend", day=None, code=code))
+        found.append(
+            dataclasses.replace(result_of(record), mode=BoardKind.FRIEND, day=None, code=code)
+        )
     return found
 
 
@@ -611,9 +632,9 @@ def sweep_pending(client: redis.Redis, config: Config) -> int | None:
 @guarded
 def set_computer(client: redis.Redis, record: Record, moves: Sequence[Move]) -> Record:
     """Stores the computer's moves of a computer game (derived: every writer writes the same)."""
-    text = json.dumps([move.to_dict() for move in moves])
-    client.hset(keys.game(record.id), "computer", text)
-    return dataclasses.replace(record, extra={**record.extra, "computer": text})
+    entries = tuple(move.to_dict() for move in moves)
+    client.hset(keys.game(record.id), "computer", json.dumps(list(entries)))
+    return dataclasses.replace(record, computer_moves=entries)
 
 
 @guarded
@@ -643,7 +664,7 @@ def create_code(
             "options": json.dumps(dict(options)),
             "creator": creator,
             "game": game_id,
-            "seed": seed_ref or f"friend:{code}",
+            "seed": seed_ref or str(dice.SeedRef.friend(code)),
             "made": repr(window.opens_at.timestamp()),
             "closes": repr(window.closes_at.timestamp()),
         }
@@ -677,14 +698,15 @@ def seed_reveals_at(client: redis.Redis, config: Config, record: Record) -> date
     of the solo game it was made from): once the code's ranked games are over. A daily's
     code only replays the day, so the day decides. Unknown: never.
     """
-    kind, _, value = record.seed_ref.partition(":")
-    if kind == "daily":
-        return dice.Day(date.fromisoformat(value), config.timezone).reveals_at
-    code = record.code or (record.share if record.mode == "solo" else None)
+    ref = dice.SeedRef.parse(record.seed_ref)
+    if ref.day is not None:
+        return dice.Day(ref.day, config.timezone).reveals_at
+    shared = record.kind.shares and not record.kind.is_ranked  # a solo game's dice
+    code = record.code or (record.share if shared else None)
     if code is not None:
         found = load_code(client, code)
         return found.practice_at(config.timezone) if found else datetime.max.replace(tzinfo=UTC)
-    if kind == "friend" or record.mode == "solo":
+    if ref.kind == "friend" or shared:
         return datetime.max.replace(tzinfo=UTC)  # a code or share not made (yet): keep it
     return None  # a party's or a computer game's own random seed: nobody else plays it
 
@@ -699,9 +721,9 @@ def board_of(record: Record) -> boards.Board | None:
     """The board a game counts on: its date's or its friend code's; None for unranked games."""
     if record.practice:
         return None
-    if record.mode == "daily" and record.day is not None:
+    if record.kind.board is BoardKind.DAILY and record.day is not None:
         return boards.Board.daily(record.day)
-    if record.mode == "friend" and record.code is not None:
+    if record.kind.board is BoardKind.FRIEND and record.code is not None:
         return boards.Board.friend(record.code)
     return None
 

@@ -20,6 +20,7 @@ from daily import computer, dice, metrics
 from daily import party as parties
 from daily.codes import CodeError, code_str, parse_code
 from daily.errors import RulesError
+from daily.modes import ModeError, SeedKind, find_mode
 from daily.rules import GameState, Roll, Score, find_ruleset, parse_options
 from daily.store import games, keys, players, reviews
 from daily.store.games import MoveConflict, Record
@@ -167,10 +168,10 @@ def create_game() -> tuple[Response, int]:
     data = _body(
         required={"mode"}, optional={"ruleset", "options", "code", "target", "players", "level"}
     )
-    mode = data["mode"]
-    starter = STARTERS.get(mode) if isinstance(mode, str) else None
-    if starter is None:
-        raise bad_request(f"unknown mode: {mode!r} (known: {', '.join(STARTERS)})")
+    try:
+        starter = STARTERS[find_mode(data["mode"]).id]
+    except ModeError as e:
+        raise bad_request(str(e)) from None
     record, created = starter(data, require_player_id())
     if not created:
         raise conflict("you already have this game", game_id=record.id)
@@ -215,18 +216,18 @@ def record(game_id: str) -> Response:
     body: dict[str, Any] = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset,
                             "options": dict(found.options)}  # fmt: skip
     seed = _public_seed(found)
-    kind, _, value = found.seed_ref.partition(":")
+    ref = dice.SeedRef.parse(found.seed_ref)
     if seed is not None:
         body["seed"] = seed
-    elif kind in ("daily", "friend"):  # named, not given: `daily verify` derives it
-        body["date" if kind == "daily" else "code"] = value
+    elif ref.kind != SeedKind.RANDOM:  # named, not given: `daily verify` derives it
+        body["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
     body.update(commitment=dice.commitment(_seed(found)), moves=list(found.moves),
                 total=found.total)  # fmt: skip
-    if found.mode == "party":  # `daily verify` replays the log as one party in this order
-        body["players"] = json.loads(found.extra["players"])
-    if found.mode == "computer":
-        body["computer"] = {"level": found.extra.get("level"), "engine": found.extra.get("engine"),
-                            "moves": json.loads(found.extra.get("computer", "[]"))}  # fmt: skip
+    if found.kind.is_party:  # `daily verify` replays the log as one party in this order
+        body["players"] = list(found.players)
+    if found.kind.is_computer:
+        body["computer"] = {"level": found.level, "engine": found.engine,
+                            "moves": list(found.computer_moves)}  # fmt: skip
     return jsonify(body)
 
 
@@ -234,7 +235,7 @@ def record(game_id: str) -> Response:
 def hint(game_id: str) -> Response:
     """Every legal action now with its expected final score, best first (solo, computer)."""
     found = own_game(game_id)
-    if found.mode not in strategy.HINT_MODES:
+    if not found.kind.hints:
         raise HttpError(403, "hints_not_allowed", f"no hints in {found.mode} games")
     if found.finished:
         raise conflict("the game is over")
@@ -302,7 +303,7 @@ def _start_daily(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]
     if not puzzle.is_open(config.now()):
         raise HttpError(404, "not_open", f"the first puzzle is on {dice.EPOCH}")
     day = puzzle.date
-    record = _new_record(data, player_id, "maxi", {}, f"daily:{day.isoformat()}", day=day)
+    record = _new_record(data, player_id, "maxi", {}, str(dice.SeedRef.daily(day)), day=day)
     return _start_ranked_daily(record)
 
 
@@ -328,7 +329,8 @@ def _start_friend(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool
     code = games.create_code(current_redis(), config, player_id, ruleset, options, None, game_id)
     found = games.load_code(current_redis(), code)
     assert found is not None
-    record = _new_record(data, player_id, ruleset, options, f"friend:{code}", game_id, code=code,
+    seed_ref = str(dice.SeedRef.friend(code))
+    record = _new_record(data, player_id, ruleset, options, seed_ref, game_id, code=code,
                          closes_at=found.closes)  # fmt: skip
     return games.start(current_redis(), config, record, [keys.player_friend(player_id, code)])
 
@@ -392,8 +394,7 @@ def code_closed(found: games.FriendCode) -> HttpError:
 def _start_solo(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
     _only(data, {"mode", "ruleset", "options"})
     ruleset, options = _rules(data)
-    seed = secrets.token_bytes(32)
-    record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}")
+    record = _new_record(data, player_id, ruleset, options, _random_seed())
     return games.start(current_redis(), current_config(), record)
 
 
@@ -403,9 +404,7 @@ def _start_party(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]
         raise bad_request("missing field: 'players'")
     names = _party_names(data["players"])
     ruleset, options = _rules(data)
-    seed = secrets.token_bytes(32)
-    record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}",
-                         extra={"players": json.dumps(names)})  # fmt: skip
+    record = _new_record(data, player_id, ruleset, options, _random_seed(), players=tuple(names))
     return games.start(current_redis(), current_config(), record)
 
 
@@ -436,10 +435,13 @@ def _start_computer(data: Mapping[str, Any], player_id: str) -> tuple[Record, bo
     engine = "exact" if strategy.table_status(rules).state == "ready" else "heuristic"
     if engine == "heuristic" and builder.may_build(rules):
         builder.start([rules], default_cache_dir())  # the next game gets the exact one
-    seed = secrets.token_bytes(32)
-    extra = {"level": level, "engine": engine, "computer": "[]"}
-    record = _new_record(data, player_id, ruleset, options, f"hex:{seed.hex()}", extra=extra)
+    record = _new_record(data, player_id, ruleset, options, _random_seed(), level=level,
+                         engine=engine)  # fmt: skip
     return games.start(current_redis(), current_config(), record)
+
+
+def _random_seed() -> str:
+    return str(dice.SeedRef.random(secrets.token_bytes(32)))
 
 
 STARTERS: dict[str, Starter] = {
@@ -525,30 +527,30 @@ def _state_json(record: Record, state: GameState) -> dict[str, Any]:
         body["review"] = reviews.shown_status_of(current_redis(), record.id)
     if record.code and (record.target or record.finished):
         body["target"] = _target_json(record)
-    if record.mode == "party":
+    if record.kind.is_party:
         body.update(_party_json(record.party(current_config().secret_key)))
-    if record.mode == "computer":
+    if record.kind.is_computer:
         body.update(_computer_json(record, state))
     return body
 
 
 def _computer_json(record: Record, state: GameState) -> dict[str, Any]:
     """The computer's sheet, its last turn step by step, and the winner at the end."""
-    moves = computer.parse_moves(json.loads(record.extra.get("computer", "[]")))
+    moves = computer.parse_moves(record.computer_moves)
     source = dice.stream(_seed(record))
     scored = sum(1 for entry in record.moves if "score" in entry)
     # It plays each turn once the player has scored it; a lost write is simply redone.
     if sum(isinstance(move, Score) for move in moves) < scored:
         table = _computer_table(record)
-        bot = bots.find_bot(record.extra.get("level", "medium"))
+        bot = bots.find_bot(record.level or "medium")
         moves = computer.catch_up(table, bot, source, record.id, moves, scored)
         record = games.set_computer(current_redis(), record, moves)
     side = computer.replay_side(state.ruleset, source, moves)
     sheet = {k: v for k, v in _sheet_json(side.state).items() if k not in _TABLE}
     return {
         "computer": {
-            "level": record.extra.get("level"),
-            "engine": record.extra.get("engine"),
+            "level": record.level,
+            "engine": record.engine,
             **sheet,
             "turns": sum(isinstance(move, Score) for move in moves),
             "last_turn": [step.to_dict() for step in side.last_turn],
@@ -558,7 +560,7 @@ def _computer_json(record: Record, state: GameState) -> dict[str, Any]:
 
 
 def _computer_table(record: Record) -> Table:
-    if record.extra.get("engine") == "heuristic":
+    if record.engine == "heuristic":
         return computer.heuristic_table(record.rules)
     return strategy.strategy_table(record.rules)
 

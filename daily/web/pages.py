@@ -22,6 +22,7 @@ from werkzeug.wrappers import Response
 from daily import __version__, dice
 from daily.codes import CodeError, code_str, parse_code
 from daily.errors import DailyError
+from daily.modes import BoardKind
 from daily.rules import (
     BASE_RULESETS,
     Option,
@@ -288,11 +289,11 @@ def _ruleset_choices() -> list[tuple[str, str]]:
 def play(game_id: str) -> str | Response:
     """The play page of a game (and its results once finished); a party game has its own."""
     record = auth.own_game(game_id)
-    if record.mode == "party":
+    if record.kind.is_party:
         return redirect(url_for("party.play", game_id=record.id))
     ruleset = record.rules
     boot: dict[str, Any] = {"game": record.id, "sheet": sheet_meta(ruleset), "mode": record.mode}
-    if record.mode == "daily" and record.day is not None:
+    if record.day is not None:
         boot["number"] = dice.Day(record.day, current_config().timezone).number
     target = _target_of(record)
     if target is not None:
@@ -302,7 +303,11 @@ def play(game_id: str) -> str | Response:
 
 def _target_of(record: games.Record) -> dict[str, Any] | None:
     """The creator's running totals, for a friend game played with their score as the target."""
-    if record.mode != "friend" or not record.code or not (record.target or record.finished):
+    if (
+        record.kind.board is not BoardKind.FRIEND
+        or not record.code
+        or not (record.target or record.finished)
+    ):
         return None
     theirs = _creator_game(record.code)
     if theirs is None or theirs.id == record.id:

@@ -16,6 +16,7 @@ import numpy as np
 
 from daily import computer, dice
 from daily.errors import RulesError
+from daily.modes import OnePer
 from daily.rules import Ruleset, find_ruleset
 from daily.store.games import Record
 from daily.strategy import analysis, bots, builder
@@ -30,9 +31,6 @@ from daily.strategy.solver import (
 )
 from daily.web import current_config
 from daily.web.errors import HttpError, conflict
-
-#: Modes whose games may ask for the best move (never the ranked ones, nor a party).
-HINT_MODES = ("solo", "computer")
 
 
 def strategy_table(rules: Ruleset) -> Table:
@@ -122,18 +120,18 @@ def is_closed(day: date) -> bool:
 
 def analysis_json(record: Record) -> dict[str, Any]:
     """The analysis of a finished game; a daily game's Expert once its day has closed."""
-    if record.mode == "party":
-        raise HttpError(403, "no_analysis", "party games are not analysed")
+    if not record.kind.analysis:
+        raise HttpError(403, "no_analysis", f"{record.mode} games are not analysed")
     if not record.finished:
         raise conflict("the game is not finished yet")
     table = strategy_table(record.rules)
     source = dice.stream(dice.seed_from_ref(record.seed_ref, current_config().secret_key))
     body: dict[str, Any] = {"id": record.id, "mode": record.mode, "ruleset": record.ruleset}
     body.update(analysis.analyse(table, source, record.moves).to_dict())
-    if record.mode == "computer":
-        theirs = computer.parse_moves(json.loads(record.extra.get("computer", "[]")))
+    if record.kind.is_computer:
+        theirs = computer.parse_moves(record.computer_moves)
         body["computer"] = analysis.analyse(table, source, theirs).to_dict()
-    if record.mode == "daily" and record.day is not None:
+    if record.kind.one_per is OnePer.DAY and record.day is not None:
         body["expert"] = expert_json(record.day) if is_closed(record.day) else None
     return body
 
