@@ -29,9 +29,9 @@ from daily import dice
 from daily import party as parties
 from daily.codes import new_code
 from daily.config import Config
-from daily.errors import DailyError, IllegalMoveError, StorageError
+from daily.errors import ConflictError, DailyError, StorageError
 from daily.modes import BoardKind, Mode, OnePer, find_mode
-from daily.rules import GameState, Move, Roll, Ruleset, Score, apply, find_ruleset, replay
+from daily.rules import GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
 from daily.store import boards, keys, reviews
 from daily.store.guard import guarded
 
@@ -122,7 +122,7 @@ return 1
 """
 
 
-class MoveConflict(DailyError):
+class MoveConflict(ConflictError):
     """The move does not follow the stored log (a stale, repeated or concurrent move)."""
 
 
@@ -387,66 +387,30 @@ def games_of(client: redis.Redis, player_id: str, limit: int = 50) -> list[str]:
     return [str(g) for g in client.zrevrange(keys.player_games(player_id), 0, limit - 1)]
 
 
-def play(
+def append(
     client: redis.Redis,
     config: Config,
     record: Record,
-    move: Move,
-    expected: int | None = None,
-    arrived: float | None = None,
-) -> tuple[Record, GameState]:
-    """Applies *move* to the stored game; returns the new record and state.
+    entry: dict[str, Any],
+    state: GameState | parties.Party,
+    since: float,
+) -> Record:
+    """Stores one replayed move (*entry*) that leads to *state*; returns the new record.
 
-    A party game's state is the sheet of the player to move next.
-
-    *expected* is the number of moves the client has seen; a mismatch with
-    the log raises :class:`MoveConflict` and changes nothing. Without it, *arrived*
-    (wall-clock seconds when the request came in) stands for it: a move stored after
-    the request arrived, or the same move stored under :data:`DUPLICATE_WINDOW_S` ago,
-    means two copies of one request raced, and this one is refused the same way.
+    *since* is the arrival of a request sent without the move's index (-1: indexed): a
+    move stored meanwhile, or the same move just before, refuses this one
+    (:class:`MoveConflict`). A finishing move is listed as pending first, so no crash
+    between storing and counting it loses the result.
     """
-    if record.finished:
-        raise MoveConflict("the game is over")
-    if expected is not None and expected != len(record.moves):
-        raise MoveConflict(f"move {expected} was sent but the game is at move {len(record.moves)}")
-    since = -1.0 if expected is not None or arrived is None else arrived
-    if since >= 0 and record.moved_at >= since:
-        raise MoveConflict(_RACED)
-    _check_open(record, config)
-    state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
-    entry = move.to_dict()
     now = config.now().timestamp()
     if state.is_finished:
         _mark_pending(client, record.id, now)
     _append(client, record, entry, state, now, since, expires_in(record, config))
-    record = _with_move(record, entry, state, now)
-    if state.is_finished:
-        record = finish(client, config, record)
-        # Every finish also sweeps up counts that a crash left behind a while ago; this
-        # game is stored and counted, so a failing sweep must not fail its answer.
-        try:
-            retry_pending(client, config, min_age_s=PENDING_GRACE_S)
-        except DailyError:
-            log.exception("the sweep of pending results failed")
-    return record, state.state if isinstance(state, parties.Party) else state
+    return _with_move(record, entry, state, now)
 
 
-_RACED = "another move reached the game while this one was on its way (sent twice?); reload it"
-
-
-def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Party:
-    # A party's move goes to whoever's turn it is; the game ends when every sheet is full.
-    if record.kind.is_party:
-        return parties.play(record.party(secret), move)
-    return apply(record.state(secret), move)
-
-
-def _check_open(record: Record, config: Config) -> None:
-    deadline = deadline_of(record, config)
-    if deadline is not None and config.now() >= deadline:
-        if record.kind.one_per is OnePer.DAY:
-            raise IllegalMoveError(f"the daily puzzle of {record.day} is over")
-        raise IllegalMoveError(f"the ranked games on code {record.code} are over")
+#: The refusal of a move that raced another copy of itself.
+RACED = "another move reached the game while this one was on its way (sent twice?); reload it"
 
 
 @guarded
@@ -480,10 +444,12 @@ def _append(
     ]
     script = client.register_script(_APPEND)
     result = int(script(keys=[keys.game(record.id), keys.game_moves(record.id)], args=args))
+    moves = len(record.moves)
     if result == -3:
-        raise MoveConflict(_RACED)
+        raise MoveConflict(RACED, moves=moves)
     if result < 0:
-        raise MoveConflict("the game changed meanwhile (a move was sent twice?); reload it")
+        raise MoveConflict("the game changed meanwhile (a move was sent twice?); reload it",
+                           moves=moves)  # fmt: skip
 
 
 def _with_move(

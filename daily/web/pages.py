@@ -20,7 +20,7 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from daily import __version__, dice
-from daily.codes import CodeError, code_str, parse_code
+from daily.codes import code_str, parse_code
 from daily.errors import DailyError
 from daily.modes import BoardKind
 from daily.rules import (
@@ -341,23 +341,16 @@ def turn_totals(record: games.Record, secret: str) -> list[int]:
     return totals
 
 
-def _parse_code(text: str) -> str:
-    try:
-        return parse_code(text)
-    except CodeError as e:
-        raise bad_request(str(e)) from None
-
-
 @bp.get("/f")
 def friend_lookup() -> Response:
     """The code form of the home page: on to the code's page."""
-    return redirect(url_for("pages.friend", code=_parse_code(request.args.get("code", ""))), 303)
+    return redirect(url_for("pages.friend", code=parse_code(request.args.get("code", ""))), 303)
 
 
 @bp.get("/f/<code>")
 def friend(code: str) -> str:
     """A friend challenge: who sent it, blind or target, and both sheets once played."""
-    normalized = _parse_code(code)
+    normalized = parse_code(code)
     found = games.load_code(current_redis(), normalized)
     if found is None:
         raise not_found(f"no such friend code: {code_str(normalized)}")

@@ -125,7 +125,11 @@ def test_the_computers_moves_are_derived_again_the_same_when_lost(app: Any) -> N
         current_redis().hset(keys.game(state["id"]), "computer", "[]")
     again = client.get(f"/api/v1/games/{state['id']}").get_json()["computer"]
     assert again == before
-    assert stored(app, state["id"]).computer_moves
+    assert stored(app, state["id"]).computer_moves == ()  # a read writes no game state
+    after = score_best(client, state)["computer"]  # the next move stores them again
+    assert after["turns"] == before["turns"] + 1
+    moves = computer.parse_moves(stored(app, state["id"]).computer_moves)
+    assert sum(isinstance(move, Score) for move in moves) == after["turns"]
 
 
 def test_levels_draw_from_the_game_id_and_turn() -> None:

@@ -1,0 +1,68 @@
+"""Reading JSON request bodies: strictly, with a clear 400 for anything else."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from flask import request
+
+from daily.codes import parse_code
+from daily.errors import ErrorCode, RulesError
+from daily.rules import parse_options
+from daily.store import players
+from daily.web.errors import HttpError, bad_request
+
+
+def body(required: set[str], optional: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+    """The JSON object of the request, with exactly the *required* and some *optional* keys."""
+    if not request.is_json:
+        raise HttpError(415, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+                        "send JSON (Content-Type: application/json)")  # fmt: skip
+    try:
+        data = json.loads(request.get_data(), parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as e:
+        raise bad_request(f"malformed JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise bad_request("the body must be a JSON object")
+    missing = sorted(required - set(data))
+    if missing:
+        raise bad_request(f"missing field: {missing[0]!r}")
+    only(data, required | set(optional))
+    return data
+
+
+def only(data: Mapping[str, Any], allowed: set[str]) -> None:
+    """Refuses a field of *data* not in *allowed*."""
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise bad_request(f"unknown field: {unknown[0]!r}")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def name(value: object) -> str:
+    """A player's name (see :func:`daily.store.players.parse_name`)."""
+    return players.parse_name(value)
+
+
+def rules(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The ruleset and options a request names (maxi with its defaults if none)."""
+    ruleset = data.get("ruleset", "maxi")
+    options = data.get("options", {})
+    if not isinstance(ruleset, str):
+        raise bad_request(f"ruleset must be a string, got {ruleset!r}")
+    if not isinstance(options, dict):
+        raise bad_request(f"options must be an object, got {options!r}")
+    try:
+        return ruleset, dict(parse_options(ruleset, options))
+    except RulesError as e:
+        raise bad_request(str(e)) from None
+
+
+def code(text: object) -> str:
+    """A friend code, normalized."""
+    return parse_code(text)  # a CodeError answers 400 (see daily.web.errors)
