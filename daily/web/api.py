@@ -18,7 +18,7 @@ from daily import dice, metrics
 from daily import games as service
 from daily import party as parties
 from daily.errors import ConflictError, NotFoundError, NotOpenError
-from daily.modes import SeedKind, find_mode
+from daily.modes import find_mode
 from daily.rules import Roll, Score
 from daily.store import games as store
 from daily.store import keys, players
@@ -199,23 +199,7 @@ def record(game_id: str) -> Response:
     found = own_game(game_id)
     if not found.finished:
         raise ConflictError("the game is not finished yet")
-    config = current_config()
-    body: dict[str, Any] = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset,
-                            "options": dict(found.options)}  # fmt: skip
-    ref = dice.SeedRef.parse(found.seed_ref)
-    seed = ref.seed(config.secret_key)
-    # Only once no ranked game can be played on these dice any more (see seed_reveals_at).
-    if store.is_seed_public(current_redis(), config, found):
-        body["seed"] = seed.hex()
-    elif ref.kind != SeedKind.RANDOM:  # named, not given: `daily verify` derives it
-        body["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
-    body.update(commitment=dice.commitment(seed), moves=list(found.moves), total=found.total)
-    if found.kind.is_party:  # `daily verify` replays the log as one party in this order
-        body["players"] = list(found.players)
-    if found.kind.is_computer:
-        body["computer"] = {"level": found.level, "engine": found.engine,
-                            "moves": list(found.computer_moves)}  # fmt: skip
-    return jsonify(body)
+    return jsonify(render.record_json(found))
 
 
 @bp.get("/games/<game_id>/hint")

@@ -12,9 +12,11 @@ from daily import computer, dice
 from daily import games as service
 from daily import party as parties
 from daily.codes import code_str
+from daily.modes import SeedKind
 from daily.rules import GameState
 from daily.store import games as store
 from daily.store import reviews
+from daily.store.games import Record
 from daily.web import current_config, current_redis
 
 # A party's sheets leave out the dice on the table: only the current player has them.
@@ -122,3 +124,24 @@ def _target_json(target: service.Target | None) -> dict[str, Any] | None:
         "total": state.total,
         "finished": state.is_finished,
     }
+
+
+def record_json(found: Record) -> dict[str, Any]:
+    """The record ``daily verify`` reads: the moves and the seed once it may be published."""
+    config = current_config()
+    body: dict[str, Any] = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset,
+                            "options": dict(found.options)}  # fmt: skip
+    ref = dice.SeedRef.parse(found.seed_ref)
+    seed = ref.seed(config.secret_key)
+    # Only once no ranked game can be played on these dice any more (see seed_reveals_at).
+    if store.is_seed_public(current_redis(), config, found):
+        body["seed"] = seed.hex()
+    elif ref.kind != SeedKind.RANDOM:  # named, not given: `daily verify` derives it
+        body["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
+    body.update(commitment=dice.commitment(seed), moves=list(found.moves), total=found.total)
+    if found.kind.is_party:  # `daily verify` replays the log as one party in this order
+        body["players"] = list(found.players)
+    if found.kind.is_computer:
+        body["computer"] = {"level": found.level, "engine": found.engine,
+                            "moves": list(found.computer_moves)}  # fmt: skip
+    return body
