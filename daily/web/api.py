@@ -8,7 +8,7 @@ dice on the table, never one that a later hold decides.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -16,15 +16,14 @@ from flask import Blueprint, Response, jsonify, request
 
 from daily import dice, metrics
 from daily import games as service
-from daily import party as parties
 from daily.errors import ConflictError, NotFoundError, NotOpenError
 from daily.modes import find_mode
 from daily.rules import Roll, Score
 from daily.store import games as store
 from daily.store import keys, players
 from daily.store.games import Record
-from daily.strategy import bots, hints
-from daily.web import bodies, current_config, current_redis, openapi, render, strategy
+from daily.strategy import hints
+from daily.web import bodies, current_config, current_redis, openapi, render, schemas, strategy
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
 from daily.web.errors import bad_request
 from daily.web.limits import (
@@ -36,9 +35,6 @@ from daily.web.limits import (
 )
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
-
-#: Starts a game of one mode from the request body and the player id: (record, is it new).
-Starter = Callable[[Mapping[str, Any], str], tuple[Record, bool]]
 
 
 @bp.get("/openapi.json")
@@ -53,7 +49,7 @@ def openapi_document() -> Response:
 @bp.post("/players")
 def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
-    name = bodies.name(bodies.body(required={"name"})["name"])
+    name = bodies.name(_parse(schemas.NewPlayer).name)
     check_new_player()
     player = players.create(current_redis(), name)
     count_new_player()
@@ -76,7 +72,7 @@ def get_me() -> Response:
 @bp.patch("/players/me")
 def update_me() -> Response:
     """Changes the name of the player making the request."""
-    name = bodies.name(bodies.body(required={"name"})["name"])
+    name = bodies.name(_parse(schemas.NewPlayer).name)
     player = players.rename(current_redis(), require_player_id(), name)
     return jsonify({"player_id": player.id, "name": player.name})
 
@@ -141,10 +137,13 @@ def _date(text: str) -> date:
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
     """Starts a game; 409 with the existing id for a second daily or friend game."""
-    data = bodies.body(
-        required={"mode"}, optional={"ruleset", "options", "code", "target", "players", "level"}
-    )
-    record, created = STARTERS[find_mode(data["mode"]).id](data, require_player_id())
+    data = bodies.json_object()
+    if "mode" not in data:
+        raise bad_request("missing field: 'mode'")
+    model = schemas.new_game_model(find_mode(data["mode"]).id, data)
+    player_id = require_player_id()  # a guest is made before the body's own fields are read
+    body = schemas.parse(model, data)
+    record, created = STARTERS[type(body)](body, player_id)
     if not created:
         raise ConflictError("you already have this game", game_id=record.id)
     metrics.game_started(record.mode)
@@ -160,25 +159,22 @@ def get_game(game_id: str) -> Response:
 @bp.post("/games/<game_id>/roll")
 def roll(game_id: str) -> Response:
     """Re-rolls every die except the held positions."""
-    data = bodies.body(required={"hold"}, optional={"move"})
-    hold = data["hold"]
-    if not isinstance(hold, list) or any(type(p) is not int for p in hold):
-        raise bad_request(f"hold must be a list of dice positions, got {hold!r}")
-    return _play(game_id, Roll(tuple(hold)), data.get("move"))
+    body = _parse(schemas.RollBody)
+    return _play(game_id, Roll(tuple(body.hold)), body.move)
 
 
 @bp.post("/games/<game_id>/score")
 def score(game_id: str) -> Response:
     """Scores the dice in a row; the next turn's first roll is dealt at once."""
-    data = bodies.body(required={"category"}, optional={"move"})
-    if not isinstance(data["category"], str):
-        raise bad_request(f"category must name a row, got {data['category']!r}")
-    return _play(game_id, Score(data["category"]), data.get("move"))
+    body = _parse(schemas.ScoreBody)
+    return _play(game_id, Score(body.category), body.move)
 
 
-def _play(game_id: str, move: Roll | Score, expected: object) -> Response:
-    if expected is not None and (type(expected) is not int or expected < 0):
-        raise bad_request(f"move must be the number of moves made so far, got {expected!r}")
+def _parse(model: type[schemas.B]) -> schemas.B:
+    return schemas.parse(model, bodies.json_object())
+
+
+def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     config = current_config()
     arrived = request.environ.get(ARRIVED)
     record, state = service.play(
@@ -229,60 +225,50 @@ def analysis(game_id: str) -> Response:
     return jsonify(strategy.analysis_json(own_game(game_id)))
 
 
-# Starting each mode: the body's fields, read, then one call of the game service
+# Starting each mode: the body, read, then one call of the game service
 
 
-def _start_daily(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
-    bodies.only(data, {"mode"})
+def _start_daily(body: schemas.NewDaily, player_id: str) -> tuple[Record, bool]:
     return service.start_daily(current_redis(), current_config(), player_id, _DAILY_QUOTA)
 
 
-def _start_friend(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
-    client, config = current_redis(), current_config()
-    if "code" not in data:
-        bodies.only(data, {"mode", "ruleset", "options"})
-        return service.start_code(client, config, player_id, *bodies.rules(data))
-    bodies.only(data, {"mode", "code", "target"})
-    target = data.get("target", False)
-    if not isinstance(target, bool):
-        raise bad_request(f"target must be true or false, got {target!r}")
-    code = bodies.code(data["code"])
-    return service.join_code(client, config, player_id, code, target, _DAILY_QUOTA)
+def _new_code(body: schemas.NewCode, player_id: str) -> tuple[Record, bool]:
+    rules = bodies.rules(body.ruleset, body.options)
+    return service.start_code(current_redis(), current_config(), player_id, *rules)
 
 
-def _start_solo(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
-    bodies.only(data, {"mode", "ruleset", "options"})
-    return service.start_solo(current_redis(), current_config(), player_id, *bodies.rules(data))
+def _join_code(body: schemas.JoinCode, player_id: str) -> tuple[Record, bool]:
+    code = bodies.code(body.code)
+    return service.join_code(current_redis(), current_config(), player_id, code, body.target,
+                             _DAILY_QUOTA)  # fmt: skip
 
 
-def _start_party(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
-    bodies.only(data, {"mode", "ruleset", "options", "players"})
-    if "players" not in data:
-        raise bad_request("missing field: 'players'")
-    names, low, high = data["players"], parties.MIN_PLAYERS, parties.MAX_PLAYERS
-    if not isinstance(names, list) or not low <= len(names) <= high:
-        raise bad_request(f"players must be a list of {low} to {high} names, got {names!r}")
-    ruleset, options = bodies.rules(data)
+def _start_solo(body: schemas.NewSolo, player_id: str) -> tuple[Record, bool]:
+    rules = bodies.rules(body.ruleset, body.options)
+    return service.start_solo(current_redis(), current_config(), player_id, *rules)
+
+
+def _start_party(body: schemas.NewParty, player_id: str) -> tuple[Record, bool]:
+    ruleset, options = bodies.rules(body.ruleset, body.options)
+    names = [bodies.name(name) for name in body.players]
     return service.start_party(current_redis(), current_config(), player_id, ruleset, options,
-                               [bodies.name(name) for name in names])  # fmt: skip
+                               names)  # fmt: skip
 
 
-def _start_computer(data: Mapping[str, Any], player_id: str) -> tuple[Record, bool]:
-    bodies.only(data, {"mode", "ruleset", "options", "level"})
-    level = data.get("level", service.DEFAULT_LEVEL)
-    if not isinstance(level, str):
-        raise bad_request(f"level must be one of {', '.join(bots.LEVELS)}, got {level!r}")
-    ruleset, options = bodies.rules(data)
+def _start_computer(body: schemas.NewComputer, player_id: str) -> tuple[Record, bool]:
+    ruleset, options = bodies.rules(body.ruleset, body.options)
     return service.start_computer(current_redis(), current_config(), player_id, ruleset,
-                                  options, level)  # fmt: skip
+                                  options, body.level)  # fmt: skip
 
 
 _DAILY_QUOTA = service.Quota(check_daily_limit, count_daily)
 
-STARTERS: dict[str, Starter] = {
-    "daily": _start_daily,
-    "friend": _start_friend,
-    "solo": _start_solo,
-    "party": _start_party,
-    "computer": _start_computer,
+#: Starts a game from its body and the player id: (record, is it new).
+STARTERS: dict[type[schemas.Body], Callable[[Any, str], tuple[Record, bool]]] = {
+    schemas.NewDaily: _start_daily,
+    schemas.NewCode: _new_code,
+    schemas.JoinCode: _join_code,
+    schemas.NewSolo: _start_solo,
+    schemas.NewParty: _start_party,
+    schemas.NewComputer: _start_computer,
 }
