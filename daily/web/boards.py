@@ -85,13 +85,17 @@ def _int(name: str, default: int, low: int, high: int) -> int:
     return int(text)
 
 
+#: The furthest a page may start from the top (a query beyond it is refused).
+MAX_OFFSET = 10**9
+
+
 def parse_query() -> Query:
     """The ``limit``, ``offset`` and ``around`` of the request, or a 400."""
     around = request.args.get("around")
     if around not in (None, "me"):
         raise bad_request(f"around must be 'me', got {around!r}")
     limit = _int("limit", DEFAULT_LIMIT, 1, boards.MAX_LIMIT)
-    return Query(_int("offset", 0, 0, 10**9), limit, around == "me")
+    return Query(_int("offset", 0, 0, MAX_OFFSET), limit, around == "me")
 
 
 def read(board: Board) -> Page:

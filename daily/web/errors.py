@@ -35,6 +35,7 @@ from daily.store.players import ConfusableNameError, InvalidNameError
 from daily.strategy.solver import TableBuildingError, TableMissingError
 
 log = logging.getLogger(__name__)
+_CODES = {str(code) for code in ErrorCode}
 #: The endpoints whose errors count as refused moves (see daily.metrics).
 MOVE_ENDPOINTS = ("api.roll", "api.score")
 
@@ -94,8 +95,12 @@ def classify(error: Exception) -> HttpError:
     if isinstance(error, HttpError):
         return error
     if isinstance(error, HTTPException):
-        code = (error.name or "error").lower().replace(" ", "_")
-        return HttpError(error.code or 500, code, error.description or error.name)
+        name = (error.name or "error").lower().replace(" ", "_")
+        status = error.code or 500
+        # Werkzeug's own errors answer with their name when the enum has it (405, 413...).
+        fallback = ErrorCode.BAD_REQUEST if status < 500 else ErrorCode.INTERNAL
+        code = ErrorCode(name) if name in _CODES else fallback
+        return HttpError(status, code, error.description or error.name)
     if isinstance(error, NotAllowedError):
         return HttpError(403, error.code, str(error))
     if isinstance(error, TableMissingError):
