@@ -8,7 +8,7 @@ layer parses a request, calls one function here and renders what it returns.
 Nothing that only reads writes game state: the computer plays its turn in the request
 that ends the player's turn (:func:`play`), and :func:`view` derives a lost computer turn
 in memory. The one write a view may make is to count a finished game that a crash left
-uncounted (:func:`daily.store.games.finish`, idempotent), as the sweep would.
+uncounted (:func:`finish`, idempotent), as the sweep would.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from daily.errors import (
     NotFoundError,
     NotOpenError,
     RulesError,
+    StorageError,
 )
 from daily.modes import OnePer, find_mode
 from daily.rules import GameState, Move, Ruleset, Score, apply, find_ruleset
@@ -58,6 +59,10 @@ log = logging.getLogger(__name__)
 
 #: The level of a computer game that names none.
 DEFAULT_LEVEL = "medium"
+#: A pending game that is still unfinished after this long lost its finishing move.
+PENDING_GRACE_S = 60.0
+#: The pending results are swept at most this often (see :func:`sweep_pending`).
+SWEEP_INTERVAL_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,16 +315,62 @@ def _check_open(record: Record, config: Config) -> None:
 
 
 def _finish(client: redis.Redis, config: Config, record: Record) -> Record:
-    record = store.finish(client, config, record)
+    record = finish(client, config, record)
     if record.kind.is_computer:
         record = _computer_turn(client, config, record)
     # Every finish also sweeps up counts that a crash left behind a while ago; this
     # game is stored and counted, so a failing sweep must not fail its answer.
     try:
-        store.retry_pending(client, config, min_age_s=store.PENDING_GRACE_S)
+        retry_pending(client, config, min_age_s=PENDING_GRACE_S)
     except DailyError:
         log.exception("the sweep of pending results failed")
     return record
+
+
+def finish(client: redis.Redis, config: Config, record: Record) -> Record:
+    """Keeps a finished game and its player, gives it a share code and counts it (idempotent).
+
+    Any number of requests may finish the same game at once (the finishing move and the
+    reads that heal a lost count): they agree on one share code and count it once.
+    """
+    store.keep(client, record)
+    if record.kind.shares and record.share is None and not record.practice:
+        record = dataclasses.replace(record, share=store.share_code(client, config, record))
+    if not record.submitted:
+        store.submit(client, config, record)
+        record = dataclasses.replace(record, submitted=True)
+    return record
+
+
+def retry_pending(client: redis.Redis, config: Config, min_age_s: float = 0.0) -> int:
+    """Counts every pending game listed at least *min_age_s* ago; returns how many."""
+    counted = 0
+    now = config.now().timestamp()
+    for game_id, listed_at in store.pending(client, now - min_age_s):
+        record = store.load(client, game_id)
+        if record is not None and record.finished and not record.submitted:
+            try:
+                finish(client, config, record)
+                counted += 1
+            except StorageError:
+                raise
+            except DailyError:  # one bad record must not stop the sweep; it stays listed
+                log.exception("could not count game %s", game_id)
+        elif record is None or record.finished or now - listed_at > PENDING_GRACE_S:
+            # Counted already, or the finishing move never landed (a refused or lost
+            # move); a young entry may be a move still in flight, so it stays.
+            store.unlist_pending(client, game_id)
+    return counted
+
+
+def sweep_pending(client: redis.Redis, config: Config) -> int | None:
+    """Runs :func:`retry_pending` if no process ran it in the last minute; None if skipped."""
+    # Nothing is written while nothing is due; then one short-lived lock key makes it at
+    # most once a minute over every worker and host.
+    due = config.now().timestamp() - PENDING_GRACE_S
+    if not store.pending(client, due) or not store.claim_sweep(client, SWEEP_INTERVAL_S):
+        return None
+    return retry_pending(client, config, min_age_s=PENDING_GRACE_S)
 
 
 def _computer_turn(client: redis.Redis, config: Config, record: Record) -> Record:
@@ -379,7 +430,7 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
     """What the player of *record* sees now; *heal* counts a finished game a crash left
     uncounted (idempotent). *state* is the sheet to show if the caller has it already."""
     if heal and record.finished and not record.submitted:
-        record = store.finish(client, config, record)
+        record = finish(client, config, record)
     secret = config.secret_key
     found = View(record, state or record.state(secret))
     if record.kind.is_party:

@@ -1,10 +1,10 @@
 """Games in Redis: a game is its settings plus its move log, verified by replay.
 
-Every move is checked by replaying the stored log plus the new move with the
-rules engine, then appended by a Lua script only if the log still has the
-length the replay saw: a concurrent or out-of-order move changes nothing.
-A finished game is listed as pending until the rankings have counted it, so a
-crash between finishing and counting is repaired by :func:`retry_pending`.
+This module only persists; the flow (which move, when a game finishes, the sweeps) is the
+game service's (:mod:`daily.games`). A move the service has replayed is appended by a Lua
+script only if the log still has the length the replay saw: a concurrent or out-of-order
+move changes nothing. A finished game is listed as pending until the rankings have counted
+it, so a crash between finishing and counting is repaired by the service's sweep.
 
 Nothing here grows without bound: an unfinished game expires at its deadline (a ranked
 game) or when idle (``Config.idle_lifetime``), and so do a guest's keys until they
@@ -29,7 +29,7 @@ from daily import dice
 from daily import party as parties
 from daily.codes import new_code
 from daily.config import Config
-from daily.errors import ConflictError, DailyError, StorageError
+from daily.errors import ConflictError, DailyError
 from daily.modes import BoardKind, Mode, OnePer, find_mode
 from daily.rules import GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
 from daily.store import boards, keys, reviews
@@ -37,10 +37,6 @@ from daily.store.guard import guarded
 
 log = logging.getLogger(__name__)
 
-#: A pending game that is still unfinished after this long lost its finishing move.
-PENDING_GRACE_S = 60.0
-#: The pending results are swept at most this often (see :func:`sweep_pending`).
-SWEEP_INTERVAL_S = 60.0
 #: A move sent without its index that repeats the game's last move this soon (seconds) is
 #: taken for a duplicate of it, not a second roll: send the index to repeat a hold on purpose.
 DUPLICATE_WINDOW_S = 2.0
@@ -464,22 +460,8 @@ def _with_move(
 
 
 @guarded
-def finish(client: redis.Redis, config: Config, record: Record) -> Record:
-    """Keeps a finished game and its player, gives it a share code and counts it (idempotent).
-
-    Any number of requests may finish the same game at once (the finishing move and the
-    reads that heal a lost count): they agree on one share code and count it once.
-    """
-    _keep(client, record)
-    if record.kind.shares and record.share is None and not record.practice:
-        record = dataclasses.replace(record, share=_share_code(client, config, record))
-    if not record.submitted:
-        submit(client, config, record)
-        record = dataclasses.replace(record, submitted=True)
-    return record
-
-
-def _keep(client: redis.Redis, record: Record) -> None:
+def keep(client: redis.Redis, record: Record) -> None:
+    """Keeps a finished game's player for good: their record, game list and index keys."""
     index_keys = []
     if record.day is not None:
         index_keys.append(keys.player_daily(record.player_id, record.day.isoformat()))
@@ -490,7 +472,8 @@ def _keep(client: redis.Redis, record: Record) -> None:
     keep(keys=[*player_keys, *index_keys], args=[record.id])
 
 
-def _share_code(client: redis.Redis, config: Config, record: Record) -> str:
+@guarded
+def share_code(client: redis.Redis, config: Config, record: Record) -> str:
     """The one share code of a finished daily or solo game, made by whoever comes first."""
     code = create_code(client, config, record.player_id, record.ruleset, record.options,
                        record.seed_ref, record.id, day=record.day)  # fmt: skip
@@ -517,7 +500,7 @@ def submit(client: redis.Redis, config: Config, record: Record) -> None:
             client, result, retention_days=config.board_retention_days, zone=config.timezone
         )
     # In this order, one after the other (two cluster slots): a crash between leaves a
-    # counted game listed as pending, which retry_pending clears.
+    # counted game listed as pending, which the game service's retry_pending clears.
     client.hset(keys.game(record.id), "submitted", "1")
     client.zrem(keys.pending_results(), record.id)
 
@@ -557,42 +540,22 @@ def result_of(record: Record) -> boards.Result:
 
 
 @guarded
-def retry_pending(client: redis.Redis, config: Config, min_age_s: float = 0.0) -> int:
-    """Counts every pending game listed at least *min_age_s* ago; returns how many."""
-    counted = 0
-    now = config.now().timestamp()
-    listed = cast(
-        list[tuple[str, float]],
-        client.zrangebyscore(keys.pending_results(), "-inf", now - min_age_s, withscores=True),
-    )
-    for game_id, listed_at in listed:
-        record = load(client, str(game_id))
-        if record is not None and record.finished and not record.submitted:
-            try:
-                finish(client, config, record)
-                counted += 1
-            except StorageError:
-                raise
-            except DailyError:  # one bad record must not stop the sweep; it stays listed
-                log.exception("could not count game %s", game_id)
-        elif record is None or record.finished or now - listed_at > PENDING_GRACE_S:
-            # Counted already, or the finishing move never landed (a refused or lost
-            # move); a young entry may be a move still in flight, so it stays.
-            client.zrem(keys.pending_results(), str(game_id))
-    return counted
+def pending(client: redis.Redis, listed_before: float) -> list[tuple[str, float]]:
+    """The games listed as pending before *listed_before* (unix seconds), with when."""
+    found = client.zrangebyscore(keys.pending_results(), "-inf", listed_before, withscores=True)
+    return [(str(game_id), float(at)) for game_id, at in cast(list[tuple[str, float]], found)]
 
 
 @guarded
-def sweep_pending(client: redis.Redis, config: Config) -> int | None:
-    """Runs :func:`retry_pending` if no process ran it in the last minute; None if skipped."""
-    # Nothing is written while nothing is due; then one short-lived lock key makes it at
-    # most once a minute over every worker and host.
-    due = config.now().timestamp() - PENDING_GRACE_S
-    if not client.zrangebyscore(keys.pending_results(), "-inf", due, start=0, num=1):
-        return None
-    if not client.set(keys.pending_sweep(), "1", nx=True, ex=int(SWEEP_INTERVAL_S)):
-        return None
-    return retry_pending(client, config, min_age_s=PENDING_GRACE_S)
+def unlist_pending(client: redis.Redis, game_id: str) -> None:
+    """Takes *game_id* off the pending list (counted, or never finished)."""
+    client.zrem(keys.pending_results(), game_id)
+
+
+@guarded
+def claim_sweep(client: redis.Redis, interval_s: float) -> bool:
+    """Whether this process may sweep now: one short-lived lock key over every worker."""
+    return bool(client.set(keys.pending_sweep(), "1", nx=True, ex=int(interval_s)))
 
 
 @guarded

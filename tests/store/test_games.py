@@ -220,12 +220,12 @@ def test_a_lost_count_is_recovered(client: redis.Redis, monkeypatch: pytest.Monk
     assert client.zrange(keys.pending_results(), 0, -1) == [record.id]
 
     monkeypatch.setattr(boards, "submit", lambda client, result, **kw: counted.append(result))
-    assert games.retry_pending(client, settings()) == 1
+    assert service.retry_pending(client, settings()) == 1
     # The day's boards, then the board of the game's share code (its creator opens it).
     assert [(r.game_id, r.mode) for r in counted] == [(record.id, "daily"), (record.id, "friend")]
     assert counted[0].total == loaded.total and counted[0].day == DAY
     assert client.zcard(keys.pending_results()) == 0
-    assert games.retry_pending(client, settings()) == 0
+    assert service.retry_pending(client, settings()) == 0
 
 
 def test_a_later_finish_sweeps_up_a_lost_count(
@@ -259,10 +259,10 @@ def test_a_later_finish_sweeps_up_a_lost_count(
 def test_pending_entries_without_a_finish_expire(client: redis.Redis) -> None:
     record = start_daily(client)
     client.zadd(keys.pending_results(), {record.id: NOON.timestamp()})
-    assert games.retry_pending(client, settings()) == 0
+    assert service.retry_pending(client, settings()) == 0
     assert client.zcard(keys.pending_results()) == 1  # may be a move in flight
     later = settings(NOON + timedelta(minutes=5))
-    assert games.retry_pending(client, later) == 0
+    assert service.retry_pending(client, later) == 0
     assert client.zcard(keys.pending_results()) == 0
 
 

@@ -94,7 +94,7 @@ def test_a_clairvoyant_game_is_held_and_an_honest_one_counts(
     assert reviews.held(client)[0].board == f"friend/{CODE}"
     # Submitting again (a retried count) neither checks twice nor lets it through.
     games.submit(client, settings(), seer)
-    games.retry_pending(client, settings())
+    service.retry_pending(client, settings())
     assert not on_board(client, "seer")
 
 
