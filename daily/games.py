@@ -18,9 +18,7 @@ import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import redis
+from typing import TYPE_CHECKING, Any
 
 from daily import computer, dice
 from daily import party as parties
@@ -54,6 +52,9 @@ from daily.strategy.solver import (
     default_cache_dir,
     table_for,
 )
+
+if TYPE_CHECKING:  # the service only hands the client on to the store
+    import redis
 
 log = logging.getLogger(__name__)
 
