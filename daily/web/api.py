@@ -53,8 +53,8 @@ def create_player() -> tuple[Response, int]:
     check_new_player()
     player = players.create(current_redis(), name)
     count_new_player()
-    body = {"player_id": player.id, "name": player.name, "token": token_for(player.id)}
-    return jsonify(body), 201
+    body = schemas.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
+    return jsonify(body.model_dump()), 201
 
 
 @bp.get("/players/me")
@@ -66,15 +66,19 @@ def get_me() -> Response:
     player = players.get(current_redis(), player_id)
     if player is None:
         raise NotFoundError("no such player")
-    return jsonify({"player_id": player.id, "name": player.name})
+    return _player(player)
 
 
 @bp.patch("/players/me")
 def update_me() -> Response:
     """Changes the name of the player making the request."""
     name = bodies.name(_parse(schemas.NewPlayer).name)
-    player = players.rename(current_redis(), require_player_id(), name)
-    return jsonify({"player_id": player.id, "name": player.name})
+    return _player(players.rename(current_redis(), require_player_id(), name))
+
+
+def _player(player: players.Player) -> Response:
+    answer = schemas.PlayerAnswer(player_id=player.id, name=player.name)
+    return jsonify(answer.model_dump(exclude_none=True))
 
 
 # The daily puzzle
@@ -98,6 +102,10 @@ def daily(day: str) -> Response:
 
 
 def _daily_json(puzzle: dice.Day) -> dict[str, Any]:
+    return _daily_answer(puzzle).model_dump()
+
+
+def _daily_answer(puzzle: dice.Day) -> schemas.DailyAnswer:
     config = current_config()
     seed = dice.daily_seed(config.secret_key, puzzle.date)
     player_id = current_player_id()
@@ -105,17 +113,17 @@ def _daily_json(puzzle: dice.Day) -> dict[str, Any]:
     if player_id is not None:
         index = keys.player_daily(player_id, puzzle.date.isoformat())
         mine = store.index_lookup(current_redis(), index)
-    return {
-        "date": puzzle.date.isoformat(),
-        "number": puzzle.number,
-        "ruleset": "maxi",
-        "commitment": dice.commitment(seed),
-        "closes_at": puzzle.closes_at.isoformat(),
-        "reveals_at": puzzle.reveals_at.isoformat(),
-        "advent_door": puzzle.advent_door,
-        "seed": seed.hex() if puzzle.is_revealed(config.now()) else None,
-        "game": _summary(mine) if mine else None,
-    }
+    return schemas.DailyAnswer(
+        date=puzzle.date.isoformat(),
+        number=puzzle.number,
+        ruleset="maxi",
+        commitment=dice.commitment(seed),
+        closes_at=puzzle.closes_at.isoformat(),
+        reveals_at=puzzle.reveals_at.isoformat(),
+        advent_door=puzzle.advent_door,
+        seed=seed.hex() if puzzle.is_revealed(config.now()) else None,
+        game=_summary(mine) if mine else None,
+    )
 
 
 def _summary(record: Record) -> dict[str, Any]:

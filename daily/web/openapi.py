@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from daily import __version__
-from daily.errors import ErrorCode
 from daily.modes import MODES
 from daily.store import boards
 from daily.web import schemas
@@ -20,6 +19,21 @@ from daily.web.boards import MAX_OFFSET
 def _model(model: type[schemas.Body]) -> dict[str, Any]:
     """The JSON schema of a request body, generated from its model (every limit in it)."""
     return model.model_json_schema(ref_template="#/components/schemas/{model}")
+
+
+def _answers() -> dict[str, Any]:
+    """The answers generated from their models, under the names the paths refer to."""
+    found: dict[str, Any] = {}
+    named: dict[str, type[schemas.Answer]] = {
+        "Error": schemas.ErrorAnswer,
+        "Player": schemas.PlayerAnswer,
+        "Daily": schemas.DailyAnswer,
+    }
+    for name, model in named.items():
+        schema: dict[str, Any] = dict(schemas.answer_schema(model))
+        found.update(schema.pop("$defs", {}))
+        found[name] = schema
+    return found
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -186,32 +200,6 @@ _SCHEMAS: dict[str, Any] = {
                 },
             ),
         },
-    ),
-    "Error": _object(
-        ["error"],
-        error={
-            "type": "object",
-            "required": ["code", "message"],
-            "properties": {"code": {"enum": list(ErrorCode)}, "message": {"type": "string"}},
-        },
-    ),
-    "Player": _object(
-        ["player_id", "name"],
-        player_id={"type": "string"},
-        name={"type": "string", "minLength": 1, "maxLength": 24},
-        token={"type": "string"},
-    ),
-    "Daily": _object(
-        ["date", "number", "ruleset", "commitment", "closes_at", "seed"],
-        date={"type": "string", "format": "date"},
-        number={"type": "integer", "description": "1 on 2026-01-01"},
-        ruleset={"const": "maxi"},
-        commitment={"type": "string", "description": "sha256 hex of the day's seed"},
-        closes_at={"type": "string", "format": "date-time"},
-        reveals_at={"type": "string", "format": "date-time"},
-        advent_door={"type": ["integer", "null"]},
-        seed={"type": ["string", "null"], "description": "hex, once revealed"},
-        game={"type": ["object", "null"], "description": "the asking player's game"},
     ),
     "Move": {
         "oneOf": [
@@ -407,7 +395,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/"}],
         "components": {
-            "schemas": _SCHEMAS,
+            "schemas": {**_SCHEMAS, **_answers()},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "cookie": {"type": "apiKey", "in": "cookie", "name": "session"},

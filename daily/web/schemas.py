@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.config import JsonDict
 
 from daily import party
-from daily.errors import BadInputError
+from daily.errors import BadInputError, ErrorCode
 from daily.store.players import MAX_NAME
 from daily.strategy.bots import LEVELS
 
@@ -153,3 +153,58 @@ def _first_problem(model: type[Body], error: ValidationError, data: Mapping[str,
     info = model.model_fields.get(field)
     what = info.description if info and info.description else found["msg"]
     return f"{field} must be {what}, got {data.get(field)!r}"
+
+
+# Answers: what the API sends back, typed once for the views and the document.
+
+
+class Answer(BaseModel):
+    """A JSON answer: the view fills every field, the document lists them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_DATE: JsonDict = {"format": "date"}
+_TIME: JsonDict = {"format": "date-time"}
+
+
+class PlayerAnswer(Answer):
+    """A player: their id, name and (when just made) the token that signs their calls."""
+
+    player_id: str
+    name: Annotated[str, Field(json_schema_extra=_NAME_SCHEMA)]
+    token: Annotated[str | None, Field(description="only when the player is made")] = None
+
+
+class DailyAnswer(Answer):
+    """A day's puzzle: its number, commitment and closing time; its seed once revealed."""
+
+    date: str = Field(json_schema_extra=_DATE)
+    number: int = Field(description="1 on 2026-01-01")
+    ruleset: Literal["maxi"]
+    commitment: str = Field(description="sha256 hex of the day's seed")
+    closes_at: str = Field(json_schema_extra=_TIME)
+    reveals_at: str = Field(json_schema_extra=_TIME)
+    advent_door: int | None
+    seed: str | None = Field(description="hex, once revealed")
+    game: dict[str, Any] | None = Field(description="the asking player's game")
+
+
+class ErrorBody(BaseModel):
+    """The error itself: its code, its message, and details some codes carry."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    code: ErrorCode
+    message: str
+
+
+class ErrorAnswer(Answer):
+    """Every error the API answers (any status but 2xx)."""
+
+    error: ErrorBody
+
+
+def answer_schema(model: type[BaseModel]) -> JsonDict:
+    """The JSON schema of *model* for the OpenAPI document."""
+    return model.model_json_schema(ref_template="#/components/schemas/{model}")
