@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from daily import computer, dice
+from daily import computer, dice, modes
 from daily import party as parties
 from daily.codes import code_str
 from daily.config import Config
@@ -38,7 +38,7 @@ from daily.errors import (
     RulesError,
     StorageError,
 )
-from daily.modes import OnePer, find_mode
+from daily.modes import OnePer
 from daily.rules import GameState, Move, Ruleset, Score, apply, find_ruleset
 from daily.store import games as store
 from daily.store import keys, players
@@ -58,6 +58,8 @@ if TYPE_CHECKING:  # the service only hands the client on to the store
 
 log = logging.getLogger(__name__)
 
+#: The one ruleset of a daily game.
+_DAILY_RULES = modes.DAILY.ruleset or "maxi"
 #: The level of a computer game that names none.
 DEFAULT_LEVEL = "medium"
 #: A pending game that is still unfinished after this long lost its finishing move.
@@ -149,8 +151,8 @@ def start_daily(
     puzzle = dice.today(config.now(), config.timezone)
     if not puzzle.is_open(config.now()):
         raise NotOpenError(f"the first puzzle is on {dice.EPOCH}")
-    rules = find_mode("daily").ruleset or "maxi"
-    record = _new(player_id, config, "daily", rules, {}, dice.SeedRef.daily(puzzle.date),
+    record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
+                  dice.SeedRef.daily(puzzle.date),
                   day=puzzle.date)  # fmt: skip
     return _start_ranked_daily(client, config, record, quota)
 
@@ -175,7 +177,7 @@ def start_code(
     code = store.create_code(client, config, player_id, ruleset, options, None, game_id)
     found = store.load_code(client, code)
     assert found is not None
-    record = _new(player_id, config, "friend", ruleset, options, dice.SeedRef.friend(code),
+    record = _new(player_id, config, modes.FRIEND.id, ruleset, options, dice.SeedRef.friend(code),
                   id=game_id, code=code, closes_at=found.closes)  # fmt: skip
     return store.start(client, config, record, [keys.player_friend(player_id, code)])
 
@@ -202,11 +204,11 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
                 return daily, False  # a daily of that day under way: finish that one
         else:
             # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
-            record = _new(player_id, config, "daily", "maxi", {},
+            record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
                           dice.SeedRef.parse(found.seed_ref), day=found.day, code=code,
                           closes_at=found.closes)  # fmt: skip
             return _start_ranked_daily(client, config, record, quota, friend_key)
-    record = _new(player_id, config, "friend", found.ruleset, dict(found.options),
+    record = _new(player_id, config, modes.FRIEND.id, found.ruleset, dict(found.options),
                   dice.SeedRef.parse(found.seed_ref), code=code, target=target,
                   practice=not ranked, closes_at=found.closes)  # fmt: skip
     return store.start(client, config, record, [friend_key])
@@ -226,7 +228,7 @@ def start_solo(
     client: redis.Redis, config: Config, player_id: str, ruleset: str, options: dict[str, Any]
 ) -> tuple[Record, bool]:
     """Starts a solo game on fresh random dice."""
-    record = _new(player_id, config, "solo", ruleset, options, _random_seed())
+    record = _new(player_id, config, modes.SOLO.id, ruleset, options, _random_seed())
     return store.start(client, config, record)
 
 
@@ -240,7 +242,7 @@ def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: st
     for name in names:
         if folded.count(name.casefold()) > 1:
             raise BadInputError(f"two players are named {name!r}: give each a different name")
-    record = _new(player_id, config, "party", ruleset, options, _random_seed(),
+    record = _new(player_id, config, modes.PARTY.id, ruleset, options, _random_seed(),
                   players=tuple(names))  # fmt: skip
     return store.start(client, config, record)
 
@@ -255,7 +257,7 @@ def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset:
         model_of(rules)
     except RulesError as e:
         raise BadInputError(f"the computer cannot play this ruleset: {e}") from None
-    record = _new(player_id, config, "computer", ruleset, options, _random_seed(),
+    record = _new(player_id, config, modes.COMPUTER.id, ruleset, options, _random_seed(),
                   level=level, engine=choose_engine(rules))  # fmt: skip
     return store.start(client, config, record)
 
