@@ -133,7 +133,7 @@ def bench_games(redis_url: str, games_count: int, threads: int) -> tuple[int, fl
     env = {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": "bench-" + "s" * 40,
            "DAILY_ENV": "development", "DAILY_NOW": "2026-12-03T12:00:00",
            "DAILY_LIMIT_PLAYERS": "off", "DAILY_LIMIT_MOVES": "off",
-           "DAILY_LIMIT_PAGES": "off"}  # fmt: skip
+           "DAILY_LIMIT_PAGES": "off", "DAILY_LIMIT_DAILIES": "off"}  # fmt: skip
     server = gunicorn(port, "daily:create_app()", ROOT, env, quiet=True)
     try:
         wait_for(port, "/api/v1/daily")

@@ -187,7 +187,7 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     # A service manager stops us with SIGTERM, a terminal with SIGINT: both leave the
     # server's loop normally, so the embedded Redis is stopped below.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
-    # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (see README).
+    # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (docs/configuration.md).
     app = create_app()
     try:
         app.run(host=args.host, port=args.port, threaded=True, request_handler=QuietHandler)

@@ -122,7 +122,7 @@ def heuristic_table(ruleset: Ruleset) -> Table:
 
     The value of a between-turn state is the sum of its open rows' pars plus the bonus
     times an estimated chance of reaching it; the turn in progress is still solved exactly
-    against it, so the computer keeps and scores sensibly (see the README for its figures).
+    against it, so the computer keeps and scores sensibly (see docs/computer.md for its figures).
     """
     model = model_of(ruleset)
     values = _Heuristic(model, _pars(model))

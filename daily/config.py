@@ -42,7 +42,7 @@ def frozen_clock(at: datetime) -> Clock:
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """Every setting of the service; see the README's configuration table."""
+    """Every setting of the service; see docs/configuration.md."""
 
     #: The key the dice derive from: the last (oldest) of SECRET_KEY's keys. It never changes
     #: while keys are rotated, so a day or code already dealt keeps its dice.
@@ -110,22 +110,9 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     mode = overrides.pop("env", env.get("DAILY_ENV", "development"))
     if mode not in ENVIRONMENTS:
         raise ConfigError(f"DAILY_ENV must be one of {', '.join(ENVIRONMENTS)}, got {mode!r}")
-    secrets = parse_secret_keys(overrides.pop("secret_key", env.get("SECRET_KEY", "")))
-    if mode == "production" and (
-        not secrets or any(len(s) < 32 or s == DEV_SECRET for s in secrets)
-    ):
-        raise ConfigError("production needs SECRET_KEY set to random strings of 32+ characters")
-    clock = overrides.pop("clock", None)
-    if clock is None:
-        frozen = env.get("DAILY_NOW")
-        if frozen and mode == "production":
-            raise ConfigError("DAILY_NOW freezes the clock and is refused in production")
-        clock = frozen_clock(parse_timestamp(frozen)) if frozen else system_clock
-    zone_name = overrides.pop("timezone", env.get("DAILY_TZ", "UTC"))
-    try:
-        zone = ZoneInfo(zone_name) if isinstance(zone_name, str) else zone_name
-    except (ValueError, KeyError):
-        raise ConfigError(f"unknown time zone: {zone_name!r}") from None
+    secrets = _secrets(mode, overrides.pop("secret_key", env.get("SECRET_KEY", "")))
+    clock = overrides.pop("clock", None) or _clock(mode, env.get("DAILY_NOW"))
+    zone = _zone(overrides.pop("timezone", env.get("DAILY_TZ", "UTC")))
     retention = overrides.pop("board_retention_days", env.get("DAILY_BOARD_RETENTION_DAYS", 400))
     limits = {name: env[var] for name, var in LIMIT_VARS.items() if env.get(var)}
     limits.update(overrides.pop("rate_limits", {}))
@@ -150,6 +137,28 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         clock=clock,
         **overrides,
     )
+
+
+def _secrets(mode: str, text: str) -> tuple[str, ...]:
+    secrets = parse_secret_keys(text)
+    if mode == "production" and (
+        not secrets or any(len(s) < 32 or s == DEV_SECRET for s in secrets)
+    ):
+        raise ConfigError("production needs SECRET_KEY set to random strings of 32+ characters")
+    return secrets
+
+
+def _clock(mode: str, frozen: str | None) -> Clock:
+    if frozen and mode == "production":
+        raise ConfigError("DAILY_NOW freezes the clock and is refused in production")
+    return frozen_clock(parse_timestamp(frozen)) if frozen else system_clock
+
+
+def _zone(name: str | tzinfo) -> tzinfo:
+    try:
+        return ZoneInfo(name) if isinstance(name, str) else name
+    except (ValueError, KeyError):
+        raise ConfigError(f"unknown time zone: {name!r}") from None
 
 
 def _days(value: object, name: str) -> timedelta:

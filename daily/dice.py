@@ -1,9 +1,9 @@
 """Seeds, commitments and the versioned dice stream (v1).
 
 Everything here is pure: the secret, the seed and the date come in as
-arguments, so the same inputs always give the same dice. The README section
-"The dice stream" specifies the algorithm precisely enough for an independent
-verifier; tests/dice/ pins its test vectors.
+arguments, so the same inputs always give the same dice. docs/dice.md
+specifies the algorithm precisely enough for an independent verifier;
+tests/dice/ pins its test vectors.
 """
 
 from __future__ import annotations
@@ -215,20 +215,64 @@ def _hmac(key: bytes, message: str) -> bytes:
     return hmac.digest(key, message.encode(), "sha256")
 
 
-def seed_from_ref(ref: str, secret: str) -> bytes:
-    """The seed a game's stored seed reference names.
+@dataclass(frozen=True, slots=True)
+class SeedRef:
+    """A game's stored seed reference: ``daily:YYYY-MM-DD``, ``friend:CODE`` or
+    ``hex:<64 hex digits>`` (a random seed kept with the game).
 
-    A reference is ``daily:YYYY-MM-DD``, ``friend:CODE`` or ``hex:<64 hex digits>``
-    (a random seed kept with the game).
+    >>> SeedRef.parse("daily:2026-12-01").day
+    datetime.date(2026, 12, 1)
+    >>> str(SeedRef.friend("K7P2QX9D"))
+    'friend:K7P2QX9D'
+    """
+
+    kind: str  # "daily", "friend" or "hex" (see daily.modes.SeedKind)
+    value: str
+
+    @classmethod
+    def daily(cls, day: date) -> SeedRef:
+        """The reference of the daily seed of *day*."""
+        return cls("daily", day.isoformat())
+
+    @classmethod
+    def friend(cls, code: str) -> SeedRef:
+        """The reference of friend code *code*'s own seed (*code* normalized)."""
+        return cls("friend", code)
+
+    @classmethod
+    def random(cls, seed: bytes) -> SeedRef:
+        """A reference that keeps the random *seed* itself."""
+        return cls("hex", seed.hex())
+
+    @classmethod
+    def parse(cls, text: str) -> SeedRef:
+        """Reads a stored reference; raises ValueError for anything else."""
+        kind, _, value = text.partition(":")
+        if kind not in ("daily", "friend", "hex") or not value:
+            raise ValueError(f"not a seed reference: {text!r}")
+        return cls(kind, value)
+
+    @property
+    def day(self) -> date | None:
+        """The date of a daily seed; None for the other kinds."""
+        return date.fromisoformat(self.value) if self.kind == "daily" else None
+
+    def seed(self, secret: str) -> bytes:
+        """The seed this reference names."""
+        if self.kind == "daily":
+            return daily_seed(secret, date.fromisoformat(self.value))
+        if self.kind == "friend":
+            return friend_seed(secret, self.value)
+        return bytes.fromhex(self.value)
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.value}"
+
+
+def seed_from_ref(ref: str | SeedRef, secret: str) -> bytes:
+    """The seed a game's stored seed reference names (see :class:`SeedRef`).
 
     >>> seed_from_ref("hex:" + "00" * 32, "s") == bytes(32)
     True
     """
-    kind, _, value = ref.partition(":")
-    if kind == "daily":
-        return daily_seed(secret, date.fromisoformat(value))
-    if kind == "friend":
-        return friend_seed(secret, value)
-    if kind == "hex":
-        return bytes.fromhex(value)
-    raise ValueError(f"not a seed reference: {ref!r}")
+    return (ref if isinstance(ref, SeedRef) else SeedRef.parse(ref)).seed(secret)

@@ -166,7 +166,7 @@ def _seed(record: Mapping[str, Any], secret: str | None) -> bytes:
     keys = parse_secret_keys(secret or "")
     if not keys:
         raise VerifyError(f'a record with "{given[0]}" needs SECRET_KEY to derive its seed')
-    secret = keys[-1]  # the dice key: SECRET_KEY's last (oldest) key, see the README
+    secret = keys[-1]  # the dice key: SECRET_KEY's last (oldest) key, see docs/dice.md
     if given == ["date"]:
         try:
             return dice.daily_seed(secret, date.fromisoformat(_str(record, "date")))

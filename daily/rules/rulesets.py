@@ -1,6 +1,6 @@
 """The rulesets as data: rows, dice, bonus and edition options, and a registry.
 
-A :class:`Ruleset` is a frozen value. The four base rulesets of RULES.md are
+A :class:`Ruleset` is a frozen value. The four base rulesets of docs/rules.md are
 declared below; :func:`find_ruleset` applies edition options (``bonus``,
 ``full_straight``, ``saved_rolls``, ``forced``) to give the ruleset a game uses.
 """
@@ -90,14 +90,6 @@ class Ruleset:
             raise RulesError(
                 f"{self.id} scores {self.dice} dice from 1 to 6, got {dice!r}"
             ) from None
-
-    def score_row(self, dice: Dice, row: str) -> int:
-        """Returns the points of *row* for *dice*.
-
-        >>> find_ruleset("maxi").score_row((5, 5, 5, 2, 2, 2), "villa")
-        21
-        """
-        return self.score(dice)[self.index_of(row)]
 
     def index_of(self, row: str) -> int:
         """Returns the position of *row* on the sheet, or raises :class:`RulesError`."""
@@ -258,7 +250,8 @@ def parse_options(ruleset_id: str, options: Mapping[str, Any] | None) -> dict[st
 def find_ruleset(ruleset_id: str, options: Mapping[str, Any] | None = None) -> Ruleset:
     """Returns the ruleset *ruleset_id* with *options* applied.
 
-    >>> find_ruleset("maxi", {"full_straight": 30}).score_row((1, 2, 3, 4, 5, 6), "full_straight")
+    >>> maxi = find_ruleset("maxi", {"full_straight": 30})
+    >>> maxi.score((1, 2, 3, 4, 5, 6))[maxi.index_of("full_straight")]
     30
     """
     parsed = parse_options(ruleset_id, options)

@@ -37,7 +37,6 @@ TICKS_PER_SECOND = 100
 DAY_EPOCH = date(2026, 1, 1)
 ADVENT_DOORS = 24
 MAX_LIMIT = 100
-RANKED_MODES = ("daily", "friend")
 
 
 class BoardError(DailyError, ValueError):
@@ -102,7 +101,7 @@ class Entry:
     current: int | None = None  # streak board only: the run still alive today
 
     def to_dict(self) -> dict[str, object]:
-        """The entry as API.md shows it."""
+        """The entry as docs/api.md shows it."""
         row: dict[str, object] = {
             "rank": self.rank,
             "player_id": self.player_id,
@@ -125,7 +124,7 @@ class Page:
     me: Entry | None
 
     def to_dict(self) -> dict[str, object]:
-        """The page as API.md shows it."""
+        """The page as docs/api.md shows it."""
         return {
             "board": self.board.id,
             "total": self.total,
@@ -391,7 +390,7 @@ end
 return counts
 """
 
-#: The highest total of the daily puzzle (maxi, README "The rules in brief").
+#: The highest total of the daily puzzle (maxi, docs/rules.md).
 DAILY_TOP = 649
 
 

@@ -1,10 +1,10 @@
 """Games in Redis: a game is its settings plus its move log, verified by replay.
 
-Every move is checked by replaying the stored log plus the new move with the
-rules engine, then appended by a Lua script only if the log still has the
-length the replay saw: a concurrent or out-of-order move changes nothing.
-A finished game is listed as pending until the rankings have counted it, so a
-crash between finishing and counting is repaired by :func:`retry_pending`.
+This module only persists; the flow (which move, when a game finishes, the sweeps) is the
+game service's (:mod:`daily.games`). A move the service has replayed is appended by a Lua
+script only if the log still has the length the replay saw: a concurrent or out-of-order
+move changes nothing. A finished game is listed as pending until the rankings have counted
+it, so a crash between finishing and counting is repaired by the service's sweep.
 
 Nothing here grows without bound: an unfinished game expires at its deadline (a ranked
 game) or when idle (``Config.idle_lifetime``), and so do a guest's keys until they
@@ -29,21 +29,14 @@ from daily import dice
 from daily import party as parties
 from daily.codes import new_code
 from daily.config import Config
-from daily.errors import DailyError, IllegalMoveError, StorageError
-from daily.rules import GameState, Move, Roll, Ruleset, Score, apply, find_ruleset, replay
+from daily.errors import ConflictError, DailyError
+from daily.modes import BoardKind, Mode, OnePer, find_mode
+from daily.rules import GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
 from daily.store import boards, keys, reviews
 from daily.store.guard import guarded
 
 log = logging.getLogger(__name__)
 
-#: Modes whose finished games count on the rankings.
-RANKED_MODES = ("daily", "friend")
-#: Modes whose finished games get a fresh friend code to share their dice.
-SHARED_MODES = ("daily", "solo")
-#: A pending game that is still unfinished after this long lost its finishing move.
-PENDING_GRACE_S = 60.0
-#: The pending results are swept at most this often (see :func:`sweep_pending`).
-SWEEP_INTERVAL_S = 60.0
 #: A move sent without its index that repeats the game's last move this soon (seconds) is
 #: taken for a duplicate of it, not a second roll: send the index to repeat a hold on purpose.
 DUPLICATE_WINDOW_S = 2.0
@@ -125,7 +118,7 @@ return 1
 """
 
 
-class MoveConflict(DailyError):
+class MoveConflict(ConflictError):
     """The move does not follow the stored log (a stale, repeated or concurrent move)."""
 
 
@@ -152,12 +145,21 @@ class Record:
     practice: bool = False  # played on a closed code: on no board
     closes_at: float | None = None  # games on a code: when the code stopped being ranked
     moved_at: float = 0.0  # wall-clock time the last move was stored (see play)
-    extra: Mapping[str, str] = field(default_factory=dict)  # mode-specific fields
+    players: tuple[str, ...] = ()  # party games: every player's name, in turn order
+    level: str | None = None  # computer games: the bot's level
+    engine: str | None = None  # computer games: "exact" or "heuristic", chosen at the start
+    computer_moves: tuple[dict[str, Any], ...] = ()  # computer games: the bot's moves so far
+    extra: Mapping[str, str] = field(default_factory=dict)  # other fields (review, luck...)
+
+    @property
+    def kind(self) -> Mode:
+        """The description of the game's mode."""
+        return find_mode(self.mode)
 
     @property
     def is_ranked(self) -> bool:
         """Whether the game counts on a board (a daily, or a friend game on an open code)."""
-        return self.mode in RANKED_MODES and not self.practice
+        return self.kind.is_ranked and not self.practice
 
     @property
     def rules(self) -> Ruleset:
@@ -169,16 +171,17 @@ class Record:
 
         A party game's state is the sheet of the player whose turn it is.
         """
-        if self.mode == "party":
+        if self.kind.is_party:
             return self.party(secret).state
         source = dice.stream(dice.seed_from_ref(self.seed_ref, secret))
         return replay(self.rules, source, [_stored_move(entry) for entry in self.moves])
 
     def party(self, secret: str) -> parties.Party:
         """Replays a party game's log: every player's sheet and whose turn it is."""
-        names = json.loads(self.extra["players"])
         seed = dice.seed_from_ref(self.seed_ref, secret)
-        return parties.replay(self.rules, names, seed, [_stored_move(m) for m in self.moves])
+        return parties.replay(
+            self.rules, list(self.players), seed, [_stored_move(m) for m in self.moves]
+        )
 
     def to_fields(self) -> dict[str, str]:
         """The hash fields that store the record (the moves live in their own list)."""
@@ -195,6 +198,14 @@ class Record:
             "practice": "1" if self.practice else "0",
             **self.extra,
         }
+        if self.players:
+            fields["players"] = json.dumps(list(self.players))
+        if self.level is not None:
+            fields["level"] = self.level
+        if self.engine is not None:
+            fields["engine"] = self.engine
+        if self.kind.is_computer:
+            fields["computer"] = json.dumps(list(self.computer_moves))
         if self.closes_at is not None:
             fields["closes_at"] = repr(self.closes_at)
         if self.day:
@@ -208,7 +219,7 @@ class Record:
         """Reads a record back from its hash fields and move list."""
         known = {"mode", "ruleset", "options", "player", "seed", "created", "target", "finished",
                  "submitted", "date", "code", "total", "finished_at", "share", "practice",
-                 "closes_at", "moved_at"}  # fmt: skip
+                 "closes_at", "moved_at", "players", "computer", "level", "engine"}  # fmt: skip
         return cls(
             id=game_id,
             mode=fields["mode"],
@@ -229,6 +240,10 @@ class Record:
             practice=fields.get("practice") == "1",
             closes_at=float(fields["closes_at"]) if "closes_at" in fields else None,
             moved_at=float(fields.get("moved_at", 0.0)),
+            players=tuple(json.loads(fields.get("players", "[]"))),
+            level=fields.get("level"),
+            engine=fields.get("engine"),
+            computer_moves=tuple(json.loads(fields.get("computer", "[]"))),
             extra={k: v for k, v in fields.items() if k not in known},
         )
 
@@ -262,8 +277,7 @@ class FriendCode:
     @property
     def day(self) -> date | None:
         """The date whose daily seed the code replays, if it is a daily's code."""
-        kind, _, value = self.seed_ref.partition(":")
-        return date.fromisoformat(value) if kind == "daily" else None
+        return dice.SeedRef.parse(self.seed_ref).day
 
     def practice_at(self, zone: tzinfo) -> datetime:
         """When the code may be played as practice: once its seed can be revealed.
@@ -338,9 +352,9 @@ def deadline_of(record: Record, config: Config) -> datetime | None:
     """When a ranked game stops: its day's or its code's reveal; None for unranked games."""
     if record.practice:
         return None
-    if record.mode == "daily" and record.day is not None:
+    if record.kind.one_per is OnePer.DAY and record.day is not None:
         return dice.Day(record.day, config.timezone).reveals_at
-    if record.mode == "friend" and record.closes_at is not None:
+    if record.kind.one_per is OnePer.CODE and record.closes_at is not None:
         return _at(record.closes_at) + dice.REVEAL_GRACE
     return None
 
@@ -368,66 +382,30 @@ def games_of(client: redis.Redis, player_id: str, limit: int = 50) -> list[str]:
     return [str(g) for g in client.zrevrange(keys.player_games(player_id), 0, limit - 1)]
 
 
-def play(
+def append(
     client: redis.Redis,
     config: Config,
     record: Record,
-    move: Move,
-    expected: int | None = None,
-    arrived: float | None = None,
-) -> tuple[Record, GameState]:
-    """Applies *move* to the stored game; returns the new record and state.
+    entry: dict[str, Any],
+    state: GameState | parties.Party,
+    since: float,
+) -> Record:
+    """Stores one replayed move (*entry*) that leads to *state*; returns the new record.
 
-    A party game's state is the sheet of the player to move next.
-
-    *expected* is the number of moves the client has seen; a mismatch with
-    the log raises :class:`MoveConflict` and changes nothing. Without it, *arrived*
-    (wall-clock seconds when the request came in) stands for it: a move stored after
-    the request arrived, or the same move stored under :data:`DUPLICATE_WINDOW_S` ago,
-    means two copies of one request raced, and this one is refused the same way.
+    *since* is the arrival of a request sent without the move's index (-1: indexed): a
+    move stored meanwhile, or the same move just before, refuses this one
+    (:class:`MoveConflict`). A finishing move is listed as pending first, so no crash
+    between storing and counting it loses the result.
     """
-    if record.finished:
-        raise MoveConflict("the game is over")
-    if expected is not None and expected != len(record.moves):
-        raise MoveConflict(f"move {expected} was sent but the game is at move {len(record.moves)}")
-    since = -1.0 if expected is not None or arrived is None else arrived
-    if since >= 0 and record.moved_at >= since:
-        raise MoveConflict(_RACED)
-    _check_open(record, config)
-    state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
-    entry = move.to_dict()
     now = config.now().timestamp()
     if state.is_finished:
         _mark_pending(client, record.id, now)
     _append(client, record, entry, state, now, since, expires_in(record, config))
-    record = _with_move(record, entry, state, now)
-    if state.is_finished:
-        record = finish(client, config, record)
-        # Every finish also sweeps up counts that a crash left behind a while ago; this
-        # game is stored and counted, so a failing sweep must not fail its answer.
-        try:
-            retry_pending(client, config, min_age_s=PENDING_GRACE_S)
-        except DailyError:
-            log.exception("the sweep of pending results failed")
-    return record, state.state if isinstance(state, parties.Party) else state
+    return _with_move(record, entry, state, now)
 
 
-_RACED = "another move reached the game while this one was on its way (sent twice?); reload it"
-
-
-def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Party:
-    # A party's move goes to whoever's turn it is; the game ends when every sheet is full.
-    if record.mode == "party":
-        return parties.play(record.party(secret), move)
-    return apply(record.state(secret), move)
-
-
-def _check_open(record: Record, config: Config) -> None:
-    deadline = deadline_of(record, config)
-    if deadline is not None and config.now() >= deadline:
-        if record.mode == "daily":
-            raise IllegalMoveError(f"the daily puzzle of {record.day} is over")
-        raise IllegalMoveError(f"the ranked games on code {record.code} are over")
+#: The refusal of a move that raced another copy of itself.
+RACED = "another move reached the game while this one was on its way (sent twice?); reload it"
 
 
 @guarded
@@ -461,10 +439,12 @@ def _append(
     ]
     script = client.register_script(_APPEND)
     result = int(script(keys=[keys.game(record.id), keys.game_moves(record.id)], args=args))
+    moves = len(record.moves)
     if result == -3:
-        raise MoveConflict(_RACED)
+        raise MoveConflict(RACED, moves=moves)
     if result < 0:
-        raise MoveConflict("the game changed meanwhile (a move was sent twice?); reload it")
+        raise MoveConflict("the game changed meanwhile (a move was sent twice?); reload it",
+                           moves=moves)  # fmt: skip
 
 
 def _with_move(
@@ -479,24 +459,10 @@ def _with_move(
 
 
 @guarded
-def finish(client: redis.Redis, config: Config, record: Record) -> Record:
-    """Keeps a finished game and its player, gives it a share code and counts it (idempotent).
-
-    Any number of requests may finish the same game at once (the finishing move and the
-    reads that heal a lost count): they agree on one share code and count it once.
-    """
-    _keep(client, record)
-    if record.mode in SHARED_MODES and record.share is None and not record.practice:
-        record = dataclasses.replace(record, share=_share_code(client, config, record))
-    if not record.submitted:
-        submit(client, config, record)
-        record = dataclasses.replace(record, submitted=True)
-    return record
-
-
-def _keep(client: redis.Redis, record: Record) -> None:
+def keep(client: redis.Redis, record: Record) -> None:
+    """Keeps a finished game's player for good: their record, game list and index keys."""
     index_keys = []
-    if record.mode == "daily" and record.day is not None:
+    if record.day is not None:
         index_keys.append(keys.player_daily(record.player_id, record.day.isoformat()))
     if record.code is not None:
         index_keys.append(keys.player_friend(record.player_id, record.code))
@@ -505,7 +471,8 @@ def _keep(client: redis.Redis, record: Record) -> None:
     keep(keys=[*player_keys, *index_keys], args=[record.id])
 
 
-def _share_code(client: redis.Redis, config: Config, record: Record) -> str:
+@guarded
+def share_code(client: redis.Redis, config: Config, record: Record) -> str:
     """The one share code of a finished daily or solo game, made by whoever comes first."""
     code = create_code(client, config, record.player_id, record.ruleset, record.options,
                        record.seed_ref, record.id, day=record.day)  # fmt: skip
@@ -532,7 +499,7 @@ def submit(client: redis.Redis, config: Config, record: Record) -> None:
             client, result, retention_days=config.board_retention_days, zone=config.timezone
         )
     # In this order, one after the other (two cluster slots): a crash between leaves a
-    # counted game listed as pending, which retry_pending clears.
+    # counted game listed as pending, which the game service's retry_pending clears.
     client.hset(keys.game(record.id), "submitted", "1")
     client.zrem(keys.pending_results(), record.id)
 
@@ -546,11 +513,13 @@ def results_of(record: Record) -> list[boards.Result]:
     if record.is_ranked:
         found.append(result_of(record))
     # A daily played on a friend's code also counts on that code's board (ZADD NX: once).
-    codes = [record.code] if record.mode == "daily" and record.code else []
-    if record.mode in SHARED_MODES and record.share:
+    codes = [record.code] if record.kind.board is BoardKind.DAILY and record.code else []
+    if record.kind.shares and record.share:
         codes.append(record.share)  # the creator's own game opens its code's board
     for code in codes:
-        found.append(dataclasses.replace(result_of(record), mode="friend", day=None, code=code))
+        found.append(
+            dataclasses.replace(result_of(record), mode=BoardKind.FRIEND, day=None, code=code)
+        )
     return found
 
 
@@ -570,50 +539,30 @@ def result_of(record: Record) -> boards.Result:
 
 
 @guarded
-def retry_pending(client: redis.Redis, config: Config, min_age_s: float = 0.0) -> int:
-    """Counts every pending game listed at least *min_age_s* ago; returns how many."""
-    counted = 0
-    now = config.now().timestamp()
-    listed = cast(
-        list[tuple[str, float]],
-        client.zrangebyscore(keys.pending_results(), "-inf", now - min_age_s, withscores=True),
-    )
-    for game_id, listed_at in listed:
-        record = load(client, str(game_id))
-        if record is not None and record.finished and not record.submitted:
-            try:
-                finish(client, config, record)
-                counted += 1
-            except StorageError:
-                raise
-            except DailyError:  # one bad record must not stop the sweep; it stays listed
-                log.exception("could not count game %s", game_id)
-        elif record is None or record.finished or now - listed_at > PENDING_GRACE_S:
-            # Counted already, or the finishing move never landed (a refused or lost
-            # move); a young entry may be a move still in flight, so it stays.
-            client.zrem(keys.pending_results(), str(game_id))
-    return counted
+def pending(client: redis.Redis, listed_before: float) -> list[tuple[str, float]]:
+    """The games listed as pending before *listed_before* (unix seconds), with when."""
+    found = client.zrangebyscore(keys.pending_results(), "-inf", listed_before, withscores=True)
+    return [(str(game_id), float(at)) for game_id, at in cast(list[tuple[str, float]], found)]
 
 
 @guarded
-def sweep_pending(client: redis.Redis, config: Config) -> int | None:
-    """Runs :func:`retry_pending` if no process ran it in the last minute; None if skipped."""
-    # Nothing is written while nothing is due; then one short-lived lock key makes it at
-    # most once a minute over every worker and host.
-    due = config.now().timestamp() - PENDING_GRACE_S
-    if not client.zrangebyscore(keys.pending_results(), "-inf", due, start=0, num=1):
-        return None
-    if not client.set(keys.pending_sweep(), "1", nx=True, ex=int(SWEEP_INTERVAL_S)):
-        return None
-    return retry_pending(client, config, min_age_s=PENDING_GRACE_S)
+def unlist_pending(client: redis.Redis, game_id: str) -> None:
+    """Takes *game_id* off the pending list (counted, or never finished)."""
+    client.zrem(keys.pending_results(), game_id)
+
+
+@guarded
+def claim_sweep(client: redis.Redis, interval_s: float) -> bool:
+    """Whether this process may sweep now: one short-lived lock key over every worker."""
+    return bool(client.set(keys.pending_sweep(), "1", nx=True, ex=int(interval_s)))
 
 
 @guarded
 def set_computer(client: redis.Redis, record: Record, moves: Sequence[Move]) -> Record:
     """Stores the computer's moves of a computer game (derived: every writer writes the same)."""
-    text = json.dumps([move.to_dict() for move in moves])
-    client.hset(keys.game(record.id), "computer", text)
-    return dataclasses.replace(record, extra={**record.extra, "computer": text})
+    entries = tuple(move.to_dict() for move in moves)
+    client.hset(keys.game(record.id), "computer", json.dumps(list(entries)))
+    return dataclasses.replace(record, computer_moves=entries)
 
 
 @guarded
@@ -643,7 +592,7 @@ def create_code(
             "options": json.dumps(dict(options)),
             "creator": creator,
             "game": game_id,
-            "seed": seed_ref or f"friend:{code}",
+            "seed": seed_ref or str(dice.SeedRef.friend(code)),
             "made": repr(window.opens_at.timestamp()),
             "closes": repr(window.closes_at.timestamp()),
         }
@@ -677,14 +626,15 @@ def seed_reveals_at(client: redis.Redis, config: Config, record: Record) -> date
     of the solo game it was made from): once the code's ranked games are over. A daily's
     code only replays the day, so the day decides. Unknown: never.
     """
-    kind, _, value = record.seed_ref.partition(":")
-    if kind == "daily":
-        return dice.Day(date.fromisoformat(value), config.timezone).reveals_at
-    code = record.code or (record.share if record.mode == "solo" else None)
+    ref = dice.SeedRef.parse(record.seed_ref)
+    if ref.day is not None:
+        return dice.Day(ref.day, config.timezone).reveals_at
+    shared = record.kind.shares and not record.kind.is_ranked  # a solo game's dice
+    code = record.code or (record.share if shared else None)
     if code is not None:
         found = load_code(client, code)
         return found.practice_at(config.timezone) if found else datetime.max.replace(tzinfo=UTC)
-    if kind == "friend" or record.mode == "solo":
+    if ref.kind == "friend" or shared:
         return datetime.max.replace(tzinfo=UTC)  # a code or share not made (yet): keep it
     return None  # a party's or a computer game's own random seed: nobody else plays it
 
@@ -699,9 +649,9 @@ def board_of(record: Record) -> boards.Board | None:
     """The board a game counts on: its date's or its friend code's; None for unranked games."""
     if record.practice:
         return None
-    if record.mode == "daily" and record.day is not None:
+    if record.kind.board is BoardKind.DAILY and record.day is not None:
         return boards.Board.daily(record.day)
-    if record.mode == "friend" and record.code is not None:
+    if record.kind.board is BoardKind.FRIEND and record.code is not None:
         return boards.Board.friend(record.code)
     return None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 PREFIX = "daily"
 
 
-# Players and games (issue 3). A game's hash and its move list share the game id
+# Players and games. A game's hash and its move list share the game id
 # as hash tag, so the append script touches one slot; per-player indexes share
 # the player id as hash tag.
 
@@ -79,7 +79,7 @@ def reviews_sweep() -> str:
     return f"{PREFIX}:reviews:sweep"
 
 
-# Rankings (issue 4). Each board is one sorted set and its hash tag names the board, so
+# Rankings. Each board is one sorted set and its hash tag names the board, so
 # boards spread over a cluster's slots; a board's helper keys share its tag. A player's
 # days-played bitmap and streak hash share the player's tag (the streak script touches both).
 
@@ -124,7 +124,7 @@ def player_streak(player_id: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:streak"
 
 
-# Operations (issue 8).
+# Operations.
 
 
 def dice_key() -> str:

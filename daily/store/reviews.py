@@ -40,8 +40,6 @@ log = logging.getLogger(__name__)
 
 #: The ``review`` field of a game's hash: held (waiting), released (counted), removed.
 HELD, RELEASED, REMOVED = "held", "released", "removed"
-#: Games that reach no public board are never checked (solo games without a share code...).
-PUBLIC_MODES = ("daily", "friend", "solo")
 
 
 class ReviewError(DailyError, ValueError):
@@ -96,7 +94,8 @@ def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
         client.zadd(keys.reviews_held(), {record.id: config.now().timestamp()}, nx=True)
     if status is not None:
         return status != RELEASED
-    if record.mode not in PUBLIC_MODES or record.total is None or "luck" in record.extra:
+    # Games that reach no public board are never checked (solo games without a share code...).
+    if not record.kind.reviewed or record.total is None or "luck" in record.extra:
         return False
     try:
         model_of(record.rules)

@@ -31,6 +31,8 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from daily import __version__, dice
+from daily.errors import DeletedTodayError, SignInLinkError
+from daily.modes import MODES, find_mode
 from daily.store import boards, games, keys, players
 from daily.web import auth, current_config, current_redis, pages
 from daily.web.errors import HttpError, bad_request
@@ -49,11 +51,6 @@ _DELETED_KEY = "deleted_on"
 _GUEST = re.compile(r"Guest ([0-9a-f]{4})")
 #: How many days of history the page reads (a year and more).
 HISTORY_DAYS = 400
-
-
-def link_error(message: str) -> HttpError:
-    """A 403 for a sign-in link that is forged, revoked or expired."""
-    return HttpError(403, "bad_link", message)
 
 
 # -- shared context ----------------------------------------------------------------------------
@@ -264,16 +261,16 @@ def player_of_link(token: str) -> str:
     try:
         data = _link_serializer().loads(token, max_age=int(LINK_MAX_AGE.total_seconds()))
     except SignatureExpired:
-        raise link_error("this sign-in link has expired") from None
+        raise SignInLinkError("this sign-in link has expired") from None
     except BadSignature:
-        raise link_error("this sign-in link is not valid") from None
+        raise SignInLinkError("this sign-in link is not valid") from None
     if not isinstance(data, dict) or not isinstance(data.get("p"), str):
-        raise link_error("this sign-in link is not valid")
+        raise SignInLinkError("this sign-in link is not valid")
     player_id = data["p"]
     if players.get(current_redis(), player_id) is None:
-        raise link_error("this player no longer exists")
+        raise SignInLinkError("this player no longer exists")
     if data.get("g") != players.link_generation(current_redis(), player_id):
-        raise link_error("this sign-in link was replaced by a newer one")
+        raise SignInLinkError("this sign-in link was replaced by a newer one")
     return str(player_id)
 
 
@@ -354,11 +351,9 @@ def _refuse_replay_after_delete() -> None:
         return
     body = request.get_json(silent=True)
     mode = body.get("mode") if isinstance(body, dict) else None
-    if mode in ("daily", "friend"):
-        raise HttpError(
-            409,
-            "deleted_today",
-            "a player was deleted on this browser today: ranked games start again tomorrow",
+    if isinstance(mode, str) and mode in MODES and find_mode(mode).is_ranked:
+        raise DeletedTodayError(
+            "a player was deleted on this browser today: ranked games start again tomorrow"
         )
 
 

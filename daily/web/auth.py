@@ -13,6 +13,7 @@ from flask import current_app, g, request, session
 from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer
 
+from daily.errors import ErrorCode
 from daily.store import games, players
 from daily.store.players import Player
 from daily.web import current_config, current_redis
@@ -27,7 +28,7 @@ GUEST_GRACE = timedelta(days=1)
 
 def unauthorized(message: str) -> HttpError:
     """A 401 for a token or cookie that does not carry our signature."""
-    return HttpError(401, "unauthorized", message)
+    return HttpError(401, ErrorCode.UNAUTHORIZED, message)
 
 
 def _serializer() -> URLSafeSerializer:

@@ -15,7 +15,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from flask_babel import format_date, gettext
 from werkzeug.wrappers import Response as Redirect
 
-from daily.codes import CodeError, code_str, parse_code
+from daily.codes import code_str, parse_code
 from daily.store import boards, games
 from daily.store.boards import Board, Page
 from daily.web import auth, current_config, current_redis
@@ -69,10 +69,7 @@ def parse_year(year: int) -> int:
 
 def parse_friend(text: str) -> str:
     """A friend code that exists, normalized; a 400 if malformed, a 404 if unknown."""
-    try:
-        code = parse_code(text)
-    except CodeError as e:
-        raise bad_request(str(e)) from None
+    code = parse_code(text)  # a CodeError answers 400 (see daily.web.errors)
     if games.load_code(current_redis(), code) is None:
         raise not_found(f"no friend challenge with code {code_str(code)}")
     return code
@@ -88,13 +85,17 @@ def _int(name: str, default: int, low: int, high: int) -> int:
     return int(text)
 
 
+#: The furthest a page may start from the top (a query beyond it is refused).
+MAX_OFFSET = 10**9
+
+
 def parse_query() -> Query:
     """The ``limit``, ``offset`` and ``around`` of the request, or a 400."""
     around = request.args.get("around")
     if around not in (None, "me"):
         raise bad_request(f"around must be 'me', got {around!r}")
     limit = _int("limit", DEFAULT_LIMIT, 1, boards.MAX_LIMIT)
-    return Query(_int("offset", 0, 0, 10**9), limit, around == "me")
+    return Query(_int("offset", 0, 0, MAX_OFFSET), limit, around == "me")
 
 
 def read(board: Board) -> Page:

@@ -16,8 +16,8 @@ from flask_babel import gettext, lazy_gettext
 from daily.rules import BASE_RULESETS
 from daily.strategy.bots import LEVELS
 from daily.strategy.builder import TableStatus
+from daily.strategy.solver import TableBuildingError
 from daily.web import auth, strategy
-from daily.web.errors import HttpError
 from daily.web.i18n import row_name
 from daily.web.pages import option_view
 
@@ -89,9 +89,7 @@ def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
     record = auth.own_game(game_id)
     try:
         body = strategy.analysis_json(record)
-    except HttpError as e:
-        if e.code != "strategy_table_building":
-            raise
+    except TableBuildingError:  # not an error page: a wait that refreshes itself
         wait = waiting(strategy.table_status(record.rules))
         html = render_template("analysis_wait.html", record=record, ruleset=record.rules, wait=wait)
         return html, 503, {"Retry-After": str(wait.refresh), "Refresh": str(wait.refresh)}

@@ -1,6 +1,7 @@
-"""Turns every error into the error JSON of API.md (under /api) or an error page.
+"""Turns every error into the error JSON of the API (under /api) or an error page.
 
-This is the one place where errors meet HTTP; views raise, they never catch.
+This is the one place where errors meet HTTP: :data:`TABLE` maps each domain error to its
+status and :class:`~daily.errors.ErrorCode`; views raise, they never catch.
 """
 
 from __future__ import annotations
@@ -11,16 +12,32 @@ from flask import Flask, Response, jsonify, make_response, render_template, requ
 from werkzeug.exceptions import HTTPException
 
 from daily import metrics
+from daily.codes import CodeError
 from daily.errors import (
+    BadInputError,
+    CodeClosedError,
+    ConflictError,
     DailyError,
+    DeletedTodayError,
+    ErrorCode,
     IllegalMoveError,
     InvalidMoveError,
+    NoStrategyError,
+    NotAllowedError,
+    NotFoundError,
+    NotOpenError,
     ReplayError,
     RulesError,
+    SignInLinkError,
     StorageError,
 )
+from daily.modes import ModeError
+from daily.store.boards import BoardError
+from daily.store.players import ConfusableNameError, InvalidNameError
+from daily.strategy.solver import TableBuildingError, TableMissingError
 
 log = logging.getLogger(__name__)
+_CODES = {str(code) for code in ErrorCode}
 #: The endpoints whose errors count as refused moves (see daily.metrics).
 MOVE_ENDPOINTS = ("api.roll", "api.score")
 
@@ -28,50 +45,88 @@ MOVE_ENDPOINTS = ("api.roll", "api.score")
 class HttpError(DailyError):
     """An error with its HTTP status and a stable machine-readable code."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: object) -> None:
+    def __init__(self, status: int, code: ErrorCode | str, message: str, **extra: object) -> None:
         super().__init__(message)
         self.status = status
-        self.code = code
+        self.code = str(code)
         self.message = message
         self.extra = extra
 
 
+#: Each domain error's status and code, the first match winning (subclasses first).
+#: A message of None keeps the error's own; a string replaces it (internals stay private).
+TABLE: tuple[tuple[type[Exception], int, ErrorCode, str | None], ...] = (
+    (ConfusableNameError, 400, ErrorCode.CONFUSABLE_NAME, None),
+    (InvalidNameError, 400, ErrorCode.BAD_REQUEST, None),
+    (CodeError, 400, ErrorCode.BAD_REQUEST, None),
+    (ModeError, 400, ErrorCode.BAD_REQUEST, None),
+    (BoardError, 400, ErrorCode.BAD_REQUEST, None),
+    (BadInputError, 400, ErrorCode.BAD_REQUEST, None),
+    (NotFoundError, 404, ErrorCode.NOT_FOUND, None),
+    (NotOpenError, 404, ErrorCode.NOT_OPEN, None),
+    (CodeClosedError, 409, ErrorCode.CODE_CLOSED, None),
+    (ConflictError, 409, ErrorCode.CONFLICT, None),
+    (NoStrategyError, 409, ErrorCode.NO_STRATEGY, None),
+    (TableBuildingError, 503, ErrorCode.STRATEGY_TABLE_BUILDING, None),
+    (TableMissingError, 503, ErrorCode.STRATEGY_TABLE_MISSING, None),
+    (IllegalMoveError, 409, ErrorCode.ILLEGAL_MOVE, None),
+    (InvalidMoveError, 400, ErrorCode.INVALID_MOVE, None),
+    (RulesError, 400, ErrorCode.INVALID_MOVE, None),
+    (ReplayError, 500, ErrorCode.REPLAY_FAILED, "the stored game does not replay"),
+    (StorageError, 503, ErrorCode.STORAGE_UNAVAILABLE, "the store is unavailable, try again soon"),
+    (SignInLinkError, 403, ErrorCode.BAD_LINK, None),
+    (DeletedTodayError, 409, ErrorCode.DELETED_TODAY, None),
+)
+
+
 def bad_request(message: str) -> HttpError:
     """A 400 for input the API cannot read."""
-    return HttpError(400, "bad_request", message)
+    return HttpError(400, ErrorCode.BAD_REQUEST, message)
 
 
 def not_found(message: str) -> HttpError:
     """A 404 for something that does not exist (or is not yours to see)."""
-    return HttpError(404, "not_found", message)
+    return HttpError(404, ErrorCode.NOT_FOUND, message)
 
 
 def conflict(message: str, **extra: object) -> HttpError:
     """A 409 for a move or start that clashes with what is stored."""
-    return HttpError(409, "conflict", message, **extra)
+    return HttpError(409, ErrorCode.CONFLICT, message, **extra)
 
 
-def _classify(error: Exception) -> HttpError:
+def classify(error: Exception) -> HttpError:
+    """The status, code, message and details that answer *error*."""
     if isinstance(error, HttpError):
         return error
     if isinstance(error, HTTPException):
-        code = (error.name or "error").lower().replace(" ", "_")
-        return HttpError(error.code or 500, code, error.description or error.name)
-    if isinstance(error, IllegalMoveError):
-        return HttpError(409, "illegal_move", str(error))
-    if isinstance(error, InvalidMoveError | RulesError):
-        return HttpError(400, "invalid_move", str(error))
-    if isinstance(error, ReplayError):
-        return HttpError(500, "replay_failed", "the stored game does not replay")
-    if isinstance(error, StorageError):
-        return HttpError(503, "storage_unavailable", "the store is unavailable, try again soon")
+        name = (error.name or "error").lower().replace(" ", "_")
+        status = error.code or 500
+        # Werkzeug's own errors answer with their name when the enum has it (405, 413...).
+        fallback = ErrorCode.BAD_REQUEST if status < 500 else ErrorCode.INTERNAL
+        code = ErrorCode(name) if name in _CODES else fallback
+        return HttpError(status, code, error.description or error.name)
+    if isinstance(error, NotAllowedError):
+        return HttpError(403, error.code, str(error))
+    if isinstance(error, TableMissingError):
+        from daily.web import strategy  # the progress, when to ask again, the command to run
+
+        if isinstance(error, TableBuildingError):
+            return strategy.building_error(error.status)
+        return strategy.missing_error(error.ruleset)
+    for kind, status, code, message in TABLE:
+        if isinstance(error, kind):
+            return HttpError(status, code, message or str(error), **_details(error))
     log.exception("unhandled error", exc_info=error)
-    return HttpError(500, "internal", "something went wrong on our side")
+    return HttpError(500, ErrorCode.INTERNAL, "something went wrong on our side")
+
+
+def _details(error: Exception) -> dict[str, object]:
+    return dict(getattr(error, "details", {}))
 
 
 def handle(error: Exception) -> Response:
     """Renders *error* as the API's error JSON, or as an HTML page for the site."""
-    http = _classify(error)
+    http = classify(error)
     if request.endpoint in MOVE_ENDPOINTS:
         metrics.move_refused(http.code)
     if request.path.startswith("/api/"):

@@ -16,6 +16,8 @@ from flask import Flask, redirect, request, session
 from flask_babel import Babel, LazyString, format_decimal, lazy_gettext
 from werkzeug.wrappers import Response
 
+from daily.errors import ErrorCode
+
 #: Locales with a catalogue, each with its name in its own language; the first is the default.
 LANGUAGES: dict[str, str] = {
     "en": "English",
@@ -99,43 +101,43 @@ def status_message(status: int) -> str:
 
 #: What the script tells the player, by the error JSON's ``code`` (the API's own message is
 #: English, so the script shows these instead); codes with a status message share its words.
-ERROR_MESSAGES: dict[str, LazyString] = {
-    "bad_request": STATUS_MESSAGES[400],
-    "method_not_allowed": STATUS_MESSAGES[400],
-    "unsupported_media_type": STATUS_MESSAGES[400],
-    "request_entity_too_large": STATUS_MESSAGES[400],
-    "invalid_move": lazy_gettext("That move is not possible in this game."),
-    "unauthorized": STATUS_MESSAGES[401],
-    "cross_site": STATUS_MESSAGES[403],
-    "hints_not_allowed": lazy_gettext("Best-move hints are not allowed in this game."),
-    "no_analysis": lazy_gettext("Party games are not analysed."),
-    "not_found": STATUS_MESSAGES[404],
-    "not_open": lazy_gettext("That puzzle is not open yet."),
-    "conflict": STATUS_MESSAGES[409],
-    "illegal_move": lazy_gettext("That move is not allowed now. Reload and try again."),
-    "no_strategy": lazy_gettext("Best moves are not available for this game."),
-    "too_many_requests": STATUS_MESSAGES[429],
-    "confusable_name": lazy_gettext(
+ERROR_MESSAGES: dict[ErrorCode, LazyString] = {
+    ErrorCode.BAD_REQUEST: STATUS_MESSAGES[400],
+    ErrorCode.METHOD_NOT_ALLOWED: STATUS_MESSAGES[400],
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE: STATUS_MESSAGES[400],
+    ErrorCode.REQUEST_ENTITY_TOO_LARGE: STATUS_MESSAGES[400],
+    ErrorCode.INVALID_MOVE: lazy_gettext("That move is not possible in this game."),
+    ErrorCode.UNAUTHORIZED: STATUS_MESSAGES[401],
+    ErrorCode.CROSS_SITE: STATUS_MESSAGES[403],
+    ErrorCode.HINTS_NOT_ALLOWED: lazy_gettext("Best-move hints are not allowed in this game."),
+    ErrorCode.NO_ANALYSIS: lazy_gettext("Party games are not analysed."),
+    ErrorCode.NOT_FOUND: STATUS_MESSAGES[404],
+    ErrorCode.NOT_OPEN: lazy_gettext("That puzzle is not open yet."),
+    ErrorCode.CONFLICT: STATUS_MESSAGES[409],
+    ErrorCode.ILLEGAL_MOVE: lazy_gettext("That move is not allowed now. Reload and try again."),
+    ErrorCode.NO_STRATEGY: lazy_gettext("Best moves are not available for this game."),
+    ErrorCode.TOO_MANY_REQUESTS: STATUS_MESSAGES[429],
+    ErrorCode.CONFUSABLE_NAME: lazy_gettext(
         "That name imitates another with letters of another script. Write it in one script."
     ),
-    "code_closed": lazy_gettext(
+    ErrorCode.CODE_CLOSED: lazy_gettext(
         "This challenge has closed. It can be played for practice once its dice are published."
     ),
-    "storage_unavailable": STATUS_MESSAGES[503],
-    "strategy_table_missing": lazy_gettext(
+    ErrorCode.STORAGE_UNAVAILABLE: STATUS_MESSAGES[503],
+    ErrorCode.STRATEGY_TABLE_MISSING: lazy_gettext(
         "The best-move table for this game is not built yet. Try again later."
     ),
-    "strategy_table_building": lazy_gettext(
+    ErrorCode.STRATEGY_TABLE_BUILDING: lazy_gettext(
         "The table of best moves is being built. Try again in a minute."
     ),
-    "replay_failed": _OTHER_ERROR,
-    "internal": _OTHER_ERROR,
+    ErrorCode.REPLAY_FAILED: _OTHER_ERROR,
+    ErrorCode.INTERNAL: _OTHER_ERROR,
     # The player's pages (daily.web.account).
-    "bad_link": lazy_gettext(
+    ErrorCode.BAD_LINK: lazy_gettext(
         "This sign-in link no longer works: it expired, or a newer link replaced it."
         " Make a new one on the device that has your player."
     ),
-    "deleted_today": lazy_gettext(
+    ErrorCode.DELETED_TODAY: lazy_gettext(
         "You can play again as a new guest; today's ranked games open again tomorrow."
     ),
 }

@@ -26,6 +26,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from daily import metrics
 from daily.config import LIMIT_VARS, Config, ConfigError
+from daily.errors import ErrorCode
 from daily.store import keys
 from daily.store.connection import limiter_storage
 from daily.web import auth
@@ -138,7 +139,7 @@ def _check(name: str) -> None:
     if stats.remaining <= 0:
         g.daily_retry_after = max(1, int(stats.reset_time - time.time()))
         text = getattr(current_app.extensions["daily.limits"], name)
-        raise HttpError(429, "too_many_requests", _message(name, text)())
+        raise HttpError(429, ErrorCode.TOO_MANY_REQUESTS, _message(name, text)())
 
 
 def _hit(name: str) -> None:

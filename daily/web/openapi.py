@@ -10,6 +10,30 @@ from __future__ import annotations
 from typing import Any
 
 from daily import __version__
+from daily.modes import MODES
+from daily.store import boards
+from daily.web import schemas
+from daily.web.boards import MAX_OFFSET
+
+
+def _model(model: type[schemas.Body]) -> dict[str, Any]:
+    """The JSON schema of a request body, generated from its model (every limit in it)."""
+    return model.model_json_schema(ref_template="#/components/schemas/{model}")
+
+
+def _answers() -> dict[str, Any]:
+    """The answers generated from their models, under the names the paths refer to."""
+    found: dict[str, Any] = {}
+    named: dict[str, type[schemas.Answer]] = {
+        "Error": schemas.ErrorAnswer,
+        "Player": schemas.PlayerAnswer,
+        "Daily": schemas.DailyAnswer,
+    }
+    for name, model in named.items():
+        schema: dict[str, Any] = dict(schemas.answer_schema(model))
+        found.update(schema.pop("$defs", {}))
+        found[name] = schema
+    return found
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -51,7 +75,6 @@ def _object(required: list[str], **properties: Any) -> dict[str, Any]:
 
 
 API = "/api/v1"
-_MOVE_INDEX = {"type": "integer", "minimum": 0, "description": "moves seen so far (optional)"}
 _GAME_ID = [{"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}]
 _DAY = [
     {"name": "day", "in": "path", "required": True, "schema": {"type": "string", "format": "date"}}
@@ -89,13 +112,13 @@ _PAGE_QUERY = [
         "name": "limit",
         "in": "query",
         "description": "entries on the page (default 50)",
-        "schema": {"type": "integer", "minimum": 1, "maximum": 100},
+        "schema": {"type": "integer", "minimum": 1, "maximum": boards.MAX_LIMIT},
     },
     {
         "name": "offset",
         "in": "query",
         "description": "entries skipped from the top (default 0)",
-        "schema": {"type": "integer", "minimum": 0, "maximum": 10**9},
+        "schema": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET},
     },
     {
         "name": "around",
@@ -108,7 +131,7 @@ _BAND = {
     "name": "band",
     "in": "query",
     "description": "points per band (default 50)",
-    "schema": {"type": "integer", "minimum": 1, "maximum": 650},
+    "schema": {"type": "integer", "minimum": 1, "maximum": boards.DAILY_TOP + 1},
 }
 _ENTRY = _object(
     ["rank", "player_id", "name", "score"],
@@ -155,7 +178,7 @@ _SCHEMAS: dict[str, Any] = {
         board={"type": "string", "description": "e.g. daily/2026-12-03, best-day, streak"},
         total={"type": "integer", "minimum": 0, "description": "players on the board"},
         offset={"type": "integer", "minimum": 0, "description": "the first entry's place - 1"},
-        entries={"type": "array", "items": _ref("Entry"), "maxItems": 100},
+        entries={"type": "array", "items": _ref("Entry"), "maxItems": boards.MAX_LIMIT},
         me={
             "oneOf": [_ref("Entry"), {"type": "null"}],
             "description": "the asking player's entry (null: anonymous or not on the board)",
@@ -177,32 +200,6 @@ _SCHEMAS: dict[str, Any] = {
                 },
             ),
         },
-    ),
-    "Error": _object(
-        ["error"],
-        error={
-            "type": "object",
-            "required": ["code", "message"],
-            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
-        },
-    ),
-    "Player": _object(
-        ["player_id", "name"],
-        player_id={"type": "string"},
-        name={"type": "string", "minLength": 1, "maxLength": 24},
-        token={"type": "string"},
-    ),
-    "Daily": _object(
-        ["date", "number", "ruleset", "commitment", "closes_at", "seed"],
-        date={"type": "string", "format": "date"},
-        number={"type": "integer", "description": "1 on 2026-01-01"},
-        ruleset={"const": "maxi"},
-        commitment={"type": "string", "description": "sha256 hex of the day's seed"},
-        closes_at={"type": "string", "format": "date-time"},
-        reveals_at={"type": "string", "format": "date-time"},
-        advent_door={"type": ["integer", "null"]},
-        seed={"type": ["string", "null"], "description": "hex, once revealed"},
-        game={"type": ["object", "null"], "description": "the asking player's game"},
     ),
     "Move": {
         "oneOf": [
@@ -231,7 +228,7 @@ _SCHEMAS: dict[str, Any] = {
         ],
         "properties": {
             "id": {"type": "string"},
-            "mode": {"enum": ["daily", "friend", "solo", "party", "computer"]},
+            "mode": {"enum": list(MODES)},
             "ruleset": {"type": "string"},
             "options": {"type": "object"},
             "date": {"type": "string", "format": "date"},
@@ -300,48 +297,7 @@ _SCHEMAS: dict[str, Any] = {
             },
         },
     },
-    "NewGame": {
-        "oneOf": [
-            _object(["mode"], mode={"const": "daily"}),
-            _object(
-                ["mode"],
-                mode={"const": "friend"},
-                ruleset={"type": "string"},
-                options={"type": "object"},
-            ),
-            _object(
-                ["mode", "code"],
-                mode={"const": "friend"},
-                code={"type": "string"},
-                target={"type": "boolean"},
-            ),
-            _object(
-                ["mode"],
-                mode={"const": "solo"},
-                ruleset={"type": "string"},
-                options={"type": "object"},
-            ),
-            _object(
-                ["mode"],
-                mode={"const": "computer"},
-                ruleset={"type": "string"},
-                options={"type": "object"},
-                level={"enum": ["easy", "medium", "hard", "expert"]},
-            ),
-            _object(
-                ["mode", "players"],
-                mode={"const": "party"},
-                ruleset={"type": "string"},
-                options={"type": "object"},
-                players={
-                    "type": "array",
-                    "items": {"type": "string", "minLength": 1, "maxLength": 24},
-                    "minItems": 2,
-                    "maxItems": 4,
-                },
-            ),
-        ]
-    },
+    "NewGame": {"oneOf": [_model(model) for model in schemas.NEW_GAME]},
     "Record": {
         "type": "object",
         "description": "What `daily verify` reads: the seed, or the date or code that names it.",
@@ -439,7 +395,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/"}],
         "components": {
-            "schemas": _SCHEMAS,
+            "schemas": {**_SCHEMAS, **_answers()},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "cookie": {"type": "apiKey", "in": "cookie", "name": "session"},
@@ -461,7 +417,7 @@ def _game_paths(state: dict[str, Any]) -> dict[str, Any]:
             "post": {
                 "summary": "Create a player; the token signs later calls.",
                 "security": [],
-                "requestBody": _body(_object(["name"], name={"type": "string"})),
+                "requestBody": _body(_model(schemas.NewPlayer)),
                 "responses": {
                     "201": _json(_ref("Player"), "the player and token"),
                     **_errors(400, 413, 415),
@@ -475,7 +431,7 @@ def _game_paths(state: dict[str, Any]) -> dict[str, Any]:
             },
             "patch": {
                 "summary": "Rename the asking player.",
-                "requestBody": _body(_object(["name"], name={"type": "string"})),
+                "requestBody": _body(_model(schemas.NewPlayer)),
                 "responses": {
                     "200": _json(_ref("Player"), "the player"),
                     **_errors(400, 401, 413, 415),
@@ -515,13 +471,7 @@ def _game_paths(state: dict[str, Any]) -> dict[str, Any]:
             "post": {
                 "summary": "Re-roll every die but the held positions.",
                 "parameters": _GAME_ID,
-                "requestBody": _body(
-                    _object(
-                        ["hold"],
-                        hold={"type": "array", "items": {"type": "integer"}},
-                        move=_MOVE_INDEX,
-                    )
-                ),
+                "requestBody": _body(_model(schemas.RollBody)),
                 "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
             }
         },
@@ -529,9 +479,7 @@ def _game_paths(state: dict[str, Any]) -> dict[str, Any]:
             "post": {
                 "summary": "Score a row; the next turn's first roll is dealt.",
                 "parameters": _GAME_ID,
-                "requestBody": _body(
-                    _object(["category"], category={"type": "string"}, move=_MOVE_INDEX)
-                ),
+                "requestBody": _body(_model(schemas.ScoreBody)),
                 "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
             }
         },

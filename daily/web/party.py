@@ -35,7 +35,7 @@ def setup() -> str:
 def play(game_id: str) -> str:
     """A party game: every sheet side by side, the dice of the player to move."""
     record = auth.own_game(game_id)
-    if record.mode != "party":
+    if not record.kind.is_party:
         raise not_found(f"no such party game: {game_id!r}")
     names = record.party(current_config().secret_key).names
     boot: dict[str, Any] = {"game": record.id, "sheet": sheet_meta(record.rules), "names": names}

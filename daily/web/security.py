@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, request
 
 from daily.config import Config, ConfigError
-from daily.errors import StorageError
+from daily.errors import ErrorCode, StorageError
 from daily.store import dicekey
 from daily.web import current_config
 from daily.web.errors import HttpError, bad_request
@@ -86,7 +86,7 @@ def next_path(target: str | None) -> str | None:
 
 def cross_site() -> HttpError:
     """A 403 for a state-changing request another site's page sent."""
-    return HttpError(403, "cross_site", "cross-site requests that change state are refused")
+    return HttpError(403, ErrorCode.CROSS_SITE, "cross-site requests that change state are refused")
 
 
 def is_cross_site() -> bool:
@@ -144,7 +144,7 @@ def check_dice_key(app: Flask) -> None:
     if recorded != mine:
         raise ConfigError(
             "SECRET_KEY's last key is not the key that dealt the stored dice: keep the "
-            "original key last in the list (see the README, key rotation)"
+            "original key last in the list (see docs/operations.md, Rotating SECRET_KEY)"
         )
     app.extensions[_CHECKED] = True
 

@@ -15,46 +15,25 @@ from typing import Any
 import numpy as np
 
 from daily import computer, dice
-from daily.errors import RulesError
+from daily import games as service
+from daily.errors import ConflictError, ErrorCode, NotAllowedError
+from daily.modes import OnePer
 from daily.rules import Ruleset, find_ruleset
 from daily.store.games import Record
 from daily.strategy import analysis, bots, builder
 from daily.strategy.builder import TableStatus
-from daily.strategy.model import model_of
 from daily.strategy.solver import (
     Table,
-    TableBuildingError,
-    TableMissingError,
     default_cache_dir,
-    table_for,
 )
 from daily.web import current_config
-from daily.web.errors import HttpError, conflict
-
-#: Modes whose games may ask for the best move (never the ranked ones, nor a party).
-HINT_MODES = ("solo", "computer")
+from daily.web.errors import HttpError
 
 
 def strategy_table(rules: Ruleset) -> Table:
-    """The exact table of *rules*; 503 naming ``daily solve`` when it is not built."""
-    try:
-        model_of(rules)
-    except RulesError as e:
-        raise HttpError(409, "no_strategy", str(e)) from None
-    cache = default_cache_dir()
-    try:
-        return table_for(rules, cache)
-    except TableBuildingError as e:
-        raise building_error(e.status) from None
-    except TableMissingError:
-        if not builder.may_build(rules):
-            raise HttpError(
-                503,
-                "strategy_table_missing",
-                f"the strategy table of {rules.id} is not built yet: run `{solve_command(rules)}`",
-            ) from None
-    builder.start([rules], cache)  # in the background: this request does not wait for it
-    raise building_error(builder.status(rules, cache))
+    """The exact table of *rules* (see :func:`daily.games.exact_table`); the error table
+    answers 503 naming ``daily solve`` when it is not built."""
+    return service.exact_table(rules)
 
 
 def table_status(rules: Ruleset) -> TableStatus:
@@ -95,11 +74,20 @@ def building_error(status: TableStatus) -> HttpError:
         progress["eta"] = round(status.eta)
     return HttpError(
         503,
-        "strategy_table_building",
+        ErrorCode.STRATEGY_TABLE_BUILDING,
         f"the strategy table of {status.ruleset} is being built: "
         f"{progress['percent']}% done, try again in {retry_after(status)} s",
         progress=progress,
         retry_after=retry_after(status),
+    )
+
+
+def missing_error(rules: Ruleset) -> HttpError:
+    """The 503 of a table nobody builds: the command that would build it."""
+    return HttpError(
+        503,
+        ErrorCode.STRATEGY_TABLE_MISSING,
+        f"the strategy table of {rules.id} is not built yet: run `{solve_command(rules)}`",
     )
 
 
@@ -122,18 +110,18 @@ def is_closed(day: date) -> bool:
 
 def analysis_json(record: Record) -> dict[str, Any]:
     """The analysis of a finished game; a daily game's Expert once its day has closed."""
-    if record.mode == "party":
-        raise HttpError(403, "no_analysis", "party games are not analysed")
+    if not record.kind.analysis:
+        raise NotAllowedError(ErrorCode.NO_ANALYSIS, f"{record.mode} games are not analysed")
     if not record.finished:
-        raise conflict("the game is not finished yet")
+        raise ConflictError("the game is not finished yet")
     table = strategy_table(record.rules)
     source = dice.stream(dice.seed_from_ref(record.seed_ref, current_config().secret_key))
     body: dict[str, Any] = {"id": record.id, "mode": record.mode, "ruleset": record.ruleset}
     body.update(analysis.analyse(table, source, record.moves).to_dict())
-    if record.mode == "computer":
-        theirs = computer.parse_moves(json.loads(record.extra.get("computer", "[]")))
+    if record.kind.is_computer:
+        theirs = computer.parse_moves(record.computer_moves)
         body["computer"] = analysis.analyse(table, source, theirs).to_dict()
-    if record.mode == "daily" and record.day is not None:
+    if record.kind.one_per is OnePer.DAY and record.day is not None:
         body["expert"] = expert_json(record.day) if is_closed(record.day) else None
     return body
 

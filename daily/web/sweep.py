@@ -1,6 +1,6 @@
 """Counts the results a crash left uncounted: a sweep at most once a minute, from requests.
 
-Every finishing move already sweeps (:func:`daily.store.games.play`); this hook also runs
+Every finishing move already sweeps (:func:`daily.games.play`); this hook also runs
 the sweep when nobody finishes a game. Each process checks its own clock first, so only one
 request a minute per process asks Redis, and a Redis lock key keeps it to one sweep a
 minute over every worker and host.
@@ -13,8 +13,9 @@ import time
 
 from flask import Flask, current_app
 
+from daily import games as service
 from daily.errors import DailyError, StorageError
-from daily.store import games, reviews
+from daily.store import reviews
 from daily.web import current_config, current_redis
 
 log = logging.getLogger(__name__)
@@ -26,9 +27,9 @@ def sweep() -> None:
     now = time.monotonic()
     if now < current_app.extensions.get(_DUE, 0.0):
         return
-    current_app.extensions[_DUE] = now + games.SWEEP_INTERVAL_S
+    current_app.extensions[_DUE] = now + service.SWEEP_INTERVAL_S
     try:
-        counted = games.sweep_pending(current_redis(), current_config())
+        counted = service.sweep_pending(current_redis(), current_config())
         reviews.sweep_unchecked(current_redis(), current_config())  # games waiting for a table
     except StorageError as e:  # Redis down: the request answers 503 itself; one line here
         log.warning("the sweep of pending results failed: %s", e)

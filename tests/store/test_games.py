@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from daily import config as config_mod
 from daily import dice
+from daily import games as service
 from daily.errors import IllegalMoveError, InvalidMoveError, RulesError
 from daily.rules import GameState, Move, Roll, Score, legal_moves
 from daily.store import boards, games, keys
@@ -103,7 +104,7 @@ def test_an_unfinished_game_expires_and_a_finished_one_stays(client: redis.Redis
     assert abs(left / 1000 - (reveal - NOON).total_seconds()) < 5
     state = record.state(SECRET)
     while not state.is_finished:
-        record, state = games.play(client, settings(), record, greedy(state))
+        record, state = service.play(client, settings(), record, greedy(state))
     assert client.ttl(keys.game(record.id)) == -1 and client.ttl(keys.game_moves(record.id)) == -1
     assert client.ttl(keys.player_daily("p1", str(DAY))) == -1
 
@@ -111,7 +112,7 @@ def test_an_unfinished_game_expires_and_a_finished_one_stays(client: redis.Redis
 def test_play_appends_what_replays(client: redis.Redis) -> None:
     record = start_daily(client)
     state = record.state(SECRET)
-    record, after = games.play(client, settings(), record, Roll((0, 1)), expected=0)
+    record, after = service.play(client, settings(), record, Roll((0, 1)), expected=0)
     assert record.moves == ({"hold": [0, 1]},)
     assert after.dice[:2] == state.dice[:2]
     loaded = games.load(client, record.id)
@@ -131,34 +132,34 @@ def test_bad_moves_change_nothing(client: redis.Redis, move: Move, error: type[E
     record = start_daily(client)
     before = stored(client, record.id)
     with pytest.raises(error):
-        games.play(client, settings(), record, move)
+        service.play(client, settings(), record, move)
     assert stored(client, record.id) == before
 
 
 def test_no_rolls_left_and_used_row(client: redis.Redis) -> None:
     record = start_daily(client)
-    record, _ = games.play(client, settings(), record, Roll(()))
-    record, _ = games.play(client, settings(), record, Roll(()))
+    record, _ = service.play(client, settings(), record, Roll(()))
+    record, _ = service.play(client, settings(), record, Roll(()))
     before = stored(client, record.id)
     with pytest.raises(IllegalMoveError, match="no rolls left"):
-        games.play(client, settings(), record, Roll(()))
-    record, _ = games.play(client, settings(), record, Score("chance"))
+        service.play(client, settings(), record, Roll(()))
+    record, _ = service.play(client, settings(), record, Score("chance"))
     before = stored(client, record.id)
     with pytest.raises(IllegalMoveError, match="already scored"):
-        games.play(client, settings(), record, Score("chance"))
+        service.play(client, settings(), record, Score("chance"))
     assert stored(client, record.id) == before
 
 
 def test_stale_move_is_a_conflict(client: redis.Redis) -> None:
     record = start_daily(client)
-    games.play(client, settings(), record, Roll(()))
+    service.play(client, settings(), record, Roll(()))
     before = stored(client, record.id)
     with pytest.raises(MoveConflict):
-        games.play(client, settings(), record, Roll(()))  # built on the log before the move
+        service.play(client, settings(), record, Roll(()))  # built on the log before the move
     fresh = games.load(client, record.id)
     assert fresh is not None
     with pytest.raises(MoveConflict):
-        games.play(client, settings(), fresh, Roll(()), expected=0)
+        service.play(client, settings(), fresh, Roll(()), expected=0)
     assert stored(client, record.id) == before
 
 
@@ -170,7 +171,7 @@ def test_concurrent_duplicate_moves_land_once(client: redis.Redis) -> None:
     def send() -> None:
         barrier.wait()  # one shared client is thread-safe: each call takes its own connection
         try:
-            games.play(client, settings(), record, Score("chance"), expected=0)
+            service.play(client, settings(), record, Score("chance"), expected=0)
             outcomes.append("ok")
         except MoveConflict:
             outcomes.append("conflict")
@@ -187,7 +188,7 @@ def test_concurrent_duplicate_moves_land_once(client: redis.Redis) -> None:
 def play_out(client: redis.Redis, record: Record, at: datetime = NOON) -> Record:
     state = record.state(SECRET)
     while not state.is_finished:
-        record, state = games.play(client, settings(at), record, greedy(state))
+        record, state = service.play(client, settings(at), record, greedy(state))
     return record
 
 
@@ -201,7 +202,7 @@ def test_finished_game_is_verified_counted_and_shared(client: redis.Redis) -> No
     share = games.load_code(client, loaded.share or "")
     assert share is not None and share.seed_ref == f"daily:{DAY}" and share.game_id == record.id
     with pytest.raises(MoveConflict, match="over"):
-        games.play(client, settings(), loaded, Score("chance"))
+        service.play(client, settings(), loaded, Score("chance"))
 
 
 def test_a_lost_count_is_recovered(client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -219,12 +220,12 @@ def test_a_lost_count_is_recovered(client: redis.Redis, monkeypatch: pytest.Monk
     assert client.zrange(keys.pending_results(), 0, -1) == [record.id]
 
     monkeypatch.setattr(boards, "submit", lambda client, result, **kw: counted.append(result))
-    assert games.retry_pending(client, settings()) == 1
+    assert service.retry_pending(client, settings()) == 1
     # The day's boards, then the board of the game's share code (its creator opens it).
     assert [(r.game_id, r.mode) for r in counted] == [(record.id, "daily"), (record.id, "friend")]
     assert counted[0].total == loaded.total and counted[0].day == DAY
     assert client.zcard(keys.pending_results()) == 0
-    assert games.retry_pending(client, settings()) == 0
+    assert service.retry_pending(client, settings()) == 0
 
 
 def test_a_later_finish_sweeps_up_a_lost_count(
@@ -258,21 +259,21 @@ def test_a_later_finish_sweeps_up_a_lost_count(
 def test_pending_entries_without_a_finish_expire(client: redis.Redis) -> None:
     record = start_daily(client)
     client.zadd(keys.pending_results(), {record.id: NOON.timestamp()})
-    assert games.retry_pending(client, settings()) == 0
+    assert service.retry_pending(client, settings()) == 0
     assert client.zcard(keys.pending_results()) == 1  # may be a move in flight
     later = settings(NOON + timedelta(minutes=5))
-    assert games.retry_pending(client, later) == 0
+    assert service.retry_pending(client, later) == 0
     assert client.zcard(keys.pending_results()) == 0
 
 
 def test_daily_game_stops_when_the_seed_is_revealed(client: redis.Redis) -> None:
     record = start_daily(client)
     closed = dice.Day(DAY, UTC).reveals_at
-    games.play(client, settings(closed - timedelta(seconds=1)), record, Roll(()))
+    service.play(client, settings(closed - timedelta(seconds=1)), record, Roll(()))
     record = games.load(client, record.id)  # type: ignore[assignment]
     before = stored(client, record.id)
     with pytest.raises(IllegalMoveError, match="is over"):
-        games.play(client, settings(closed), record, Roll(()))
+        service.play(client, settings(closed), record, Roll(()))
     assert stored(client, record.id) == before
 
 
@@ -316,7 +317,7 @@ def test_any_mix_of_moves_keeps_a_log_that_replays(
         before = stored(client, record.id)
         is_legal = normalized(move) in legal_moves(state)
         try:
-            record, state = games.play(client, settings(), record, move)
+            record, state = service.play(client, settings(), record, move)
             assert is_legal and len(record.moves) == len(before[1]) + 1
         except RulesError:
             assert not is_legal and stored(client, record.id) == before

@@ -13,6 +13,7 @@ import redis
 
 from daily import cli, dice
 from daily import config as config_mod
+from daily import games as service
 from daily.rules import Move, Roll, find_ruleset
 from daily.store import boards, games, keys, reviews
 from daily.store.connection import connect
@@ -68,7 +69,7 @@ def play(client: redis.Redis, player: str, moves: Sequence[Move], code: str = CO
         client, settings(), friend_record(player, code), [keys.player_friend(player, code)]
     )
     for move in moves:
-        record, _ = games.play(client, settings(), record, move)
+        record, _ = service.play(client, settings(), record, move)
     assert record.finished
     return games.load(client, record.id) or record
 
@@ -93,7 +94,7 @@ def test_a_clairvoyant_game_is_held_and_an_honest_one_counts(
     assert reviews.held(client)[0].board == f"friend/{CODE}"
     # Submitting again (a retried count) neither checks twice nor lets it through.
     games.submit(client, settings(), seer)
-    games.retry_pending(client, settings())
+    service.retry_pending(client, settings())
     assert not on_board(client, "seer")
 
 
@@ -171,7 +172,7 @@ def test_a_maxi_daily_without_its_table_counts_and_waits(client: redis.Redis) ->
     state = record.state(SECRET)
     while not state.is_finished:
         move = Roll(()) if state.rolls_left else None
-        record, state = games.play(client, settings(), record, move or _first_row(state))
+        record, state = service.play(client, settings(), record, move or _first_row(state))
     assert client.zscore(keys.board_daily(str(day)), boards.member("p1")) is not None
     assert reviews.unchecked(client) == 1
     assert reviews.check_unchecked(client, settings()) == 0 and reviews.unchecked(client) == 1

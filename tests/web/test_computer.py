@@ -79,7 +79,7 @@ def test_the_computer_plays_each_turn_after_yours_on_the_same_first_roll(app: An
     assert them["scorecard"][steps[-1]["score"]] == steps[-1]["points"]
     # The stored moves replay on the game's own dice to the sheet shown.
     record = stored(app, state["id"])
-    moves = computer.parse_moves(json.loads(record.extra["computer"]))
+    moves = computer.parse_moves(record.computer_moves)
     assert replay(record.rules, source_of(record), moves).scorecard() == them["scorecard"]
 
 
@@ -93,7 +93,7 @@ def test_the_expert_plays_the_optimal_game_on_your_dice(app: Any) -> None:
     best = play_games(table, LEVELS["expert"], [source_of(record)], np.random.default_rng(0))[0]
     assert state["computer"]["total"] == best.state.total
     assert state["computer"]["scorecard"] == best.state.scorecard()
-    assert json.loads(record.extra["computer"]) == [m.to_dict() for m in best.moves]
+    assert list(record.computer_moves) == [m.to_dict() for m in best.moves]
 
 
 def test_a_finished_game_names_the_winner(app: Any) -> None:
@@ -125,7 +125,11 @@ def test_the_computers_moves_are_derived_again_the_same_when_lost(app: Any) -> N
         current_redis().hset(keys.game(state["id"]), "computer", "[]")
     again = client.get(f"/api/v1/games/{state['id']}").get_json()["computer"]
     assert again == before
-    assert stored(app, state["id"]).extra["computer"] != "[]"
+    assert stored(app, state["id"]).computer_moves == ()  # a read writes no game state
+    after = score_best(client, state)["computer"]  # the next move stores them again
+    assert after["turns"] == before["turns"] + 1
+    moves = computer.parse_moves(stored(app, state["id"]).computer_moves)
+    assert sum(isinstance(move, Score) for move in moves) == after["turns"]
 
 
 def test_levels_draw_from_the_game_id_and_turn() -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from daily import create_app
 from daily.rules import BASE_RULESETS, find_ruleset
-from daily.web import pages
+from daily.web import pages, sheets
 from tests.web.helpers import leaks, play_daily
 
 pytestmark = pytest.mark.redis
@@ -107,11 +107,11 @@ def test_unknown_ruleset_is_a_404_page(client: Any) -> None:
 def test_pace_words() -> None:
     app = create_app({"env": "testing", "redis_url": "redis://127.0.0.1:1/0"})
     with app.test_request_context():
-        assert pages.pace_str(6) == "+6 ahead of pace"
-        assert pages.pace_str(-3) == "3 behind pace"
-        assert pages.pace_str(0) == "on pace"
-        assert pages.pace_example(find_ruleset("yatzy"))["text"] == "+6 ahead of pace"
-        assert pages.bonus_par(find_ruleset("maxi", {"bonus": "50@75"})) == pytest.approx(75 / 21)
+        assert sheets.pace_str(6) == "+6 ahead of pace"
+        assert sheets.pace_str(-3) == "3 behind pace"
+        assert sheets.pace_str(0) == "on pace"
+        assert sheets.pace_example(find_ruleset("yatzy"))["text"] == "+6 ahead of pace"
+        assert sheets.bonus_par(find_ruleset("maxi", {"bonus": "50@75"})) == pytest.approx(75 / 21)
 
 
 # -- today and play -------------------------------------------------------------------------

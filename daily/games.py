@@ -1,0 +1,472 @@
+"""The game service: starts, plays and views games, between the web layer and the store.
+
+It holds the flow of a game (who may start what, whose turn it is, when the computer
+plays, when a game finishes) and is pure but for the Redis client and the configuration
+it is handed: no Flask here, and every write goes through :mod:`daily.store`. The web
+layer parses a request, calls one function here and renders what it returns.
+
+Nothing that only reads writes game state: the computer plays its turn in the request
+that ends the player's turn (:func:`play`), and :func:`view` derives a lost computer turn
+in memory. The one write a view may make is to count a finished game that a crash left
+uncounted (:func:`finish`, idempotent), as the sweep would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from daily import computer, dice, modes
+from daily import party as parties
+from daily.codes import code_str
+from daily.config import Config
+from daily.errors import (
+    BadInputError,
+    CodeClosedError,
+    ConflictError,
+    DailyError,
+    ErrorCode,
+    IllegalMoveError,
+    NoStrategyError,
+    NotAllowedError,
+    NotFoundError,
+    NotOpenError,
+    RulesError,
+    StorageError,
+)
+from daily.modes import OnePer
+from daily.rules import GameState, Move, Ruleset, Score, apply, find_ruleset
+from daily.store import games as store
+from daily.store import keys, players
+from daily.store.games import FriendCode, MoveConflict, Record
+from daily.strategy import bots, builder
+from daily.strategy.model import model_of
+from daily.strategy.solver import (
+    Table,
+    TableBuildingError,
+    TableMissingError,
+    default_cache_dir,
+    table_for,
+)
+
+if TYPE_CHECKING:  # the service only hands the client on to the store
+    import redis
+
+log = logging.getLogger(__name__)
+
+#: The one ruleset of a daily game.
+_DAILY_RULES = modes.DAILY.ruleset or "maxi"
+#: The level of a computer game that names none.
+DEFAULT_LEVEL = "medium"
+#: A pending game that is still unfinished after this long lost its finishing move.
+PENDING_GRACE_S = 60.0
+#: The pending results are swept at most this often (see :func:`sweep_pending`).
+SWEEP_INTERVAL_S = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """A limit on new daily games (per address): checked before a start, counted after."""
+
+    check: Callable[[], None]
+    count: Callable[[], None]
+
+
+_NO_QUOTA = Quota(lambda: None, lambda: None)
+
+
+# The strategy tables: the one place that chooses the computer's engine.
+
+
+def exact_table(rules: Ruleset) -> Table:
+    """The exact table of *rules*; starts building it in the background when it is missing.
+
+    Raises :class:`NoStrategyError` for a ruleset the model cannot play,
+    :class:`TableBuildingError` while it is built, :class:`TableMissingError` otherwise.
+    """
+    try:
+        model_of(rules)
+    except RulesError as e:
+        raise NoStrategyError(str(e)) from None
+    cache = default_cache_dir()
+    try:
+        return table_for(rules, cache)
+    except TableBuildingError:
+        raise
+    except TableMissingError:
+        if not builder.may_build(rules):
+            raise
+    builder.start([rules], cache)  # in the background: this request does not wait for it
+    raise TableBuildingError(rules, builder.status(rules, cache))
+
+
+def choose_engine(rules: Ruleset) -> str:
+    """The engine of a new computer game: "exact" if its table is ready, else "heuristic".
+
+    Chosen once per game: a table built later must not change the moves of a game under way.
+    """
+    if builder.status(rules, default_cache_dir()).state == "ready":
+        return "exact"
+    if builder.may_build(rules):
+        builder.start([rules], default_cache_dir())  # the next game gets the exact one
+    return "heuristic"
+
+
+def computer_table(record: Record) -> Table:
+    """The table the computer of *record* plays on (its engine, fixed at the start)."""
+    if record.engine == "heuristic":
+        return computer.heuristic_table(record.rules)
+    return exact_table(record.rules)
+
+
+# Starting each mode
+
+
+def _new(player_id: str, config: Config, mode: str, ruleset: str,
+         options: dict[str, Any], seed_ref: dice.SeedRef, **fields: Any) -> Record:  # fmt: skip
+    return Record(
+        id=fields.pop("id", None) or store.new_id(),
+        mode=mode,
+        ruleset=ruleset,
+        options=dict(options),
+        player_id=player_id,
+        seed_ref=str(seed_ref),
+        created=config.now().timestamp(),
+        **fields,
+    )
+
+
+def _random_seed() -> dice.SeedRef:
+    return dice.SeedRef.random(secrets.token_bytes(32))
+
+
+def start_daily(
+    client: redis.Redis, config: Config, player_id: str, quota: Quota = _NO_QUOTA
+) -> tuple[Record, bool]:
+    """Starts today's daily game; returns it and True, or the one under way and False."""
+    puzzle = dice.today(config.now(), config.timezone)
+    if not puzzle.is_open(config.now()):
+        raise NotOpenError(f"the first puzzle is on {dice.EPOCH}")
+    record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
+                  dice.SeedRef.daily(puzzle.date),
+                  day=puzzle.date)  # fmt: skip
+    return _start_ranked_daily(client, config, record, quota)
+
+
+def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quota: Quota,
+                        *index_keys: str) -> tuple[Record, bool]:  # fmt: skip
+    """Starts a daily game (counted against the address's dailies a day, once it is new)."""
+    assert record.day is not None
+    quota.check()
+    index = [keys.player_daily(record.player_id, record.day.isoformat()), *index_keys]
+    found, created = store.start(client, config, record, index)
+    if created:
+        quota.count()
+    return found, created
+
+
+def start_code(
+    client: redis.Redis, config: Config, player_id: str, ruleset: str, options: dict[str, Any]
+) -> tuple[Record, bool]:
+    """Makes a fresh friend code and starts its creator's game on it."""
+    game_id = store.new_id()
+    code = store.create_code(client, config, player_id, ruleset, options, None, game_id)
+    found = store.load_code(client, code)
+    assert found is not None
+    record = _new(player_id, config, modes.FRIEND.id, ruleset, options, dice.SeedRef.friend(code),
+                  id=game_id, code=code, closes_at=found.closes)  # fmt: skip
+    return store.start(client, config, record, [keys.player_friend(player_id, code)])
+
+
+def join_code(client: redis.Redis, config: Config, player_id: str, code: str, target: bool,
+              quota: Quota = _NO_QUOTA) -> tuple[Record, bool]:  # fmt: skip
+    """Plays a code: ranked on its board while it is open (a daily's code as the player's
+    daily, if they have not played it), practice once its seed is public, else refused."""
+    found = store.load_code(client, code)
+    if found is None:
+        raise NotFoundError(f"no such friend code: {code_str(code)}")
+    friend_key = keys.player_friend(player_id, code)
+    mine = store.index_lookup(client, friend_key)
+    if mine is not None:
+        return mine, False
+    now = config.now()
+    ranked = found.window.is_open(now)
+    if not ranked and now < found.practice_at(config.timezone):
+        raise code_closed(found, config)
+    if ranked and found.day is not None:
+        daily = store.index_lookup(client, keys.player_daily(player_id, found.day.isoformat()))
+        if daily is not None:
+            if not daily.finished:
+                return daily, False  # a daily of that day under way: finish that one
+        else:
+            # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
+            record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
+                          dice.SeedRef.parse(found.seed_ref), day=found.day, code=code,
+                          closes_at=found.closes)  # fmt: skip
+            return _start_ranked_daily(client, config, record, quota, friend_key)
+    record = _new(player_id, config, modes.FRIEND.id, found.ruleset, dict(found.options),
+                  dice.SeedRef.parse(found.seed_ref), code=code, target=target,
+                  practice=not ranked, closes_at=found.closes)  # fmt: skip
+    return store.start(client, config, record, [friend_key])
+
+
+def code_closed(found: FriendCode, config: Config) -> CodeClosedError:
+    """The error of a code whose ranked games are over but whose dice are not public yet."""
+    at = found.practice_at(config.timezone)
+    return CodeClosedError(
+        f"code {code_str(found.code)} is closed; it can be played as practice from "
+        f"{at.isoformat()}",
+        practice_at=at.isoformat(),
+    )
+
+
+def start_solo(
+    client: redis.Redis, config: Config, player_id: str, ruleset: str, options: dict[str, Any]
+) -> tuple[Record, bool]:
+    """Starts a solo game on fresh random dice."""
+    record = _new(player_id, config, modes.SOLO.id, ruleset, options, _random_seed())
+    return store.start(client, config, record)
+
+
+def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: str,
+                options: dict[str, Any], names: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
+    """Starts a party of *names* (checked: two to four different names) on one device."""
+    low, high = parties.MIN_PLAYERS, parties.MAX_PLAYERS
+    if not low <= len(names) <= high:
+        raise BadInputError(f"players must be a list of {low} to {high} names, got {names!r}")
+    folded = [name.casefold() for name in names]
+    for name in names:
+        if folded.count(name.casefold()) > 1:
+            raise BadInputError(f"two players are named {name!r}: give each a different name")
+    record = _new(player_id, config, modes.PARTY.id, ruleset, options, _random_seed(),
+                  players=tuple(names))  # fmt: skip
+    return store.start(client, config, record)
+
+
+def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset: str,
+                   options: dict[str, Any], level: str) -> tuple[Record, bool]:  # fmt: skip
+    """Starts a game against the computer at *level*, on the engine ready now."""
+    if level not in bots.LEVELS:
+        raise BadInputError(f"level must be one of {', '.join(bots.LEVELS)}, got {level!r}")
+    rules = find_ruleset(ruleset, options)
+    try:
+        model_of(rules)
+    except RulesError as e:
+        raise BadInputError(f"the computer cannot play this ruleset: {e}") from None
+    record = _new(player_id, config, modes.COMPUTER.id, ruleset, options, _random_seed(),
+                  level=level, engine=choose_engine(rules))  # fmt: skip
+    return store.start(client, config, record)
+
+
+# Playing
+
+
+def play(
+    client: redis.Redis,
+    config: Config,
+    record: Record,
+    move: Move,
+    expected: int | None = None,
+    arrived: float | None = None,
+) -> tuple[Record, GameState]:
+    """Applies *move* to the stored game; returns the new record and state.
+
+    A party game's state is the sheet of the player to move next; in a computer game the
+    computer plays its turn once the player has scored theirs.
+
+    *expected* is the number of moves the client has seen; a mismatch with the log raises
+    :class:`MoveConflict` and changes nothing. Without it, *arrived* (wall-clock seconds
+    when the request came in) stands for it: a move stored after the request arrived, or
+    the same move stored under :data:`~daily.store.games.DUPLICATE_WINDOW_S` ago, means
+    two copies of one request raced, and this one is refused the same way.
+    """
+    if record.finished:
+        raise MoveConflict("the game is over", moves=len(record.moves))
+    if expected is not None and expected != len(record.moves):
+        raise MoveConflict(f"move {expected} was sent but the game is at move "
+                           f"{len(record.moves)}", moves=len(record.moves))  # fmt: skip
+    since = -1.0 if expected is not None or arrived is None else arrived
+    if since >= 0 and record.moved_at >= since:
+        raise MoveConflict(store.RACED, moves=len(record.moves))
+    _check_open(record, config)
+    state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
+    record = store.append(client, config, record, move.to_dict(), state, since)
+    if state.is_finished:
+        record = _finish(client, config, record)
+    elif record.kind.is_computer:
+        record = _computer_turn(client, config, record)
+    return record, state.state if isinstance(state, parties.Party) else state
+
+
+def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Party:
+    # A party's move goes to whoever's turn it is; the game ends when every sheet is full.
+    if record.kind.is_party:
+        return parties.play(record.party(secret), move)
+    return apply(record.state(secret), move)
+
+
+def _check_open(record: Record, config: Config) -> None:
+    deadline = store.deadline_of(record, config)
+    if deadline is not None and config.now() >= deadline:
+        if record.kind.one_per is OnePer.DAY:
+            raise IllegalMoveError(f"the daily puzzle of {record.day} is over")
+        raise IllegalMoveError(f"the ranked games on code {record.code} are over")
+
+
+def _finish(client: redis.Redis, config: Config, record: Record) -> Record:
+    record = finish(client, config, record)
+    if record.kind.is_computer:
+        record = _computer_turn(client, config, record)
+    # Every finish also sweeps up counts that a crash left behind a while ago; this
+    # game is stored and counted, so a failing sweep must not fail its answer.
+    try:
+        retry_pending(client, config, min_age_s=PENDING_GRACE_S)
+    except DailyError:
+        log.exception("the sweep of pending results failed")
+    return record
+
+
+def finish(client: redis.Redis, config: Config, record: Record) -> Record:
+    """Keeps a finished game and its player, gives it a share code and counts it (idempotent).
+
+    Any number of requests may finish the same game at once (the finishing move and the
+    reads that heal a lost count): they agree on one share code and count it once.
+    """
+    store.keep(client, record)
+    if record.kind.shares and record.share is None and not record.practice:
+        record = dataclasses.replace(record, share=store.share_code(client, config, record))
+    if not record.submitted:
+        store.submit(client, config, record)
+        record = dataclasses.replace(record, submitted=True)
+    return record
+
+
+def retry_pending(client: redis.Redis, config: Config, min_age_s: float = 0.0) -> int:
+    """Counts every pending game listed at least *min_age_s* ago; returns how many."""
+    counted = 0
+    now = config.now().timestamp()
+    for game_id, listed_at in store.pending(client, now - min_age_s):
+        record = store.load(client, game_id)
+        if record is not None and record.finished and not record.submitted:
+            try:
+                finish(client, config, record)
+                counted += 1
+            except StorageError:
+                raise
+            except DailyError:  # one bad record must not stop the sweep; it stays listed
+                log.exception("could not count game %s", game_id)
+        elif record is None or record.finished or now - listed_at > PENDING_GRACE_S:
+            # Counted already, or the finishing move never landed (a refused or lost
+            # move); a young entry may be a move still in flight, so it stays.
+            store.unlist_pending(client, game_id)
+    return counted
+
+
+def sweep_pending(client: redis.Redis, config: Config) -> int | None:
+    """Runs :func:`retry_pending` if no process ran it in the last minute; None if skipped."""
+    # Nothing is written while nothing is due; then one short-lived lock key makes it at
+    # most once a minute over every worker and host.
+    due = config.now().timestamp() - PENDING_GRACE_S
+    if not store.pending(client, due) or not store.claim_sweep(client, SWEEP_INTERVAL_S):
+        return None
+    return retry_pending(client, config, min_age_s=PENDING_GRACE_S)
+
+
+def _computer_turn(client: redis.Redis, config: Config, record: Record) -> Record:
+    """Lets the computer play every turn the player has scored, and stores its moves.
+
+    Its moves are derived (every writer writes the same), so a lost write is redone by
+    the next move; a table that went missing leaves them to a later move.
+    """
+    try:
+        moves = computer_moves(record, config)
+    except (TableMissingError, NoStrategyError):  # the player's move stands; a view says why
+        log.warning("the computer of game %s waits for its table", record.id)
+        return record
+    if len(moves) == len(record.computer_moves):
+        return record
+    return store.set_computer(client, record, moves)
+
+
+def computer_moves(record: Record, config: Config) -> tuple[Move, ...]:
+    """The computer's moves up to the player's scored turns (derived, not stored)."""
+    moves = computer.parse_moves(record.computer_moves)
+    scored = sum(1 for entry in record.moves if "score" in entry)
+    if sum(isinstance(move, Score) for move in moves) >= scored:
+        return moves
+    source = dice.stream(dice.seed_from_ref(record.seed_ref, config.secret_key))
+    bot = bots.find_bot(record.level or DEFAULT_LEVEL)
+    return computer.catch_up(computer_table(record), bot, source, record.id, moves, scored)
+
+
+# Viewing
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The creator's game of a friend code, shown to a player of the code."""
+
+    record: Record
+    name: str | None
+    state: GameState
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A game as its player sees it: the record, the sheet to play and the other sides."""
+
+    record: Record
+    state: GameState
+    party: parties.Party | None = None
+    computer: computer.Side | None = None
+    computer_turns: int = 0
+    target: Target | None = None
+    rank: int | None = None
+
+
+def view(client: redis.Redis, config: Config, record: Record, state: GameState | None = None,
+         heal: bool = False) -> View:  # fmt: skip
+    """What the player of *record* sees now; *heal* counts a finished game a crash left
+    uncounted (idempotent). *state* is the sheet to show if the caller has it already."""
+    if heal and record.finished and not record.submitted:
+        record = finish(client, config, record)
+    secret = config.secret_key
+    found = View(record, state or record.state(secret))
+    if record.kind.is_party:
+        found = dataclasses.replace(found, party=record.party(secret))
+    if record.kind.is_computer:
+        moves = computer_moves(record, config)
+        source = dice.stream(dice.seed_from_ref(record.seed_ref, secret))
+        side = computer.replay_side(found.state.ruleset, source, moves)
+        turns = sum(isinstance(move, Score) for move in moves)
+        found = dataclasses.replace(found, computer=side, computer_turns=turns)
+    if record.code and (record.target or record.finished):
+        found = dataclasses.replace(found, target=target_of(client, config, record))
+    if record.finished:
+        found = dataclasses.replace(found, rank=store.rank_of(client, record))
+    return found
+
+
+def target_of(client: redis.Redis, config: Config, record: Record) -> Target | None:
+    """The creator's game of *record*'s code, unless *record* is that game."""
+    code = store.load_code(client, record.code or "")
+    if code is None or code.game_id == record.id:
+        return None
+    theirs = store.load(client, code.game_id)
+    if theirs is None:
+        return None
+    player = players.get(client, theirs.player_id)
+    return Target(theirs, player.name if player else None, theirs.state(config.secret_key))
+
+
+def hint_state(config: Config, record: Record) -> GameState:
+    """The sheet a hint is asked for; refused in modes without hints and in finished games."""
+    if not record.kind.hints:
+        raise NotAllowedError(ErrorCode.HINTS_NOT_ALLOWED, f"no hints in {record.mode} games")
+    if record.finished:
+        raise ConflictError("the game is over")
+    return record.state(config.secret_key)

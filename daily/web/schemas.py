@@ -1,0 +1,210 @@
+"""The API's request bodies as typed models: read by :func:`parse`, documented by their schema.
+
+Each limit lives once, where it belongs (a name's length in :mod:`daily.store.players`, a
+party's size in :mod:`daily.party`, the levels in :mod:`daily.strategy.bots`); the models
+and the OpenAPI document (:mod:`daily.web.openapi`) both read it from there. A refused
+body answers 400 with the first problem in words: a missing or unknown field, or what a
+field must be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.config import JsonDict
+
+from daily import party
+from daily.errors import BadInputError, ErrorCode
+from daily.store.players import MAX_NAME
+from daily.strategy.bots import LEVELS
+
+_NAME_SCHEMA: JsonDict = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
+
+
+class Body(BaseModel):
+    """A JSON request body: exactly its fields, each of its exact JSON type."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+# What a field must be, in the refusal's words (and the document's descriptions).
+NAME = Field(description="a string", json_schema_extra=_NAME_SCHEMA)
+RULESET = Field("maxi", description="a string (a ruleset id)")
+OPTIONS: Any = Field(default_factory=dict, description="an object (the ruleset's options)")
+MOVE = Field(None, ge=0, description="the number of moves made so far")
+
+
+class NewPlayer(Body):
+    """POST /players and PATCH /players/me: the player's name (checked by the store)."""
+
+    name: Annotated[str, NAME]
+
+
+class RollBody(Body):
+    """POST /games/{id}/roll: the held positions, and the moves seen so far."""
+
+    hold: list[int] = Field(description="a list of dice positions")
+    move: int | None = MOVE
+
+
+class ScoreBody(Body):
+    """POST /games/{id}/score: the row to score, and the moves seen so far."""
+
+    category: str = Field(description="a row's id")
+    move: int | None = MOVE
+
+
+class NewDaily(Body):
+    """Today's daily game."""
+
+    mode: Literal["daily"]
+
+
+class NewCode(Body):
+    """A fresh friend code and its creator's game."""
+
+    mode: Literal["friend"]
+    ruleset: str = RULESET
+    options: dict[str, Any] = OPTIONS
+
+
+class JoinCode(Body):
+    """A game on a friend code; *target* shows the creator's running score."""
+
+    mode: Literal["friend"]
+    code: str = Field(description="a friend code (XXXX-XXXX)")
+    target: bool = Field(False, description="true or false")
+
+
+class NewSolo(Body):
+    """A solo game on fresh dice."""
+
+    mode: Literal["solo"]
+    ruleset: str = RULESET
+    options: dict[str, Any] = OPTIONS
+
+
+class NewComputer(Body):
+    """A game against the computer at a level."""
+
+    mode: Literal["computer"]
+    ruleset: str = RULESET
+    options: dict[str, Any] = OPTIONS
+    level: Literal[tuple(LEVELS)] = Field(  # type: ignore[valid-type]
+        "medium", description=f"one of {', '.join(LEVELS)}"
+    )
+
+
+class NewParty(Body):
+    """A party of players on one device (each name checked by the store)."""
+
+    mode: Literal["party"]
+    ruleset: str = RULESET
+    options: dict[str, Any] = OPTIONS
+    players: list[Any] = Field(
+        min_length=party.MIN_PLAYERS,
+        max_length=party.MAX_PLAYERS,
+        description=f"a list of {party.MIN_PLAYERS} to {party.MAX_PLAYERS} names",
+        json_schema_extra={"items": _NAME_SCHEMA},
+    )
+
+
+#: Every body of POST /games (a friend body with a code joins that code).
+NEW_GAME: tuple[type[Body], ...] = (NewDaily, NewCode, JoinCode, NewSolo, NewComputer, NewParty)
+
+
+def new_game_model(mode: str, data: Mapping[str, Any]) -> type[Body]:
+    """The model of a POST /games body of *mode* (a known mode's id)."""
+    if mode == "friend":
+        return JoinCode if "code" in data else NewCode
+    return _BY_MODE[mode]
+
+
+_BY_MODE: dict[str, type[Body]] = {
+    "daily": NewDaily,
+    "solo": NewSolo,
+    "computer": NewComputer,
+    "party": NewParty,
+}
+
+
+B = TypeVar("B", bound=Body)
+
+
+def parse(model: type[B], data: Mapping[str, Any]) -> B:
+    """*data* read as *model*; raises :class:`BadInputError` naming the first problem."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise BadInputError(_first_problem(model, e, data)) from None
+
+
+def _first_problem(model: type[Body], error: ValidationError, data: Mapping[str, Any]) -> str:
+    # Missing fields first, unknown ones last: the order the hand-written checks had.
+    order = {"missing": 0, "extra_forbidden": 2}
+    found = min(error.errors(), key=lambda e: order.get(e["type"], 1))
+    field = str(found["loc"][0]) if found["loc"] else ""
+    if found["type"] == "missing":
+        return f"missing field: {field!r}"
+    if found["type"] == "extra_forbidden":
+        return f"unknown field: {field!r}"
+    info = model.model_fields.get(field)
+    what = info.description if info and info.description else found["msg"]
+    return f"{field} must be {what}, got {data.get(field)!r}"
+
+
+# Answers: what the API sends back, typed once for the views and the document.
+
+
+class Answer(BaseModel):
+    """A JSON answer: the view fills every field, the document lists them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_DATE: JsonDict = {"format": "date"}
+_TIME: JsonDict = {"format": "date-time"}
+
+
+class PlayerAnswer(Answer):
+    """A player: their id, name and (when just made) the token that signs their calls."""
+
+    player_id: str
+    name: Annotated[str, Field(json_schema_extra=_NAME_SCHEMA)]
+    token: Annotated[str | None, Field(description="only when the player is made")] = None
+
+
+class DailyAnswer(Answer):
+    """A day's puzzle: its number, commitment and closing time; its seed once revealed."""
+
+    date: str = Field(json_schema_extra=_DATE)
+    number: int = Field(description="1 on 2026-01-01")
+    ruleset: Literal["maxi"]
+    commitment: str = Field(description="sha256 hex of the day's seed")
+    closes_at: str = Field(json_schema_extra=_TIME)
+    reveals_at: str = Field(json_schema_extra=_TIME)
+    advent_door: int | None
+    seed: str | None = Field(description="hex, once revealed")
+    game: dict[str, Any] | None = Field(description="the asking player's game")
+
+
+class ErrorBody(BaseModel):
+    """The error itself: its code, its message, and details some codes carry."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    code: ErrorCode
+    message: str
+
+
+class ErrorAnswer(Answer):
+    """Every error the API answers (any status but 2xx)."""
+
+    error: ErrorBody
+
+
+def answer_schema(model: type[BaseModel]) -> JsonDict:
+    """The JSON schema of *model* for the OpenAPI document."""
+    return model.model_json_schema(ref_template="#/components/schemas/{model}")

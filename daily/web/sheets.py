@@ -1,0 +1,147 @@
+"""The sheet as the pages and the play script show it: rows, examples, the bonus pace,
+options; and the pages that show it (the rules, the solo setup) on the pages blueprint."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from flask import redirect, render_template, url_for
+from flask_babel import gettext
+from werkzeug.wrappers import Response
+
+from daily.errors import NotFoundError
+from daily.rules import BASE_RULESETS, Option, Ruleset, find_ruleset
+from daily.web.i18n import option_name, row_name, row_rule, ruleset_name, value_str
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    """A row of a rules table: its name, its rule in words and a worked example."""
+
+    id: str
+    name: str
+    rule: str
+    face: int
+    example: tuple[int, ...]
+    points: int
+    best: int
+
+
+def row_views(ruleset: Ruleset) -> list[RowView]:
+    """Every row of *ruleset* with its example scored by the engine and its best score."""
+    views = []
+    for index, row in enumerate(ruleset.rows):
+        example = row.example
+        views.append(
+            RowView(
+                id=row.id,
+                name=row_name(row.id),
+                rule=row_rule(ruleset.id, row.id, is_upper=row.is_upper),
+                face=row.face,
+                example=example,
+                points=ruleset.score(example)[index],
+                best=max(points[index] for points in ruleset.table.values()),
+            )
+        )
+    return views
+
+
+def bonus_par(ruleset: Ruleset) -> float:
+    """Dice of each face the bonus asks for on average: 4 in Maxi (84), 3 in Yatzy (63)."""
+    faces = sum(row.face for row in ruleset.rows if row.is_upper)
+    return ruleset.bonus_threshold / faces if faces else 0.0
+
+
+def sheet_meta(ruleset: Ruleset) -> dict[str, Any]:
+    """What the play script needs to draw a ruleset's sheet and the bonus pace."""
+    return {
+        "id": ruleset.id,
+        "name": ruleset_name(ruleset.id),
+        "dice": ruleset.dice,
+        "rows": [{"id": r.id, "name": row_name(r.id), "face": r.face} for r in ruleset.rows],
+        "bonus": ruleset.bonus,
+        "threshold": ruleset.bonus_threshold,
+        "par": bonus_par(ruleset),
+        "upperRows": sum(1 for r in ruleset.rows if r.is_upper),
+    }
+
+
+def pace_example(ruleset: Ruleset) -> dict[str, Any]:
+    """A worked bonus-pace example: one die above par in Sixes."""
+    par = bonus_par(ruleset)
+    count = round(par) + 1
+    ahead = round((count - par) * 6)
+    return {
+        "par": f"{par:g}" if par == int(par) else f"{par:.1f}",
+        "count": count,
+        "points": count * 6,
+        "text": pace_str(ahead),
+    }
+
+
+def pace_str(ahead: int) -> str:
+    """How the sheet words a bonus pace: "+6 ahead of pace", "3 behind pace"."""
+    if ahead > 0:
+        return str(gettext("+%(n)s ahead of pace", n=ahead))
+    if ahead < 0:
+        return str(gettext("%(n)s behind pace", n=-ahead))
+    return str(gettext("on pace"))
+
+
+@dataclass(frozen=True, slots=True)
+class OptionView:
+    """An edition option as the rules and setup pages list it: labels and JSON values."""
+
+    name: str
+    name_text: str
+    values: list[str]
+    default: str
+    choices: list[tuple[str, str]]  # (JSON value, label)
+
+
+def option_view(option: Option) -> OptionView:
+    """The view of *option* in the player's language."""
+    return OptionView(
+        option.name,
+        option_name(option.name),
+        [value_str(v) for v in option.values],
+        value_str(option.default),
+        [(json.dumps(v), value_str(v)) for v in option.values],
+    )
+
+
+def ruleset_choices() -> list[tuple[str, str]]:
+    """Every base ruleset's id and name, for the pickers."""
+    return [(r.id, ruleset_name(r.id)) for r in BASE_RULESETS.values()]
+
+
+def solo() -> str:
+    """Practice on fresh dice: any ruleset, any edition options, not ranked."""
+    choices = [
+        (ruleset, [option_view(option) for option in ruleset.option_specs])
+        for ruleset in BASE_RULESETS.values()
+    ]
+    return render_template("solo.html", choices=choices)
+
+
+def rules_index() -> Response:
+    """The daily puzzle's rules."""
+    return redirect(url_for("pages.rules", ruleset_id="maxi"))
+
+
+def rules(ruleset_id: str) -> str:
+    """A ruleset's rules: each row with a worked example scored by the engine."""
+    if ruleset_id not in BASE_RULESETS:
+        raise NotFoundError(f"no such ruleset: {ruleset_id!r}")
+    ruleset = find_ruleset(ruleset_id)
+    return render_template(
+        "rules.html",
+        ruleset=ruleset,
+        rows=row_views(ruleset),
+        pace=pace_example(ruleset),
+        options=[option_view(o) for o in ruleset.option_specs],
+        others=ruleset_choices(),
+        max_total=ruleset.max_total,
+    )

@@ -1,0 +1,43 @@
+"""The modes registry: every mode can be started, is documented, and reads back the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from daily import dice
+from daily.modes import MODES, ModeError, find_mode
+from daily.web import api, openapi, schemas
+
+
+def test_every_mode_has_a_body_and_a_starter() -> None:
+    for mode in MODES:
+        model = schemas.new_game_model(mode, {})
+        assert model.model_fields["mode"].annotation.__args__ == (mode,)  # type: ignore[union-attr]
+        assert model in api.STARTERS
+    assert set(api.STARTERS) == set(schemas.NEW_GAME)
+
+
+def test_the_document_lists_every_mode_and_each_start_body() -> None:
+    document = openapi.document()
+    schemas_ = document["components"]["schemas"]
+    assert schemas_["GameState"]["properties"]["mode"]["enum"] == list(MODES)
+    consts = [body["properties"]["mode"]["const"] for body in schemas_["NewGame"]["oneOf"]]
+    assert sorted(set(consts)) == sorted(MODES)
+
+
+def test_an_unknown_mode_is_refused_by_name() -> None:
+    with pytest.raises(ModeError, match="known: daily, friend, solo, party, computer"):
+        find_mode("chess")
+
+
+@pytest.mark.parametrize("text", ["daily:2026-12-01", "friend:K7P2QX9D", "hex:" + "ab" * 32])
+def test_a_seed_reference_reads_back_as_written(text: str) -> None:
+    assert str(dice.SeedRef.parse(text)) == text
+
+
+@pytest.mark.parametrize("text", ["", "daily", "moon:1", "friend:"])
+def test_a_bad_seed_reference_is_refused(text: Any) -> None:
+    with pytest.raises(ValueError, match="not a seed reference"):
+        dice.SeedRef.parse(text)
