@@ -214,7 +214,10 @@ def _parser() -> argparse.ArgumentParser:
     verify.set_defaults(run=_cmd_verify)
     held = commands.add_parser("review", help="list, release or remove games held for review")
     held.add_argument("action", choices=("list", "release", "remove", "check"))
-    held.add_argument("game", nargs="?", metavar="ID", help="the game id (release, remove)")
+    held.add_argument(
+        "game", nargs="?", metavar="ID",
+        help="the game id (release, remove); an old id that starts with - goes after --",
+    )  # fmt: skip
     held.set_defaults(run=_cmd_review)
     serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")

@@ -294,8 +294,11 @@ def _at(timestamp: float) -> datetime:
 
 
 def new_id() -> str:
-    """A fresh unguessable game id."""
-    return secrets.token_urlsafe(12)
+    """A fresh unguessable game id, never starting with ``-`` (a command line would read it
+    as an option: ``daily review release ID``)."""
+    while (game_id := secrets.token_urlsafe(12)).startswith("-"):
+        pass
+    return game_id
 
 
 @guarded
