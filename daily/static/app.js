@@ -793,7 +793,8 @@
       if (result.data.me && result.data.me.player_id === entry.player_id) tr.className = 'me';
       [entry.rank, playerName(entry.name), entry.score].forEach((value, i) => {
         const td = document.createElement(i === 1 ? 'th' : 'td');
-        if (i === 1) td.scope = 'row'; else td.className = 'num';
+        // The leaderboards' look (templates/leaderboard.html): rank, name, score.
+        if (i === 1) { td.scope = 'row'; td.className = 'name'; } else td.className = i === 0 ? 'rank' : 'score';
         td.textContent = value;
         tr.appendChild(td);
       });
