@@ -13,6 +13,12 @@
   const S = readJson('strings');
   const BOOT = readJson('boot');
   const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
+  /* A player's name as shown: the API names a guest "Guest 1a2b" (as the server's player_name
+     filter does, the script words it in the page's language); any other name stays as typed. */
+  const playerName = (name) => {
+    const guest = /^Guest ([0-9a-f]{4})$/.exec(name || '');
+    return guest && S.guest ? fmt(S.guest, { n: guest[1] }) : name;
+  };
   const REDUCED_MOTION = window.matchMedia('(prefers-reduced-motion: reduce)');
   const style = () => (document.body.classList.contains('dice-x') ? 'x' : 'f');
 
@@ -361,7 +367,7 @@
       if (target && scored > 0 && target.byTurn.length) {
         const t = Math.min(scored, target.byTurn.length);
         versus.hidden = false;
-        versus.textContent = fmt(S.vs, { turn: t, you: state.total, name: target.name, them: target.byTurn[t - 1] });
+        versus.textContent = fmt(S.vs, { turn: t, you: state.total, name: playerName(target.name), them: target.byTurn[t - 1] });
       }
     }
 
@@ -490,7 +496,7 @@
       const target = BOOT.target;
       if (!target || !target.finished || !target.byTurn.length) return '';
       const them = target.byTurn[target.byTurn.length - 1];
-      const values = { name: target.name, you: state.total, them };
+      const values = { name: playerName(target.name), you: state.total, them };
       if (state.total > them) return fmt(S.beat, values);
       if (state.total < them) return fmt(S.lost, values);
       return fmt(S.tiedWith, values);
@@ -785,9 +791,10 @@
     result.data.entries.forEach((entry) => {
       const tr = document.createElement('tr');
       if (result.data.me && result.data.me.player_id === entry.player_id) tr.className = 'me';
-      [entry.rank, entry.name, entry.score].forEach((value, i) => {
+      [entry.rank, playerName(entry.name), entry.score].forEach((value, i) => {
         const td = document.createElement(i === 1 ? 'th' : 'td');
-        if (i === 1) td.scope = 'row'; else td.className = 'num';
+        // The leaderboards' look (templates/leaderboard.html): rank, name, score.
+        if (i === 1) { td.scope = 'row'; td.className = 'name'; } else td.className = i === 0 ? 'rank' : 'score';
         td.textContent = value;
         tr.appendChild(td);
       });

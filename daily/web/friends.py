@@ -1,4 +1,4 @@
-"""Friend challenges: a code's page, who sent it, and both sheets side by side once played.
+"""Friend challenges: a code's page, who sent it, and everyone's sheets side by side once played.
 
 The views are routes of the pages blueprint (``pages.friend``, ``pages.friend_lookup``).
 """
@@ -32,7 +32,8 @@ def friend_lookup() -> Response:
 
 
 def friend(code: str) -> str:
-    """A friend challenge: who sent it, blind or target, and both sheets once played."""
+    """A friend challenge: who sent it, blind or target, and everyone's sheets once played
+    (the template lists them through ``friend_sheets`` and ``sheets_table``)."""
     normalized = parse_code(code)
     found = games.load_code(current_redis(), normalized)
     if found is None:
@@ -44,12 +45,6 @@ def friend(code: str) -> str:
     if is_creator:
         mine = theirs  # the creator's own game is the one on the code
     ruleset = find_ruleset(found.ruleset, found.options)
-    comparison = None
-    if mine is not None and mine.finished and theirs is not None and theirs.finished:
-        both = [(name_of(theirs.player_id), theirs)]
-        if mine.id != theirs.id:
-            both.append((str(gettext("You")), mine))
-        comparison = compare(both)
     boot = {"code": normalized, "game": mine.id if mine else None}
     status, daily_game = code_status(found, player_id)
     return render_template(
@@ -64,7 +59,6 @@ def friend(code: str) -> str:
         mine=mine,
         is_creator=is_creator,
         ruleset=ruleset,
-        comparison=comparison,
         boot=boot,
     )
 

@@ -14,6 +14,9 @@ def play_strings() -> dict[str, str]:
     """The game screen's messages in the request's language."""
     return {
         "rollAgain": gettext("Roll again (%(n)s left)", n="{n}"),
+        # A guest's generic name ("Guest 1a2b" in the API) in the reader's language, as the
+        # server's ``player_name`` filter shows it.
+        "guest": gettext("Guest %(n)s", n="{n}"),
         # Party games: whose turn, the hand-over between players, the winner.
         "toPlay": gettext("%(name)s to play", name="{name}"),
         "turnOf": gettext(

@@ -305,3 +305,38 @@ def test_the_party_winner_is_celebrated_once(
     page.reload()  # once: a reload does not cheer again
     page.wait_for_selector("#results:not([hidden])")
     assert cheer.is_hidden()
+
+
+def test_a_guest_is_named_in_the_readers_language(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    """The script words a guest's generic name as the server does: "Gast 1a2b" in German."""
+    base = serve(now=NOW)
+    ana = new_context(viewport=PHONE).new_page()  # a guest: she never picks a name
+    theirs = _finish_by_api(ana, base, _start(ana, base, "friend"))
+    guest = ana.request.get(f"{base}/api/v1/players/me").json()["name"]
+    assert guest.startswith("Guest ")
+    german = "Gast " + guest.removeprefix("Guest ")
+    bo = new_context(viewport=PHONE, locale="de-DE").new_page()
+    spec = {"mode": "friend", "code": theirs["share_code"], "target": True}
+    response = bo.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
+                               headers={"Content-Type": "application/json"})  # fmt: skip
+    assert response.ok, response.text()
+    mine = response.json()
+    scored = bo.request.post(
+        f"{base}/api/v1/games/{mine['id']}/score",
+        data=json.dumps({"category": "chance", "move": 0}),
+        headers={"Content-Type": "application/json"},
+    )
+    assert scored.ok, scored.text()
+    bo.goto(f"{base}/play/{mine['id']}")
+    bo.wait_for_selector("#versus:not([hidden])")
+    assert bo.evaluate("document.documentElement.lang") == "de"
+    versus = bo.inner_text("#versus")
+    assert german in versus and "Guest" not in versus, versus  # the target, drawn by the script
+    shoot(bo, "screen-target-guest-390-de", full_page=False)
+    _finish_by_api(bo, base, scored.json())
+    bo.goto(f"{base}/f/{theirs['share_code']}")
+    bo.wait_for_selector("#code-board:not([hidden])")
+    names = bo.locator("#code-board tbody th").all_inner_texts()  # the board the script fills
+    assert german in names and not any("Guest" in n for n in names), names
