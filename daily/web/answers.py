@@ -140,6 +140,33 @@ class GameState(Totals):
     )
 
 
+class RecordComputer(Answer):
+    """The computer's side of a record: its level, engine and moves."""
+
+    level: Literal[tuple(LEVELS)]  # type: ignore[valid-type]
+    engine: Engine
+    moves: list[Move]
+
+
+class Record(Answer):
+    """What ``daily verify`` reads: the seed, or the date or code that names it."""
+
+    id: str
+    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    ruleset: str
+    options: dict[str, Any]
+    seed: str | None = Field(None, description="hex, once it may be published")
+    date: str | None = Field(None, json_schema_extra=_DATE)
+    code: str | None = None
+    commitment: str = Field(description="sha256 of the seed, hex")
+    moves: list[Move]
+    total: int | None
+    players: list[str] | None = Field(None, description="party games: the names in turn order")
+    computer: RecordComputer | None = Field(
+        None, description="computer games: its level, engine and moves"
+    )
+
+
 class Action(Answer):
     """A re-roll (keep: dice values, hold: positions) or a row to score."""
 

@@ -32,6 +32,7 @@ def _answers() -> dict[str, Any]:
         "Analysis": answers.Analysis,
         "BoardPage": answers.BoardPage,
         "Distribution": answers.Distribution,
+        "Record": answers.Record,
     }
     for name, model in named.items():
         schema: dict[str, Any] = dict(schemas.answer_schema(model))
@@ -169,32 +170,6 @@ _HEALTH = {
 
 _SCHEMAS: dict[str, Any] = {
     "NewGame": {"oneOf": [_model(model) for model in schemas.NEW_GAME]},
-    "Record": {
-        "type": "object",
-        "description": "What `daily verify` reads: the seed, or the date or code that names it.",
-        "required": ["ruleset", "options", "moves", "commitment"],
-        "properties": {
-            "id": {"type": "string"},
-            "mode": {"type": "string"},
-            "ruleset": {"type": "string"},
-            "options": {"type": "object"},
-            "seed": {"type": "string", "description": "hex, once it may be published"},
-            "date": {"type": "string", "format": "date"},
-            "code": {"type": "string"},
-            "commitment": {"type": "string", "description": "sha256 of the seed, hex"},
-            "moves": {"type": "array", "items": {"type": "object"}},
-            "total": {"type": ["integer", "null"]},
-            "players": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "party games: the names in turn order",
-            },
-            "computer": {
-                "type": "object",
-                "description": "computer games: its level, engine and moves",
-            },
-        },
-    },
 }
 
 

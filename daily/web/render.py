@@ -144,4 +144,4 @@ def record_json(found: Record) -> dict[str, Any]:
     if found.kind.is_computer:
         body["computer"] = {"level": found.level, "engine": found.engine,
                             "moves": list(found.computer_moves)}  # fmt: skip
-    return body
+    return answers.dump(answers.Record, body)
