@@ -4,7 +4,11 @@ Beside it, a bare Flask endpoint doing one Redis GET and one SET on the same sta
 game API's rate reads as a fraction of the stack's (aim: at least half). Everything runs on
 loopback, bounded in games and seconds.
 
-Run: .venv/bin/python bench/bench_api.py [--games 40] [--threads 4]
+Run: .venv/bin/python bench/bench_api.py [--games 40] [--threads 4] [--base DIR]
+
+``--base DIR`` also plays the same games on another checkout of the project (say a
+``git worktree`` of the merge base), alternating with this one, and prints this one's rate
+as a fraction of that one's.
 """
 
 from __future__ import annotations
@@ -127,14 +131,17 @@ def gunicorn(
     return subprocess.Popen(command, env=env, stdout=quieted, stderr=quieted)
 
 
-def bench_games(redis_url: str, games_count: int, threads: int) -> tuple[int, float]:
+def bench_games(
+    redis_url: str, games_count: int, threads: int, root: Path = ROOT
+) -> tuple[int, float]:
     port = free_port()
     # One client address plays every game: the rate limits would measure themselves.
     env = {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": "bench-" + "s" * 40,
            "DAILY_ENV": "development", "DAILY_NOW": "2026-12-03T12:00:00",
            "DAILY_LIMIT_PLAYERS": "off", "DAILY_LIMIT_MOVES": "off",
-           "DAILY_LIMIT_PAGES": "off", "DAILY_LIMIT_DAILIES": "off"}  # fmt: skip
-    server = gunicorn(port, "daily:create_app()", ROOT, env, quiet=True)
+           "DAILY_LIMIT_PAGES": "off", "DAILY_LIMIT_DAILIES": "off",
+           "PYTHONPATH": str(root)}  # fmt: skip
+    server = gunicorn(port, "daily:create_app()", root, env, quiet=True)
     try:
         wait_for(port, "/api/v1/daily")
         games = [new_game(port, n) for n in range(games_count)]
@@ -184,6 +191,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; best counts")
+    parser.add_argument("--base", type=Path, help="another checkout to compare the games with")
     args = parser.parse_args()
     if not shutil.which("redis-server"):
         sys.exit("bench_api needs redis-server (.ci/run installs it)")
@@ -198,10 +206,12 @@ def main() -> None:
     try:
         time.sleep(0.3)
         # Alternate the two so that a busy spell on a shared machine hits both alike.
-        game_runs, bare_runs = [], []
+        game_runs, bare_runs, base_runs = [], [], []
         for _ in range(args.rounds):
             game_runs.append(bench_games(url, args.games, args.threads))
             bare_runs.append(bench_bare(url, game_runs[-1][0], args.threads))
+            if args.base:
+                base_runs.append(bench_games(url, args.games, args.threads, args.base))
     finally:
         redis_server.terminate()
         redis_server.wait(10)
@@ -220,6 +230,11 @@ def main() -> None:
         f"{bare_rate:,.0f} requests/s"
     )
     print(f"  ratio: {game_rate / bare_rate:.2f} (aim >= 0.5)")
+    if base_runs:
+        base_moves, base_seconds = min(base_runs, key=lambda run: run[1] / run[0])
+        base_rate = base_moves / base_seconds
+        print(f"  {args.base}: {base_rate:,.0f} moves/s; this checkout / that one: "
+              f"{game_rate / base_rate:.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

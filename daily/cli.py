@@ -141,6 +141,7 @@ def _cmd_verify(args: argparse.Namespace) -> None:
 def review(action: str, game_id: str | None, out: TextIO) -> None:
     """Runs ``daily review ACTION [ID]`` on the service's Redis (the same settings as serve)."""
     from daily import config as settings
+    from daily import reviews as flow
     from daily.store import reviews
     from daily.store.connection import connect
 
@@ -153,16 +154,16 @@ def review(action: str, game_id: str | None, out: TextIO) -> None:
         waits = reviews.unchecked(client)
         out.write(f"{len(waiting)} held for review, {waits} waiting for a table\n")
     elif action == "check":
-        held = reviews.check_unchecked(client, config, limit=1_000_000)
+        held = flow.check_unchecked(client, config, limit=1_000_000)
         left = reviews.unchecked(client)
         out.write(f"{held} held for review, {left} still waiting for a table\n")
     elif game_id is None:
         raise UsageError(f"review {action} needs a game id")
     elif action == "release":
-        reviews.release(client, config, game_id)
+        flow.release(client, config, game_id)
         out.write(f"released {game_id}: counted on its boards\n")
     else:
-        reviews.remove(client, game_id)
+        flow.remove(client, game_id)
         out.write(f"removed {game_id}: kept, never ranked\n")
 
 

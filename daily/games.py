@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from daily import computer, dice, modes
+from daily import computer, dice, modes, reviews
 from daily import party as parties
 from daily.codes import code_str
 from daily.config import Config
@@ -340,7 +340,7 @@ def finish(client: redis.Redis, config: Config, record: Record) -> Record:
     if record.kind.shares and record.share is None and not record.practice:
         record = dataclasses.replace(record, share=store.share_code(client, config, record))
     if not record.submitted:
-        store.submit(client, config, record)
+        reviews.submit(client, config, record)
         record = dataclasses.replace(record, submitted=True)
     return record
 

@@ -32,7 +32,7 @@ from daily.config import Config
 from daily.errors import ConflictError, DailyError
 from daily.modes import BoardKind, Mode, OnePer, find_mode
 from daily.rules import GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
-from daily.store import boards, keys, reviews
+from daily.store import boards, keys
 from daily.store.guard import guarded
 
 log = logging.getLogger(__name__)
@@ -487,17 +487,15 @@ def share_code(client: redis.Redis, config: Config, record: Record) -> str:
 
 
 @guarded
-def submit(client: redis.Redis, config: Config, record: Record) -> None:
-    """Hands a finished game to every board it counts on, then clears it from the pending list.
+def submit(
+    client: redis.Redis, config: Config, record: Record, results: Sequence[boards.Result]
+) -> None:
+    """Counts a finished game on the boards of *results*, then clears it from the pending list.
 
-    This is the one place where a finished game reaches the boards. A game the clairvoyance
-    check finds too lucky is kept off every public board. Every board step is a no-op when
-    repeated.
+    Which results count (none for a game held for review) is the review flow's decision
+    (:func:`daily.reviews.submit`). Every board step is a no-op when repeated.
     """
-    results = results_of(record)
-    # Only a game that would reach a board is checked (a practice game never is).
-    held = bool(results) and reviews.is_held(client, config, record)
-    for result in [] if held else results:
+    for result in results:
         boards.submit(
             client, result, retention_days=config.board_retention_days, zone=config.timezone
         )

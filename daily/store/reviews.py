@@ -1,42 +1,27 @@
-"""The review queue: finished games too lucky to be honest, held back from every public board.
+"""The review queue as stored: games too lucky to be honest, held back from every public board.
 
-When a finished game is about to reach a public board (:func:`daily.store.games.submit`),
-:func:`is_held` checks its luck once with the exact strategy table
-(:mod:`daily.strategy.luck`) and stores the score in the game's hash (``luck``). A game past
-its ruleset's threshold is marked ``review=held`` and listed on ``daily:reviews:held``; it
-stays stored, its player sees it as under review, and no board counts it until an operator
-releases it (:func:`release`: it is then counted, once) or removes it (:func:`remove`: kept,
-never ranked). ``daily review`` is the operator's command.
-
-A game whose table is not built yet (``maxi`` before ``daily solve maxi``) is counted as
-usual and listed on ``daily:reviews:unchecked``; :func:`check_unchecked` (run by the sweep
-of pending results and by ``daily review check``) checks those once the table exists, and
-withdraws a flagged one from its own boards (its date's or code's board and the board of
-its share code) while it is under review.
+Persistence only; the decisions (check a game, then count it or hold it; release, remove)
+are the review flow's, :mod:`daily.reviews`. A checked game's hash has its luck score
+(``luck``); a held one ``review=held`` and a place on ``daily:reviews:held`` until an
+operator releases it (``review=released``: counted) or removes it (``review=removed``: kept,
+never ranked). A counted game that waits for its table is listed on
+``daily:reviews:unchecked``.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import redis
 
-from daily import dice, metrics
-from daily.config import Config
-from daily.errors import DailyError, ReplayError, RulesError
+from daily.errors import DailyError
 from daily.store import boards, keys
 from daily.store.guard import guarded
-from daily.strategy import luck
-from daily.strategy.model import model_of
-from daily.strategy.solver import Table, default_cache_dir, table_for
 
 if TYPE_CHECKING:
     from daily.store.games import Record
-
-log = logging.getLogger(__name__)
 
 #: The ``review`` field of a game's hash: held (waiting), released (counted), removed.
 HELD, RELEASED, REMOVED = "held", "released", "removed"
@@ -83,61 +68,30 @@ def shown_status_of(client: redis.Redis, game_id: str) -> str | None:
     return str(status) if status in (HELD, REMOVED) else None
 
 
-def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
-    """Whether the finished game must stay off the public boards; checks it the first time.
-
-    Released games count; held and removed ones never do. A game that cannot be checked
-    yet (its table is not built) counts, and waits on the unchecked list.
-    """
-    status = status_of(record)
-    if status == HELD:  # a crash may have come between marking it and listing it
-        client.zadd(keys.reviews_held(), {record.id: config.now().timestamp()}, nx=True)
-    if status is not None:
-        return status != RELEASED
-    # Games that reach no public board are never checked (solo games without a share code...).
-    if not record.kind.reviewed or record.total is None or "luck" in record.extra:
-        return False
-    try:
-        model_of(record.rules)
-    except RulesError:  # saved_rolls: no table can value it, so it is never checked
-        return False
-    table = _table(record)
-    if table is None:
-        _queue_unchecked(client, record, config.now().timestamp())
-        return False
-    return _check(client, config, record, table)
-
-
-def _table(record: Record) -> Table | None:
-    """The exact table of the game's rules, or None while it is not built."""
-    try:
-        return table_for(record.rules, default_cache_dir())
-    except RulesError:  # not built yet: maxi waits for `daily solve maxi`
-        return None
-
-
-def _check(client: redis.Redis, config: Config, record: Record, table: Table) -> bool:
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, config.secret_key))
-    try:
-        verdict = luck.check(table, source, record.moves)
-    except ReplayError:  # a finished game replays; if not, the rankings' own checks decide
-        log.exception("could not check the luck of game %s", record.id)
-        return False
+@guarded
+def save_verdict(
+    client: redis.Redis, game_id: str, score: float, flagged: bool, now: float
+) -> None:
+    """Stores a game's luck *score*, and holds it when *flagged* (listed after the hash)."""
     # The score and the hold in one write: a game is never checked without its verdict.
-    fields = {"luck": f"{verdict.score:.4f}"} | ({"review": HELD} if verdict.flagged else {})
-    client.hset(keys.game(record.id), mapping=cast(Mapping[Any, Any], fields))
-    if verdict.flagged:
+    fields = {"luck": f"{score:.4f}"} | ({"review": HELD} if flagged else {})
+    client.hset(keys.game(game_id), mapping=cast(Mapping[Any, Any], fields))
+    if flagged:
         # Listed after the hash: a crash between leaves a held, unlisted game that the
         # next submit of it (it is still pending) lists; never a listed game not held.
-        client.zadd(keys.reviews_held(), {record.id: config.now().timestamp()}, nx=True)
-        log.warning("game %s held for review: luck %.2f", record.id, verdict.score)
-        metrics.game_held_for_review(record.mode)
-    return verdict.flagged
+        list_held(client, game_id, now)
 
 
 @guarded
-def _queue_unchecked(client: redis.Redis, record: Record, now: float) -> None:
-    client.zadd(keys.reviews_unchecked(), {record.id: now}, nx=True)
+def list_held(client: redis.Redis, game_id: str, now: float) -> None:
+    """Lists a held game on the review queue (a no-op when it is listed)."""
+    client.zadd(keys.reviews_held(), {game_id: now}, nx=True)
+
+
+@guarded
+def queue_unchecked(client: redis.Redis, game_id: str, now: float) -> None:
+    """Lists a counted game that waits for its table to be checked."""
+    client.zadd(keys.reviews_unchecked(), {game_id: now}, nx=True)
 
 
 @guarded
@@ -164,58 +118,31 @@ def held(client: redis.Redis, limit: int = 100) -> list[Held]:
 
 
 @guarded
-def release(client: redis.Redis, config: Config, game_id: str) -> None:
-    """Releases a held game: it is counted on its boards (once, however often released)."""
-    from daily.store import games
+def set_status(client: redis.Redis, game_id: str, status: str) -> None:
+    """Writes a game's review status (an operator's release or removal)."""
+    client.hset(keys.game(game_id), "review", status)
 
-    record = _held_record(client, game_id)
-    client.hset(keys.game(game_id), "review", RELEASED)
-    record = games.load(client, game_id) or record
-    games.submit(client, config, record)  # every board step is idempotent: counted once
+
+@guarded
+def unlist_held(client: redis.Redis, game_id: str) -> None:
+    """Takes a game off the review queue."""
     client.zrem(keys.reviews_held(), game_id)
 
 
 @guarded
-def remove(client: redis.Redis, game_id: str) -> None:
-    """Removes a held game from the rankings for good; its record is kept."""
-    _held_record(client, game_id)
-    client.hset(keys.game(game_id), "review", REMOVED)
-    client.zrem(keys.reviews_held(), game_id)
-
-
-def _held_record(client: redis.Redis, game_id: str) -> Record:
-    from daily.store import games
-
-    record = games.load(client, game_id)
-    if record is None:
-        raise ReviewError(f"no such game: {game_id!r}")
-    if status_of(record) != HELD:
-        raise ReviewError(f"game {game_id!r} is not under review")
-    return record
+def unchecked_ids(client: redis.Redis, limit: int) -> list[str]:
+    """The oldest *limit* games waiting for their table."""
+    return [str(game_id) for game_id in client.zrange(keys.reviews_unchecked(), 0, limit - 1)]
 
 
 @guarded
-def check_unchecked(client: redis.Redis, config: Config, limit: int = 1000) -> int:
-    """Checks the counted games that waited for their table; returns how many it held."""
-    from daily.store import games
-
-    found = 0
-    for game_id in client.zrange(keys.reviews_unchecked(), 0, limit - 1):
-        record = games.load(client, str(game_id))
-        if record is None or status_of(record) is not None or "luck" in record.extra:
-            client.zrem(keys.reviews_unchecked(), str(game_id))
-            continue
-        table = _table(record)
-        if table is None:
-            continue  # still not built: it waits
-        if _check(client, config, record, table):
-            _withdraw(client, record)
-            found += 1
-        client.zrem(keys.reviews_unchecked(), str(game_id))
-    return found
+def unlist_unchecked(client: redis.Redis, game_id: str) -> None:
+    """Takes a game off the list of games waiting for their table."""
+    client.zrem(keys.reviews_unchecked(), game_id)
 
 
-def _withdraw(client: redis.Redis, record: Record) -> None:
+@guarded
+def withdraw(client: redis.Redis, record: Record) -> None:
     """Takes a counted game off its own boards while it is under review."""
     from daily.store import games
 
@@ -227,20 +154,12 @@ def _withdraw(client: redis.Redis, record: Record) -> None:
             client.zrem(boards.Board.daily(result.day).key, member)
 
 
-#: How many waiting games one sweep checks (about 20 ms each for maxi): a request that
-#: sweeps stays quick, and ``daily review check`` does the rest at once.
-SWEEP_BATCH = 10
-SWEEP_INTERVAL_S = 60
-
-
 @guarded
-def sweep_unchecked(client: redis.Redis, config: Config) -> int | None:
-    """Checks a few unchecked games if no process did in the last minute; None if skipped."""
+def claim_sweep(client: redis.Redis, interval_s: int) -> bool:
+    """Whether this process may check waiting games now (one lock over every worker)."""
     if not client.zcard(keys.reviews_unchecked()):
-        return None
-    if not client.set(keys.reviews_sweep(), "1", nx=True, ex=SWEEP_INTERVAL_S):
-        return None
-    return check_unchecked(client, config, limit=SWEEP_BATCH)
+        return False
+    return bool(client.set(keys.reviews_sweep(), "1", nx=True, ex=interval_s))
 
 
 @guarded

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -227,17 +227,7 @@ def build(
         for stale in temp_files(ruleset, cache_dir):
             stale.unlink(missing_ok=True)  # we hold the lock: their builder is gone
         started = time.time()
-        shown = 0.0
-
-        def report(done: float, total: float) -> None:
-            nonlocal shown
-            now = time.monotonic()
-            if done >= total or now - shown >= 1.0:
-                shown = now
-                _write_json(paths["progress"], {"started": started, "share": done / total})
-            if progress is not None:
-                progress(done, total)
-
+        report = _reporter(paths["progress"], started, progress)
         report(0, 1)
         metrics.table_build_started(spec_str(ruleset))
         try:
@@ -250,6 +240,22 @@ def build(
             for mine in temp_files(ruleset, cache_dir):
                 mine.unlink(missing_ok=True)
     return True
+
+
+def _reporter(path: Path, started: float, progress: Any) -> Callable[[float, float], None]:
+    """Writes a build's progress to *path* (at most once a second) and hands it on."""
+    shown = 0.0
+
+    def report(done: float, total: float) -> None:
+        nonlocal shown
+        now = time.monotonic()
+        if done >= total or now - shown >= 1.0:
+            shown = now
+            _write_json(path, {"started": started, "share": done / total})
+        if progress is not None:
+            progress(done, total)
+
+    return report
 
 
 _CHILDREN: dict[str, subprocess.Popen[bytes]] = {}

@@ -153,6 +153,48 @@ def _rolls(
     joker_value: np.ndarray,
     joker_active: np.ndarray,
 ) -> None:
+    upper_open, lower_open, scratch = _open_rows(keeps, b0, w, upper, lower)
+    for r in range(counts.shape[0]):
+        row = keeps[first + r]
+        for b in range(w):
+            row[b] = scratch[b]
+        for j in range(upper.shape[0]):
+            if upper_open[j]:
+                _maximum(row, upper[j, counts[r, j], b0 : b0 + w], w)
+        for s in range(scoring_start[r], scoring_start[r + 1]):
+            j = scoring_row[s]
+            if lower_open[j]:
+                # In the table's type: p + x rounds once, as the numpy version's double sum.
+                points = scoring_points[s]
+                after = lower[j, scoring_kind[s], b0 : b0 + w]
+                for b in range(w):
+                    row[b] = max(row[b], points + after[b])
+    _jokers(keeps, first, b0, w, joker_roll, joker_value, joker_active)
+
+
+@numba.njit(cache=True, nogil=True)
+def _jokers(
+    keeps: np.ndarray,
+    first: int,
+    b0: int,
+    w: int,
+    joker_roll: np.ndarray,
+    joker_value: np.ndarray,
+    joker_active: np.ndarray,
+) -> None:
+    """A joker roll's value where the joker rule is active in the state."""
+    for f in range(joker_roll.shape[0]):
+        k = first + joker_roll[f]
+        for b in range(w):
+            if joker_active[b0 + b]:
+                keeps[k, b] = joker_value[f, b0 + b]
+
+
+@numba.njit(cache=True, nogil=True)
+def _open_rows(
+    keeps: np.ndarray, b0: int, w: int, upper: np.ndarray, lower: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The upper and lower rows open in some state of the block, and the best scratch."""
     # Rows closed in every state of the block are skipped (-inf everywhere).
     upper_open = np.zeros(upper.shape[0], np.bool_)
     for j in range(upper.shape[0]):
@@ -169,26 +211,7 @@ def _rolls(
             scratch[b] = max(scratch[b], x)
             if x > -np.inf or lower[j, 1, b0 + b] > -np.inf:
                 lower_open[j] = True
-    for r in range(counts.shape[0]):
-        row = keeps[first + r]
-        for b in range(w):
-            row[b] = scratch[b]
-        for j in range(upper.shape[0]):
-            if upper_open[j]:
-                _maximum(row, upper[j, counts[r, j], b0 : b0 + w], w)
-        for s in range(scoring_start[r], scoring_start[r + 1]):
-            j = scoring_row[s]
-            if lower_open[j]:
-                # In the table's type: p + x rounds once, as the numpy version's double sum.
-                points = scoring_points[s]
-                after = lower[j, scoring_kind[s], b0 : b0 + w]
-                for b in range(w):
-                    row[b] = max(row[b], points + after[b])
-    for f in range(joker_roll.shape[0]):
-        k = first + joker_roll[f]
-        for b in range(w):
-            if joker_active[b0 + b]:
-                keeps[k, b] = joker_value[f, b0 + b]
+    return upper_open, lower_open, scratch
 
 
 @numba.njit(cache=True, nogil=True)

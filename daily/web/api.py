@@ -23,7 +23,16 @@ from daily.store import games as store
 from daily.store import keys, players
 from daily.store.games import Record
 from daily.strategy import hints
-from daily.web import bodies, current_config, current_redis, openapi, render, schemas, strategy
+from daily.web import (
+    answers,
+    bodies,
+    current_config,
+    current_redis,
+    openapi,
+    render,
+    schemas,
+    strategy,
+)
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
 from daily.web.errors import bad_request
 from daily.web.limits import (
@@ -212,16 +221,15 @@ def hint(game_id: str) -> Response:
     found = own_game(game_id)
     state = service.hint_state(current_config(), found)
     actions = hints.hint(strategy.strategy_table(found.rules), state)
-    return jsonify(
-        {
-            "id": found.id,
-            "turn": state.turn,
-            "roll": state.roll,
-            "rolls_left": state.rolls_left,
-            "dice": list(state.dice),
-            "actions": [action.to_dict(state.dice) for action in actions],
-        }
-    )
+    body = {
+        "id": found.id,
+        "turn": state.turn,
+        "roll": state.roll,
+        "rolls_left": state.rolls_left,
+        "dice": list(state.dice),
+        "actions": [action.to_dict(state.dice) for action in actions],
+    }
+    return jsonify(answers.dump(answers.Hint, body))
 
 
 @bp.get("/games/<game_id>/analysis")

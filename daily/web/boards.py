@@ -18,7 +18,7 @@ from werkzeug.wrappers import Response as Redirect
 from daily.codes import code_str, parse_code
 from daily.store import boards, games
 from daily.store.boards import Board, Page
-from daily.web import auth, current_config, current_redis
+from daily.web import answers, auth, current_config, current_redis
 from daily.web.errors import bad_request, not_found
 
 bp = Blueprint("boards", __name__)
@@ -119,7 +119,7 @@ def read(board: Board) -> Page:
 
 
 def _json(board: Board) -> Response:
-    return jsonify(read(board).to_dict())
+    return jsonify(answers.dump(answers.BoardPage, read(board).to_dict()))
 
 
 @bp.get(f"{API}/leaderboards/daily/<day>")
@@ -158,14 +158,13 @@ def distribution(day: str) -> Response:
     when = parse_day(day)
     band = _int("band", 50, 1, boards.DAILY_TOP + 1)
     bands = boards.distribution(current_redis(), when, band)
-    return jsonify(
-        {
-            "date": when.isoformat(),
-            "band": band,
-            "players": sum(b.players for b in bands),
-            "bands": [{"from": b.low, "to": b.high, "players": b.players} for b in bands],
-        }
-    )
+    body = {
+        "date": when.isoformat(),
+        "band": band,
+        "players": sum(b.players for b in bands),
+        "bands": [{"from": b.low, "to": b.high, "players": b.players} for b in bands],
+    }
+    return jsonify(answers.dump(answers.Distribution, body))
 
 
 # -- the pages --------------------------------------------------------------------------------

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from daily import __version__
-from daily.modes import MODES
 from daily.store import boards
-from daily.web import schemas
+from daily.web import answers, schemas
 from daily.web.boards import MAX_OFFSET
 
 
@@ -28,6 +27,12 @@ def _answers() -> dict[str, Any]:
         "Error": schemas.ErrorAnswer,
         "Player": schemas.PlayerAnswer,
         "Daily": schemas.DailyAnswer,
+        "GameState": answers.GameState,
+        "Hint": answers.Hint,
+        "Analysis": answers.Analysis,
+        "BoardPage": answers.BoardPage,
+        "Distribution": answers.Distribution,
+        "Record": answers.Record,
     }
     for name, model in named.items():
         schema: dict[str, Any] = dict(schemas.answer_schema(model))
@@ -133,14 +138,6 @@ _BAND = {
     "description": "points per band (default 50)",
     "schema": {"type": "integer", "minimum": 1, "maximum": boards.DAILY_TOP + 1},
 }
-_ENTRY = _object(
-    ["rank", "player_id", "name", "score"],
-    rank={"type": "integer", "minimum": 1},
-    player_id={"type": "string"},
-    name={"type": "string"},
-    score={"type": "integer"},
-    current={"type": "integer", "description": "streak board: the run alive today"},
-)
 _TABLE_STATUS = _object(
     ["ruleset", "state"],
     ruleset={"type": "string", "description": "`maxi`, or with options: `maxi:bonus=50@75`"},
@@ -172,214 +169,7 @@ _HEALTH = {
 }
 
 _SCHEMAS: dict[str, Any] = {
-    "Entry": _ENTRY,
-    "BoardPage": _object(
-        ["board", "total", "offset", "entries", "me"],
-        board={"type": "string", "description": "e.g. daily/2026-12-03, best-day, streak"},
-        total={"type": "integer", "minimum": 0, "description": "players on the board"},
-        offset={"type": "integer", "minimum": 0, "description": "the first entry's place - 1"},
-        entries={"type": "array", "items": _ref("Entry"), "maxItems": boards.MAX_LIMIT},
-        me={
-            "oneOf": [_ref("Entry"), {"type": "null"}],
-            "description": "the asking player's entry (null: anonymous or not on the board)",
-        },
-    ),
-    "Distribution": _object(
-        ["date", "band", "players", "bands"],
-        date={"type": "string", "format": "date"},
-        band={"type": "integer", "minimum": 1},
-        players={"type": "integer", "minimum": 0},
-        bands={
-            "type": "array",
-            "items": _object(
-                ["from", "to", "players"],
-                **{
-                    "from": {"type": "integer", "minimum": 0},
-                    "to": {"type": "integer", "minimum": 0},
-                    "players": {"type": "integer", "minimum": 0},
-                },
-            ),
-        },
-    ),
-    "Move": {
-        "oneOf": [
-            _object(["hold"], hold={"type": "array", "items": {"type": "integer"}}),
-            _object(["score"], score={"type": "string"}),
-        ]
-    },
-    "GameState": {
-        "type": "object",
-        "required": [
-            "id",
-            "mode",
-            "ruleset",
-            "options",
-            "turn",
-            "roll",
-            "rolls_left",
-            "dice",
-            "scorecard",
-            "potential",
-            "upper",
-            "bonus",
-            "total",
-            "finished",
-            "moves",
-        ],
-        "properties": {
-            "id": {"type": "string"},
-            "mode": {"enum": list(MODES)},
-            "ruleset": {"type": "string"},
-            "options": {"type": "object"},
-            "date": {"type": "string", "format": "date"},
-            "number": {"type": "integer"},
-            "code": {
-                "type": "string",
-                "description": "XXXX-XXXX (friend games, and a daily played on a code)",
-            },
-            "ranked": {"type": "boolean", "description": "counts on a board"},
-            "commitment": {
-                "type": "string",
-                "description": "games on a code: sha256 hex of the code's seed",
-            },
-            "practice": {
-                "type": "boolean",
-                "description": "played on a closed code: unranked, on no board",
-            },
-            "closes_at": {
-                "type": "string",
-                "format": "date-time",
-                "description": "games on a code: when the code stopped (or stops) being ranked",
-            },
-            "turn": {"type": "integer"},
-            "roll": {"type": "integer"},
-            "rolls_left": {"type": "integer"},
-            "dice": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}},
-            "scorecard": {"type": "object", "additionalProperties": {"type": ["integer", "null"]}},
-            "potential": {"type": "object", "additionalProperties": {"type": "integer"}},
-            "upper": {"type": "integer"},
-            "bonus": {"type": "integer"},
-            "extra_bonus": {"type": "integer"},
-            "total": {"type": "integer"},
-            "finished": {"type": "boolean"},
-            "moves": {"type": "array", "items": _ref("Move")},
-            "share_code": {"type": ["string", "null"]},
-            "board": {"type": ["string", "null"]},
-            "rank": {"type": ["integer", "null"]},
-            "review": {
-                "type": ["string", "null"],
-                "enum": ["held", "removed", None],
-                "description": "finished games: held (kept off the rankings while an operator "
-                "reviews its luck) or removed (never ranked); null otherwise",
-            },
-            "target": {"type": ["object", "null"]},
-            "players": {
-                "type": "array",
-                "description": "party games: each player's name and sheet, in turn order",
-                "items": {"type": "object", "required": ["name", "scorecard", "total"]},
-            },
-            "current": {"type": ["integer", "null"], "description": "party: whose turn"},
-            "computer": {
-                "type": "object",
-                "description": "computer games: the computer's level, engine (exact or "
-                "heuristic), sheet, turns played and its last turn step by step",
-                "required": ["level", "engine", "scorecard", "total", "turns", "last_turn"],
-            },
-            "winner": {
-                "type": ["string", "null"],
-                "enum": ["you", "computer", "tie", None],
-                "description": "computer games: who won, once both sheets are full",
-            },
-            "winners": {
-                "type": ["array", "null"],
-                "items": {"type": "integer"},
-                "description": "party: the best totals' players at the end (two or more: a tie)",
-            },
-        },
-    },
     "NewGame": {"oneOf": [_model(model) for model in schemas.NEW_GAME]},
-    "Record": {
-        "type": "object",
-        "description": "What `daily verify` reads: the seed, or the date or code that names it.",
-        "required": ["ruleset", "options", "moves", "commitment"],
-        "properties": {
-            "id": {"type": "string"},
-            "mode": {"type": "string"},
-            "ruleset": {"type": "string"},
-            "options": {"type": "object"},
-            "seed": {"type": "string", "description": "hex, once it may be published"},
-            "date": {"type": "string", "format": "date"},
-            "code": {"type": "string"},
-            "commitment": {"type": "string", "description": "sha256 of the seed, hex"},
-            "moves": {"type": "array", "items": {"type": "object"}},
-            "total": {"type": ["integer", "null"]},
-            "players": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "party games: the names in turn order",
-            },
-            "computer": {
-                "type": "object",
-                "description": "computer games: its level, engine and moves",
-            },
-        },
-    },
-    "Action": {
-        "type": "object",
-        "required": ["value", "loss"],
-        "description": "a re-roll (keep: dice values, hold: positions) or a row to score",
-        "properties": {
-            "keep": {"type": "array", "items": {"type": "integer"}},
-            "hold": {"type": "array", "items": {"type": "integer"}},
-            "score": {"type": "string"},
-            "value": {"type": "number", "description": "expected final score"},
-            "loss": {"type": "number", "description": "expected points below the best"},
-        },
-    },
-    "Hint": _object(
-        ["id", "turn", "roll", "rolls_left", "dice", "actions"],
-        id={"type": "string"},
-        turn={"type": "integer"},
-        roll={"type": "integer"},
-        rolls_left={"type": "integer"},
-        dice={"type": "array", "items": {"type": "integer"}},
-        actions={"type": "array", "items": _ref("Action"), "description": "best first"},
-    ),
-    "Analysis": {
-        "type": "object",
-        "required": ["id", "total", "optimum", "lost", "decisions"],
-        "properties": {
-            "id": {"type": "string"},
-            "total": {"type": "integer"},
-            "optimum": {"type": "number", "description": "expected score of optimal play"},
-            "lost": {"type": "number", "description": "expected points lost in all"},
-            "decisions": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["index", "turn", "roll", "dice", "played", "best", "loss"],
-                },
-            },
-            "computer": {"type": "object", "description": "computer games: its own analysis"},
-            "expert": {
-                "oneOf": [_ref("Expert"), {"type": "null"}],
-                "description": "daily games: the Expert's game on the same dice, once the "
-                "day has closed (null before)",
-            },
-        },
-    },
-    "Expert": {
-        "type": "object",
-        "required": ["date", "ruleset", "moves", "scorecard", "total", "optimum"],
-        "properties": {
-            "date": {"type": "string", "format": "date"},
-            "ruleset": {"const": "maxi"},
-            "moves": {"type": "array", "items": _ref("Move")},
-            "scorecard": {"type": "object"},
-            "total": {"type": "integer"},
-            "optimum": {"type": "number"},
-        },
-    },
 }
 
 

@@ -17,7 +17,7 @@ from daily.rules import GameState
 from daily.store import games as store
 from daily.store import reviews
 from daily.store.games import Record
-from daily.web import current_config, current_redis
+from daily.web import answers, current_config, current_redis
 
 # A party's sheets leave out the dice on the table: only the current player has them.
 _TABLE = {"roll", "rolls_left", "dice", "potential"}
@@ -50,7 +50,7 @@ def game_json(found: service.View) -> dict[str, Any]:
         body.update(_party_json(found.party))
     if found.computer is not None:
         body.update(_computer_json(found, found.computer))
-    return body
+    return answers.dump(answers.GameState, body)
 
 
 def _result_json(found: service.View) -> dict[str, Any]:
@@ -144,4 +144,4 @@ def record_json(found: Record) -> dict[str, Any]:
     if found.kind.is_computer:
         body["computer"] = {"level": found.level, "engine": found.engine,
                             "moves": list(found.computer_moves)}  # fmt: skip
-    return body
+    return answers.dump(answers.Record, body)

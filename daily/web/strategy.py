@@ -26,7 +26,7 @@ from daily.strategy.solver import (
     Table,
     default_cache_dir,
 )
-from daily.web import current_config
+from daily.web import answers, current_config
 from daily.web.errors import HttpError
 
 
@@ -123,7 +123,7 @@ def analysis_json(record: Record) -> dict[str, Any]:
         body["computer"] = analysis.analyse(table, source, theirs).to_dict()
     if record.kind.one_per is OnePer.DAY and record.day is not None:
         body["expert"] = expert_json(record.day) if is_closed(record.day) else None
-    return body
+    return answers.dump(answers.Analysis, body)
 
 
 def expert_json(day: date) -> dict[str, Any]:

@@ -14,8 +14,8 @@ import time
 from flask import Flask, current_app
 
 from daily import games as service
+from daily import reviews
 from daily.errors import DailyError, StorageError
-from daily.store import reviews
 from daily.web import current_config, current_redis
 
 log = logging.getLogger(__name__)

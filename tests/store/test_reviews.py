@@ -14,6 +14,7 @@ import redis
 from daily import cli, dice
 from daily import config as config_mod
 from daily import games as service
+from daily import reviews as flow
 from daily.rules import Move, Roll, find_ruleset
 from daily.store import boards, games, keys, reviews
 from daily.store.connection import connect
@@ -93,39 +94,39 @@ def test_a_clairvoyant_game_is_held_and_an_honest_one_counts(
     assert [h.game_id for h in reviews.held(client)] == [seer.id]
     assert reviews.held(client)[0].board == f"friend/{CODE}"
     # Submitting again (a retried count) neither checks twice nor lets it through.
-    games.submit(client, settings(), seer)
+    flow.submit(client, settings(), seer)
     service.retry_pending(client, settings())
     assert not on_board(client, "seer")
 
 
 def test_release_counts_the_game_once(client: redis.Redis, table: Table) -> None:
     seer = play(client, "seer", line(table, foresight=True))
-    reviews.release(client, settings(), seer.id)
+    flow.release(client, settings(), seer.id)
     assert on_board(client, "seer") and client.zcard(keys.board_friend(CODE)) == 1
     record = games.load(client, seer.id)
     assert record is not None and reviews.status_of(record) == reviews.RELEASED
     assert reviews.shown_status(record) is None and games.rank_of(client, record) == 1
     assert reviews.held(client) == []
     with pytest.raises(reviews.ReviewError, match="not under review"):
-        reviews.release(client, settings(), seer.id)
-    games.submit(client, settings(), record)  # a late retry: still one entry
+        flow.release(client, settings(), seer.id)
+    flow.submit(client, settings(), record)  # a late retry: still one entry
     assert client.zcard(keys.board_friend(CODE)) == 1
 
 
 def test_remove_keeps_the_record_and_never_ranks_it(client: redis.Redis, table: Table) -> None:
     seer = play(client, "seer", line(table, foresight=True))
-    reviews.remove(client, seer.id)
+    flow.remove(client, seer.id)
     record = games.load(client, seer.id)
     assert record is not None and record.moves == seer.moves and record.total == seer.total
     assert (
         reviews.status_of(record) == reviews.REMOVED and reviews.shown_status(record) == "removed"
     )
-    games.submit(client, settings(), record)
+    flow.submit(client, settings(), record)
     assert not on_board(client, "seer") and reviews.held(client) == []
     with pytest.raises(reviews.ReviewError):
-        reviews.release(client, settings(), seer.id)
+        flow.release(client, settings(), seer.id)
     with pytest.raises(reviews.ReviewError, match="no such game"):
-        reviews.remove(client, "nope")
+        flow.remove(client, "nope")
 
 
 def test_without_a_table_the_game_counts_and_is_checked_once_it_is_built(
@@ -143,15 +144,15 @@ def test_without_a_table_the_game_counts_and_is_checked_once_it_is_built(
     play(client, "honest", line(table, foresight=False, code="ABCD1234"), "ABCD1234")
     assert on_board(client, "seer") and on_board(client, "honest", "ABCD1234")
     assert reviews.unchecked(client) == 2 and "luck" not in seer.extra
-    assert reviews.check_unchecked(client, settings()) == 0  # still no table: both wait
+    assert flow.check_unchecked(client, settings()) == 0  # still no table: both wait
     assert reviews.unchecked(client) == 2
 
     monkeypatch.setenv("DAILY_CACHE", str(strategy_cache))
-    assert reviews.check_unchecked(client, settings()) == 1
+    assert flow.check_unchecked(client, settings()) == 1
     assert reviews.unchecked(client) == 0
     assert not on_board(client, "seer") and on_board(client, "honest", "ABCD1234")
     assert [h.game_id for h in reviews.held(client)] == [seer.id]
-    reviews.release(client, settings(), seer.id)
+    flow.release(client, settings(), seer.id)
     assert on_board(client, "seer") and client.zcard(keys.board_friend(CODE)) == 1
 
 
@@ -175,7 +176,7 @@ def test_a_maxi_daily_without_its_table_counts_and_waits(client: redis.Redis) ->
         record, state = service.play(client, settings(), record, move or _first_row(state))
     assert client.zscore(keys.board_daily(str(day)), boards.member("p1")) is not None
     assert reviews.unchecked(client) == 1
-    assert reviews.check_unchecked(client, settings()) == 0 and reviews.unchecked(client) == 1
+    assert flow.check_unchecked(client, settings()) == 0 and reviews.unchecked(client) == 1
 
 
 def _first_row(state: Any) -> Move:
@@ -211,6 +212,6 @@ def test_a_held_game_that_a_crash_left_unlisted_is_listed_again(
 ) -> None:
     seer = play(client, "seer", line(table, foresight=True))
     client.zrem(keys.reviews_held(), seer.id)  # as if the process died after the hash
-    games.submit(client, settings(), seer)
+    flow.submit(client, settings(), seer)
     assert [h.game_id for h in reviews.held(client)] == [seer.id]
     assert not on_board(client, "seer")

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from daily import reviews
 from daily.store import games, keys
 from daily.web import current_config, current_redis
 
@@ -43,7 +44,7 @@ def test_a_share_code_board_starts_with_its_creator(make_app: Any, body: dict[st
     with app.app_context():
         record = games.load(current_redis(), mine["id"])
         assert record is not None
-        games.submit(current_redis(), current_config(), record)
+        reviews.submit(current_redis(), current_config(), record)
     assert friend_board(creator, code)["total"] == 1
     friend = app.test_client()
     theirs = play_hasty(friend, {"mode": "friend", "code": code})

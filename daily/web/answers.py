@@ -1,0 +1,282 @@
+"""The API's answers about games, hints, analyses and rankings as typed models.
+
+The views build their JSON through :func:`dump`: the model checks every field (a field the
+model lacks is a bug, not an answer) and the OpenAPI document (:mod:`daily.web.openapi`) is
+generated from the same models, so each limit and enum is written once. A field that is
+absent in some answers has the default ``None`` and is left out unless the view set it
+(``exclude_unset``): a null the view sets explicitly stays a null.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import Field, RootModel
+from pydantic.config import JsonDict
+
+from daily import computer
+from daily.modes import MODES
+from daily.store import boards, reviews
+from daily.strategy.bots import LEVELS
+from daily.web.schemas import Answer
+
+Die = Annotated[int, Field(ge=1, le=6)]
+Count = Annotated[int, Field(ge=0)]
+_DATE: JsonDict = {"format": "date"}
+
+
+class HoldMove(Answer):
+    """A re-roll: the held positions."""
+
+    hold: list[int]
+
+
+class ScoreMove(Answer):
+    """A row scored."""
+
+    score: str
+
+
+class Move(RootModel[HoldMove | ScoreMove]):
+    """One move of a move log."""
+
+
+class Totals(Answer):
+    """A sheet without the dice on the table: the rows and the totals."""
+
+    turn: int
+    scorecard: dict[str, int | None]
+    upper: int
+    bonus: int
+    extra_bonus: int
+    total: int
+    finished: bool
+
+
+class PartySheet(Totals):
+    """One party player's name and sheet."""
+
+    name: str
+
+
+class Step(Answer):
+    """One step of the computer's last turn: the dice, then the hold or the row and points."""
+
+    dice: list[Die]
+    hold: list[int] | None = None
+    score: str | None = None
+    points: int | None = None
+
+
+Engine = Literal["exact", "heuristic"]
+Review = Literal[(reviews.HELD, reviews.REMOVED)]  # type: ignore[valid-type]
+Winner = Literal[(computer.WIN, computer.LOSS, computer.TIE)]  # type: ignore[valid-type]
+
+
+class ComputerSide(Totals):
+    """The computer's level, engine, sheet, turns played and its last turn step by step."""
+
+    level: Literal[tuple(LEVELS)]  # type: ignore[valid-type]
+    engine: Engine
+    turns: Count
+    last_turn: list[Step]
+
+
+class Target(Answer):
+    """The creator's game of a friend code: their name, sheet and total so far."""
+
+    player_id: str
+    name: str
+    scorecard: dict[str, int | None]
+    upper: int
+    bonus: int
+    total: int
+    finished: bool
+
+
+class GameState(Totals):
+    """The game as its player sees it: settings, sheet, moves, result and the other sides."""
+
+    id: str
+    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    ruleset: str
+    options: dict[str, Any]
+    date: str | None = Field(None, json_schema_extra=_DATE)
+    number: int | None = None
+    code: str | None = Field(None, description="XXXX-XXXX (friend games, a daily on a code)")
+    ranked: bool = Field(description="counts on a board")
+    practice: bool = Field(description="played on a closed code: unranked, on no board")
+    commitment: str | None = Field(None, description="games on a code: sha256 hex of its seed")
+    closes_at: str | None = Field(
+        None,
+        description="games on a code: when the code stopped (or stops) being ranked",
+        json_schema_extra={"format": "date-time"},
+    )
+    roll: int
+    rolls_left: int
+    dice: list[Die]
+    potential: dict[str, int]
+    moves: list[Move]
+    share_code: str | None = None
+    board: str | None = None
+    rank: int | None = None
+    review: Review | None = Field(
+        None,
+        description="finished games: held (kept off the rankings while an operator reviews "
+        "its luck) or removed (never ranked); null otherwise",
+    )
+    target: Target | None = None
+    players: list[PartySheet] | None = Field(
+        None, description="party games: each player's name and sheet, in turn order"
+    )
+    current: int | None = Field(None, description="party: whose turn")
+    winners: list[int] | None = Field(
+        None, description="party: the best totals' players at the end (two or more: a tie)"
+    )
+    computer: ComputerSide | None = None
+    winner: Winner | None = Field(
+        None, description="computer games: who won, once both sheets are full"
+    )
+
+
+class RecordComputer(Answer):
+    """The computer's side of a record: its level, engine and moves."""
+
+    level: Literal[tuple(LEVELS)]  # type: ignore[valid-type]
+    engine: Engine
+    moves: list[Move]
+
+
+class Record(Answer):
+    """What ``daily verify`` reads: the seed, or the date or code that names it."""
+
+    id: str
+    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    ruleset: str
+    options: dict[str, Any]
+    seed: str | None = Field(None, description="hex, once it may be published")
+    date: str | None = Field(None, json_schema_extra=_DATE)
+    code: str | None = None
+    commitment: str = Field(description="sha256 of the seed, hex")
+    moves: list[Move]
+    total: int | None
+    players: list[str] | None = Field(None, description="party games: the names in turn order")
+    computer: RecordComputer | None = Field(
+        None, description="computer games: its level, engine and moves"
+    )
+
+
+class Action(Answer):
+    """A re-roll (keep: dice values, hold: positions) or a row to score."""
+
+    keep: list[Die] | None = None
+    hold: list[int] | None = None
+    score: str | None = None
+    value: float = Field(description="expected final score")
+    loss: float = Field(description="expected points below the best")
+
+
+class Hint(Answer):
+    """Every legal action now, best first."""
+
+    id: str
+    turn: int
+    roll: int
+    rolls_left: int
+    dice: list[Die]
+    actions: list[Action] = Field(description="best first")
+
+
+class Decision(Answer):
+    """One decision of a game: what was played, the best action and the loss."""
+
+    index: Count
+    turn: int
+    roll: int
+    dice: list[Die]
+    played: Action
+    best: Action
+    loss: float
+
+
+class Analysed(Answer):
+    """Every decision of one side's game and the expected points lost in all."""
+
+    total: int
+    optimum: float = Field(description="expected score of optimal play")
+    lost: float = Field(description="expected points lost in all")
+    decisions: list[Decision]
+
+
+class Expert(Answer):
+    """The Expert's own game on a day's dice."""
+
+    date: str = Field(json_schema_extra=_DATE)
+    ruleset: Literal["maxi"]
+    moves: list[Move]
+    scorecard: dict[str, int | None]
+    total: int
+    optimum: float
+
+
+class Analysis(Analysed):
+    """The analysis of a finished game; a daily game's Expert once its day has closed."""
+
+    id: str
+    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    ruleset: str
+    computer: Analysed | None = Field(None, description="computer games: its own analysis")
+    expert: Expert | None = Field(
+        None,
+        description="daily games: the Expert's game on the same dice, once the day has "
+        "closed (null before)",
+    )
+
+
+class Entry(Answer):
+    """A player's line on a board."""
+
+    rank: int = Field(ge=1)
+    player_id: str
+    name: str
+    score: int
+    current: int | None = Field(None, description="streak board: the run alive today")
+
+
+class BoardPage(Answer):
+    """A page of a board and the asking player's entry."""
+
+    board: str = Field(description="e.g. daily/2026-12-03, best-day, streak")
+    total: Count = Field(description="players on the board")
+    offset: Count = Field(description="the first entry's place - 1")
+    entries: list[Entry] = Field(max_length=boards.MAX_LIMIT)
+    me: Entry | None = Field(
+        description="the asking player's entry (null: anonymous or not on the board)"
+    )
+
+
+class Band(Answer):
+    """How many players scored from *from* to *to* (both included)."""
+
+    low: Count = Field(alias="from")
+    high: Count = Field(alias="to")
+    players: Count
+
+
+class Distribution(Answer):
+    """How many players reached each band of scores on a day, lowest first."""
+
+    date: str = Field(json_schema_extra=_DATE)
+    band: int = Field(ge=1)
+    players: Count
+    bands: list[Band]
+
+
+A = TypeVar("A", bound=Answer)
+
+
+def dump(model: type[A], body: Mapping[str, Any]) -> dict[str, Any]:
+    """*body* built through *model*: checked against it, as JSON, the unset fields left out."""
+    answer = model.model_validate(body)
+    return answer.model_dump(mode="json", exclude_unset=True, by_alias=True)

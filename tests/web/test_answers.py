@@ -1,0 +1,42 @@
+"""The answer models: what a view builds through them, and what they refuse."""
+
+from __future__ import annotations
+
+import pydantic
+import pytest
+
+from daily.web import answers, openapi
+
+
+def test_an_explicit_null_stays_and_an_unset_field_is_left_out() -> None:
+    entry = {"rank": 1, "player_id": "p", "name": "Ann", "score": 300}
+    page = {"board": "best-day", "total": 1, "offset": 0, "entries": [entry], "me": None}
+    assert answers.dump(answers.BoardPage, page) == page  # no "current", and "me" stays null
+
+
+def test_an_alias_is_the_json_name() -> None:
+    body = {"date": "2026-12-01", "band": 50, "players": 2,
+            "bands": [{"from": 0, "to": 49, "players": 2}]}  # fmt: skip
+    assert answers.dump(answers.Distribution, body) == body
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"extra": 1}, {"rank": 0}, {"score": "many"}],
+    ids=["unknown field", "rank below 1", "not an integer"],
+)
+def test_a_body_off_its_model_is_refused(change: dict[str, object]) -> None:
+    entry = {"rank": 1, "player_id": "p", "name": "Ann", "score": 300} | change
+    with pytest.raises(pydantic.ValidationError):
+        answers.dump(answers.Entry, entry)
+
+
+def test_the_document_is_generated_from_the_models() -> None:
+    found = openapi.document()["components"]["schemas"]
+    for name in ("GameState", "Hint", "Analysis", "BoardPage", "Distribution", "Record"):
+        schema = dict(getattr(answers, name).model_json_schema(
+            ref_template="#/components/schemas/{model}"))  # fmt: skip
+        schema.pop("$defs", None)
+        assert found[name] == schema, name
+    assert found["GameState"]["properties"]["mode"]["enum"] == ["daily", "friend", "solo",
+                                                                "party", "computer"]  # fmt: skip
