@@ -7,7 +7,7 @@ as under review, and no board counts it until an operator releases it (:func:`re
 is then counted, once) or removes it (:func:`remove`: kept, never ranked). ``daily review``
 is the operator's command; :mod:`daily.store.reviews` only stores what is decided here.
 
-A game whose table is not built yet (``maxi`` before ``daily solve maxi``) is counted as
+A game whose table is not built yet (``maxi`` while its background build runs) is counted as
 usual and waits; :func:`check_unchecked` (run by the sweep of pending results and by
 ``daily review check``) checks those once the table exists, and withdraws a flagged one from
 its own boards (its date's or code's board and the board of its share code) while it is
@@ -79,7 +79,7 @@ def _table(record: Record) -> Table | None:
     """The exact table of the game's rules, or None while it is not built."""
     try:
         return table_for(record.rules, default_cache_dir())
-    except RulesError:  # not built yet: maxi waits for `daily solve maxi`
+    except RulesError:  # not built yet: the background build has not finished
         return None
 
 
