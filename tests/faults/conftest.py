@@ -6,10 +6,8 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -20,25 +18,9 @@ from typing import Any
 import pytest
 import redis
 
+from tests.ops.procs import free_port, wait_until
+
 NOW = "2026-12-03T12:00:00+00:00"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_until(ready: Any, what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if ready():
-                return
-        except (OSError, redis.RedisError):
-            pass
-        time.sleep(0.02)
-    raise RuntimeError(f"{what} did not happen within {timeout} s")
 
 
 @dataclass
