@@ -17,16 +17,15 @@ import argparse
 import http.client
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from servers import free_port, redis_server
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -49,12 +48,6 @@ def bare_app() -> Any:
         return jsonify({"before": before})
 
     return app
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_for(port: int, path: str) -> None:
@@ -193,18 +186,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; best counts")
     parser.add_argument("--base", type=Path, help="another checkout to compare the games with")
     args = parser.parse_args()
-    if not shutil.which("redis-server"):
-        sys.exit("bench_api needs redis-server (.ci/run installs it)")
-    folder = tempfile.mkdtemp(prefix="bench-api-")
-    redis_port = free_port()
-    redis_server = subprocess.Popen(
-        ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", folder],
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"redis://127.0.0.1:{redis_port}/0"
-    try:
-        time.sleep(0.3)
+    with redis_server() as url:
         # Alternate the two so that a busy spell on a shared machine hits both alike.
         game_runs, bare_runs, base_runs = [], [], []
         for _ in range(args.rounds):
@@ -212,10 +194,6 @@ def main() -> None:
             bare_runs.append(bench_bare(url, game_runs[-1][0], args.threads))
             if args.base:
                 base_runs.append(bench_games(url, args.games, args.threads, args.base))
-    finally:
-        redis_server.terminate()
-        redis_server.wait(10)
-        shutil.rmtree(folder, ignore_errors=True)
     moves, seconds = min(game_runs, key=lambda run: run[1] / run[0])
     bare, bare_seconds = min(bare_runs, key=lambda run: run[1] / run[0])
     game_rate, bare_rate = moves / seconds, bare / bare_seconds

@@ -18,7 +18,6 @@ import argparse
 import random
 import secrets
 import shutil
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -29,6 +28,7 @@ from contextlib import contextmanager
 from datetime import UTC, date, datetime
 
 import redis
+from servers import free_port
 
 from daily.store import boards, keys
 from daily.store.boards import Board, Result, Step
@@ -37,13 +37,6 @@ DAY = date(2026, 12, 14)
 LATENCY_AIM_US = 1000.0
 MEMORY_AIM_BYTES = 100.0
 BATCH = 2000
-
-
-def free_port() -> int:
-    """A TCP port free on the loopback interface."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager

@@ -19,7 +19,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from servers import free_port
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SECRET = "bench-load-" + "s" * 40
@@ -37,12 +38,6 @@ DAY = date(2026, 12, 3)
 #: Started games still finish after --seconds, within this grace.
 GRACE_S = 60.0
 HIGH = "10000000 per minute"  # the limits stay on, far above any load here
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Connection:

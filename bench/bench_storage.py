@@ -12,54 +12,15 @@ bench_boards.py measures, are left out of the per-game figure and printed apart.
 from __future__ import annotations
 
 import argparse
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 import redis
+from servers import redis_server
 
 from daily import create_app
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
-
-
-def free_port() -> int:
-    """A TCP port free on the loopback interface."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def redis_server() -> Iterator[str]:
-    """A throw-away redis-server on loopback; its URL."""
-    folder = tempfile.mkdtemp()
-    port = free_port()
-    process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", folder],
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    for _ in range(100):
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    try:
-        yield url
-    finally:
-        process.terminate()
-        process.wait(5)
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def usage(client: redis.Redis, pattern: str) -> tuple[int, int, int]:
