@@ -95,8 +95,8 @@ class Target(Answer):
     finished: bool
 
 
-class GameState(Totals):
-    """The game as its player sees it: settings, sheet, moves, result and the other sides."""
+class Played(Totals):
+    """The game after a move: settings, sheet, the number of moves, result and the other sides."""
 
     id: str
     mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
@@ -117,7 +117,7 @@ class GameState(Totals):
     rolls_left: int
     dice: list[Die]
     potential: dict[str, int]
-    moves: list[Move]
+    move_count: Count = Field(description="the moves played so far (the `move` to send next)")
     share_code: str | None = None
     board: str | None = None
     rank: int | None = None
@@ -138,6 +138,12 @@ class GameState(Totals):
     winner: Winner | None = Field(
         None, description="computer games: who won, once both sheets are full"
     )
+
+
+class GameState(Played):
+    """The game as its player sees it: the move answer and the whole move log."""
+
+    moves: list[Move]
 
 
 class RecordComputer(Answer):

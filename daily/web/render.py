@@ -13,10 +13,10 @@ from daily import games as service
 from daily import party as parties
 from daily.codes import code_str
 from daily.modes import SeedKind
+from daily.record import Record
 from daily.rules import GameState
 from daily.store import games as store
 from daily.store import reviews
-from daily.store.games import Record
 from daily.web import answers, current_config, current_redis
 
 # A party's sheets leave out the dice on the table: only the current player has them.
@@ -25,6 +25,18 @@ _TABLE = {"roll", "rolls_left", "dice", "potential"}
 
 def game_json(found: service.View) -> dict[str, Any]:
     """The game as its player sees it: settings, sheet, moves, result and the other sides."""
+    body = _played(found)
+    body["moves"] = [move.to_dict() for move in found.record.moves]
+    return answers.dump(answers.GameState, body)
+
+
+def played_json(found: service.View) -> dict[str, Any]:
+    """The answer to a move: the game as :func:`game_json` shows it but for the move log,
+    of which it gives the length (the record endpoint gives the log)."""
+    return answers.dump(answers.Played, _played(found))
+
+
+def _played(found: service.View) -> dict[str, Any]:
     record, state = found.record, found.state
     body: dict[str, Any] = {"id": record.id, "mode": record.mode, "ruleset": record.ruleset,
                             "options": state.ruleset.options_dict()}  # fmt: skip
@@ -41,7 +53,7 @@ def game_json(found: service.View) -> dict[str, Any]:
     if record.closes_at is not None:
         body["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
     body.update(sheet_json(state))
-    body["moves"] = list(record.moves)
+    body["move_count"] = len(record.moves)
     if record.finished:
         body.update(_result_json(found))
     if record.code and (record.target or record.finished):
@@ -50,7 +62,7 @@ def game_json(found: service.View) -> dict[str, Any]:
         body.update(_party_json(found.party))
     if found.computer is not None:
         body.update(_computer_json(found, found.computer))
-    return answers.dump(answers.GameState, body)
+    return body
 
 
 def _result_json(found: service.View) -> dict[str, Any]:
@@ -138,10 +150,11 @@ def record_json(found: Record) -> dict[str, Any]:
         body["seed"] = seed.hex()
     elif ref.kind != SeedKind.RANDOM:  # named, not given: `daily verify` derives it
         body["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
-    body.update(commitment=dice.commitment(seed), moves=list(found.moves), total=found.total)
+    moves = [move.to_dict() for move in found.moves]
+    body.update(commitment=dice.commitment(seed), moves=moves, total=found.total)
     if found.kind.is_party:  # `daily verify` replays the log as one party in this order
         body["players"] = list(found.players)
     if found.kind.is_computer:
         body["computer"] = {"level": found.level, "engine": found.engine,
-                            "moves": list(found.computer_moves)}  # fmt: skip
+                            "moves": [move.to_dict() for move in found.computer_moves]}  # fmt: skip
     return answers.dump(answers.Record, body)
