@@ -246,13 +246,13 @@
     /* Holds wait in sessionStorage until the roll is sent, so a reload keeps them. */
     function saveHolds() {
       try {
-        sessionStorage.setItem(holdsKey, JSON.stringify({ moves: state.moves.length, hold: Array.from(held) }));
+        sessionStorage.setItem(holdsKey, JSON.stringify({ moves: state.move_count, hold: Array.from(held) }));
       } catch (e) { /* private mode: holds live as long as the page */ }
     }
     function loadHolds() {
       try {
         const saved = JSON.parse(sessionStorage.getItem(holdsKey) || 'null');
-        if (saved && saved.moves === state.moves.length) held = new Set(saved.hold.filter((i) => i < state.dice.length));
+        if (saved && saved.moves === state.move_count) held = new Set(saved.hold.filter((i) => i < state.dice.length));
       } catch (e) { held = new Set(); }
     }
 
@@ -404,7 +404,7 @@
       const box = $('#teach');
       let taught = true;
       try { taught = localStorage.getItem(TAUGHT) === 'yes'; } catch (e) { taught = true; }
-      box.hidden = taught || state.finished || state.moves.length > 0;
+      box.hidden = taught || state.finished || state.move_count > 0;
       document.body.classList.toggle('teaching', !box.hidden);
     }
     function learned() {
@@ -641,6 +641,11 @@
       if (state.finished) drawResults();
     }
 
+    // A move's answer carries what the move changed (of the scorecard, the row it scored).
+    function changed(data) {
+      return { ...state, ...data, scorecard: { ...state.scorecard, ...data.scorecard } };
+    }
+
     function accept(next) {
       const before = state;
       const newTurn = !before || next.turn !== before.turn || next.finished
@@ -651,7 +656,7 @@
       teach();
       if (isParty() && (!before || before.current !== state.current || before.turn !== state.turn)) handOver();
       // How many moves the page shows: lets a reader (or a test) wait for a move to land.
-      document.body.dataset.moves = state.moves.length;
+      document.body.dataset.moves = state.move_count;
     }
 
     async function roll() {
@@ -662,13 +667,13 @@
       const hold = Array.from(held).sort((a, b) => a - b);
       $$('.die-btn', diceBox).forEach((b, i) => { if (!held.has(i)) b.classList.add('rolling'); });
       const [result] = await Promise.all([
-        api('POST', `/games/${state.id}/roll`, { hold, move: state.moves.length }),
+        api('POST', `/games/${state.id}/roll`, { hold, move: state.move_count }),
         new Promise((resolve) => setTimeout(resolve, REDUCED_MOTION.matches ? 0 : 450)),
       ]);
       busy = false;
       if (!result.ok) { showError(result); await reload(); return; }
       const rolled = state.dice.map((_, i) => !held.has(i));
-      accept(result.data);
+      accept(changed(result.data));
       saveHolds();
       // The fresh dice land with a small bounce; the held ones stay still.
       $$('.die-btn', diceBox).forEach((b, i) => { if (rolled[i]) b.classList.add('landed'); });
@@ -685,11 +690,11 @@
       if (state.potential[row] === 0 && !(await confirmScratch(row))) return;
       busy = true;
       learned();
-      const result = await api('POST', `/games/${state.id}/score`, { category: row, move: state.moves.length });
+      const result = await api('POST', `/games/${state.id}/score`, { category: row, move: state.move_count });
       busy = false;
       if (result.ok) {
         current = -1;
-        accept(result.data);
+        accept(changed(result.data));
         if (!state.finished && !document.body.classList.contains('handing-over')) rollButton.focus();
         else if (state.finished) $('#results').focus();
       } else { showError(result); await reload(); }

@@ -197,7 +197,7 @@ def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     record, state = service.play(current_redis(), config, before, move, expected, key)
     if record.finished and not before.finished:  # this move finished it
         metrics.game_finished(record.mode)
-    return jsonify(render.played_json(_view(record, state)))
+    return jsonify(render.played_json(_view(record, state), move))
 
 
 def _view(record: Record, state: Any = None, heal: bool = False) -> service.View:

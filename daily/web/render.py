@@ -14,7 +14,7 @@ from daily import party as parties
 from daily.codes import code_str
 from daily.modes import SeedKind
 from daily.record import Record
-from daily.rules import GameState
+from daily.rules import GameState, Move, Score
 from daily.store import games as store
 from daily.store import reviews
 from daily.web import answers, current_config, current_redis
@@ -25,18 +25,6 @@ _TABLE = {"roll", "rolls_left", "dice", "potential"}
 
 def game_json(found: service.View) -> dict[str, Any]:
     """The game as its player sees it: settings, sheet, moves, result and the other sides."""
-    body = _played(found)
-    body["moves"] = [move.to_dict() for move in found.record.moves]
-    return answers.dump(answers.GameState, body)
-
-
-def played_json(found: service.View) -> dict[str, Any]:
-    """The answer to a move: the game as :func:`game_json` shows it but for the move log,
-    of which it gives the length (the record endpoint gives the log)."""
-    return answers.dump(answers.Played, _played(found))
-
-
-def _played(found: service.View) -> dict[str, Any]:
     record, state = found.record, found.state
     body: dict[str, Any] = {"id": record.id, "mode": record.mode, "ruleset": record.ruleset,
                             "options": state.ruleset.options_dict()}  # fmt: skip
@@ -52,7 +40,28 @@ def _played(found: service.View) -> dict[str, Any]:
         body["commitment"] = dice.commitment(seed)
     if record.closes_at is not None:
         body["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
-    body.update(sheet_json(state))
+    body.update(_changed(found))
+    body["moves"] = [move.to_dict() for move in record.moves]
+    return answers.dump(answers.GameState, body)
+
+
+def played_json(found: service.View, move: Move) -> dict[str, Any]:
+    """The answer to *move*: what it changed, and the number of moves (not the log).
+
+    Of the scorecard only the row the move scored is given (a party's sheet is the next
+    player's: given whole); a client keeps the rest from the game it has.
+    """
+    body = _changed(found)
+    if found.party is None:
+        scored = isinstance(move, Score) and move.row in body["scorecard"]
+        body["scorecard"] = {move.row: body["scorecard"][move.row]} if scored else {}
+    return answers.dump(answers.Played, body)
+
+
+def _changed(found: service.View) -> dict[str, Any]:
+    """What a move may change: the sheet, the move count, the result and the other sides."""
+    record = found.record
+    body: dict[str, Any] = {"id": record.id, **sheet_json(found.state)}
     body["move_count"] = len(record.moves)
     if record.finished:
         body.update(_result_json(found))

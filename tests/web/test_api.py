@@ -155,7 +155,7 @@ def test_daily_game_state_shape(app: Any) -> None:
     assert set(state) == {
         "id", "mode", "ruleset", "options", "date", "number", "turn", "roll", "rolls_left",
         "dice", "scorecard", "potential", "upper", "bonus", "extra_bonus", "total",
-        "finished", "moves", "ranked", "practice",
+        "finished", "moves", "move_count", "ranked", "practice",
     }  # fmt: skip
     assert (state["mode"], state["ruleset"], state["date"]) == ("daily", "maxi", "2026-12-03")
     assert (state["turn"], state["roll"], state["rolls_left"], state["moves"]) == (1, 1, 2, [])
