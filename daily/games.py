@@ -13,11 +13,14 @@ uncounted (:func:`finish`, idempotent), as the sweep would.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import hashlib
 import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from daily import computer, dice, modes, reviews
@@ -39,10 +42,11 @@ from daily.errors import (
     StorageError,
 )
 from daily.modes import OnePer
+from daily.record import ComputerPart, OnCode, PartyPart, Record
 from daily.rules import GameState, Move, Ruleset, Score, apply, find_ruleset
 from daily.store import games as store
 from daily.store import keys, players
-from daily.store.games import FriendCode, MoveConflict, Record
+from daily.store.games import AlreadyApplied, FriendCode, MoveConflict
 from daily.strategy import bots, builder
 from daily.strategy.model import model_of
 from daily.strategy.solver import (
@@ -126,17 +130,23 @@ def computer_table(record: Record) -> Table:
 # Starting each mode
 
 
-def _new(player_id: str, config: Config, mode: str, ruleset: str,
-         options: dict[str, Any], seed_ref: dice.SeedRef, **fields: Any) -> Record:  # fmt: skip
+def _new(player_id: str, config: Config, mode: str, ruleset: str, options: dict[str, Any],
+         seed_ref: dice.SeedRef, *, id: str | None = None, day: date | None = None,
+         code: str | None = None, target: bool = False, practice: bool = False,
+         closes_at: float | None = None, players: Sequence[str] = (),
+         level: str | None = None, engine: str | None = None) -> Record:  # fmt: skip
     return Record(
-        id=fields.pop("id", None) or store.new_id(),
+        id=id or store.new_id(),
         mode=mode,
         ruleset=ruleset,
         options=dict(options),
         player_id=player_id,
         seed_ref=str(seed_ref),
         created=config.now().timestamp(),
-        **fields,
+        day=day,
+        on_code=OnCode(code, target, practice, closes_at) if code is not None else None,
+        party_part=PartyPart(tuple(players)) if players else None,
+        computer_part=ComputerPart(level, engine) if level is not None else None,
     )
 
 
@@ -265,13 +275,29 @@ def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset:
 # Playing
 
 
+#: The longest idempotency key a request may carry.
+MAX_KEY_LENGTH = 255
+
+
+def idempotency_digest(key: str) -> str:
+    """The short digest a game keeps of the idempotency key of its last move.
+
+    >>> idempotency_digest("5f0c7b52-2a6e-4b8e-9a51-0e7c3f6a1d2b")
+    'dUtKP_ccCL1d'
+    """
+    if not 0 < len(key) <= MAX_KEY_LENGTH or not key.isprintable():
+        raise BadInputError(f"an Idempotency-Key is 1 to {MAX_KEY_LENGTH} printable characters")
+    digest = hashlib.blake2b(key.encode(), digest_size=9).digest()
+    return base64.urlsafe_b64encode(digest).decode()
+
+
 def play(
     client: redis.Redis,
     config: Config,
     record: Record,
     move: Move,
     expected: int | None = None,
-    arrived: float | None = None,
+    key: str | None = None,
 ) -> tuple[Record, GameState]:
     """Applies *move* to the stored game; returns the new record and state.
 
@@ -279,27 +305,37 @@ def play(
     computer plays its turn once the player has scored theirs.
 
     *expected* is the number of moves the client has seen; a mismatch with the log raises
-    :class:`MoveConflict` and changes nothing. Without it, *arrived* (wall-clock seconds
-    when the request came in) stands for it: a move stored after the request arrived, or
-    the same move stored under :data:`~daily.store.games.DUPLICATE_WINDOW_S` ago, means
-    two copies of one request raced, and this one is refused the same way.
+    :class:`MoveConflict` and changes nothing. *key* is the request's idempotency key: a
+    request whose key is the one of the last move stored was applied already, and gets
+    the game as it is now. A request with neither is applied as it comes, so the same hold
+    sent twice rolls twice.
     """
+    digest = idempotency_digest(key) if key is not None else ""
+    if digest and record.last_key == digest:
+        return _as_is(record, config)
     if record.finished:
         raise MoveConflict("the game is over", moves=len(record.moves))
     if expected is not None and expected != len(record.moves):
         raise MoveConflict(f"move {expected} was sent but the game is at move "
                            f"{len(record.moves)}", moves=len(record.moves))  # fmt: skip
-    since = -1.0 if expected is not None or arrived is None else arrived
-    if since >= 0 and record.moved_at >= since:
-        raise MoveConflict(store.RACED, moves=len(record.moves))
     _check_open(record, config)
     state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
-    record = store.append(client, config, record, move.to_dict(), state, since)
+    try:
+        record = store.append(client, config, record, move, state, digest)
+    except AlreadyApplied:  # a copy of this request was stored since the game was read
+        found = store.load(client, record.id)
+        if found is None:
+            raise
+        return _as_is(found, config)
     if state.is_finished:
         record = _finish(client, config, record)
     elif record.kind.is_computer:
         record = _computer_turn(client, config, record)
     return record, state.state if isinstance(state, parties.Party) else state
+
+
+def _as_is(record: Record, config: Config) -> tuple[Record, GameState]:
+    return record, record.state(config.secret_key)
 
 
 def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Party:
@@ -394,8 +430,8 @@ def _computer_turn(client: redis.Redis, config: Config, record: Record) -> Recor
 
 def computer_moves(record: Record, config: Config) -> tuple[Move, ...]:
     """The computer's moves up to the player's scored turns (derived, not stored)."""
-    moves = computer.parse_moves(record.computer_moves)
-    scored = sum(1 for entry in record.moves if "score" in entry)
+    moves = record.computer_moves
+    scored = sum(1 for move in record.moves if isinstance(move, Score))
     if sum(isinstance(move, Score) for move in moves) >= scored:
         return moves
     source = dice.stream(dice.seed_from_ref(record.seed_ref, config.secret_key))

@@ -17,9 +17,8 @@ import dataclasses
 import json
 import logging
 import secrets
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from typing import Any, cast
 
@@ -30,46 +29,68 @@ from daily import party as parties
 from daily.codes import new_code
 from daily.config import Config
 from daily.errors import ConflictError, DailyError
-from daily.modes import BoardKind, Mode, OnePer, find_mode
-from daily.rules import GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
+from daily.modes import BoardKind, OnePer, find_mode
+from daily.record import (
+    DEFAULT_STREAM,
+    ComputerPart,
+    OnCode,
+    PartyPart,
+    Record,
+    decode_moves,
+    encode_move,
+    encode_moves,
+    parse_entry,
+)
+from daily.rules import GameState, Move, find_ruleset
 from daily.store import boards, keys
 from daily.store.guard import guarded
 
+__all__ = ["FriendCode", "MoveConflict", "Record"]  # Record: re-exported for old imports
+
 log = logging.getLogger(__name__)
 
-#: A move sent without its index that repeats the game's last move this soon (seconds) is
-#: taken for a duplicate of it, not a second roll: send the index to repeat a hold on purpose.
-DUPLICATE_WINDOW_S = 2.0
 #: A player's list of games keeps this many newest ids (their pages show 50).
 MAX_LISTED_GAMES = 1000
 
-# Appends one move if the game is not finished, its log has the expected length and,
-# for a move sent without its index (ARGV[6] its arrival, -1 when indexed), nothing was
-# stored since that request arrived and it does not repeat the last move within
-# ARGV[9] seconds: a concurrent duplicate is refused, not played twice.
-# Marks the game finished in the same step when the move ends it, and keeps it for good
-# then; an unfinished game's expiry moves on (ARGV[8] ms from now; 0: none).
+# Appends one move (ARGV[2], one character) to a game's log (field m) if the game is
+# stored in the compact form, not finished (no total, field t) and its log has the
+# expected length; a request whose idempotency digest (ARGV[7], '' for none) is the one
+# of the last move stored was applied already. Marks the game finished in the same step
+# when the move ends it, and keeps it for good then; an unfinished game's expiry moves
+# on (ARGV[6] ms from now; 0: none).
 _APPEND = """
-if redis.call('HGET', KEYS[1], 'finished') ~= '0' then return -1 end
-if redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[1]) then return -2 end
-local arrived = tonumber(ARGV[6])
-local moved = tonumber(redis.call('HGET', KEYS[1], 'moved_at') or '0')
-if arrived >= 0 then
-  if moved >= arrived then return -3 end
-  local last = redis.call('LINDEX', KEYS[2], -1)
-  if last == ARGV[2] and tonumber(ARGV[7]) - moved < tonumber(ARGV[9]) then return -3 end
+local found = redis.call('HMGET', KEYS[1], 'h', 't', 'm', 'i')
+if not found[1] then return -4 end
+if ARGV[7] ~= '' and found[4] == ARGV[7] then return -5 end
+if found[2] then return -1 end
+local log = found[3] or ''
+if #log ~= tonumber(ARGV[1]) then return -2 end
+log = log .. ARGV[2]
+redis.call('HSET', KEYS[1], 'm', log)
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[1], 'i', ARGV[7])
+elseif found[4] then
+  redis.call('HDEL', KEYS[1], 'i')
 end
-redis.call('RPUSH', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[1], 'moved_at', ARGV[7])
 if ARGV[3] == '1' then
-  redis.call('HSET', KEYS[1], 'finished', '1', 'total', ARGV[4], 'finished_at', ARGV[5])
+  redis.call('HSET', KEYS[1], 't', ARGV[4], 'e', ARGV[5])
   redis.call('PERSIST', KEYS[1])
-  redis.call('PERSIST', KEYS[2])
-elseif tonumber(ARGV[8]) > 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[8])
-  redis.call('PEXPIRE', KEYS[2], ARGV[8])
+elseif tonumber(ARGV[6]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
 end
-return redis.call('LLEN', KEYS[2])
+return #log
+"""
+
+# Rewrites a game stored in the first form (a hash of long fields, KEYS[1], and a JSON
+# move list, KEYS[2]) in the compact form (ARGV: field, value, ...), keeping its expiry;
+# a game rewritten meanwhile is left as it is.
+_MIGRATE = """
+if redis.call('HEXISTS', KEYS[1], 'mode') == 0 then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('HSET', KEYS[1], unpack(ARGV))
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
 """
 
 # Claims a player's index keys (KEYS[3..]: one game per date, per code) for game ARGV[1],
@@ -122,138 +143,114 @@ class MoveConflict(ConflictError):
     """The move does not follow the stored log (a stale, repeated or concurrent move)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
-    """A stored game: mode, ruleset, seed reference, player and the move log."""
-
-    id: str
-    mode: str
-    ruleset: str
-    options: Mapping[str, Any]
-    player_id: str
-    seed_ref: str  # see daily.dice.seed_from_ref
-    created: float
-    moves: tuple[dict[str, Any], ...] = ()
-    day: date | None = None  # daily games
-    code: str | None = None  # friend games: the normalized code
-    target: bool = False  # friend games: the creator's score is shown
-    finished: bool = False
-    total: int | None = None
-    finished_at: float | None = None
-    share: str | None = None  # the friend code that replays this game's dice
-    submitted: bool = False  # the result has been counted by the rankings
-    practice: bool = False  # played on a closed code: on no board
-    closes_at: float | None = None  # games on a code: when the code stopped being ranked
-    moved_at: float = 0.0  # wall-clock time the last move was stored (see play)
-    players: tuple[str, ...] = ()  # party games: every player's name, in turn order
-    level: str | None = None  # computer games: the bot's level
-    engine: str | None = None  # computer games: "exact" or "heuristic", chosen at the start
-    computer_moves: tuple[dict[str, Any], ...] = ()  # computer games: the bot's moves so far
-    extra: Mapping[str, str] = field(default_factory=dict)  # other fields (review, luck...)
-
-    @property
-    def kind(self) -> Mode:
-        """The description of the game's mode."""
-        return find_mode(self.mode)
-
-    @property
-    def is_ranked(self) -> bool:
-        """Whether the game counts on a board (a daily, or a friend game on an open code)."""
-        return self.kind.is_ranked and not self.practice
-
-    @property
-    def rules(self) -> Ruleset:
-        """The ruleset with the game's options applied."""
-        return find_ruleset(self.ruleset, self.options)
-
-    def state(self, secret: str) -> GameState:
-        """Replays the move log; raises :class:`~daily.errors.ReplayError` if it is corrupt.
-
-        A party game's state is the sheet of the player whose turn it is.
-        """
-        if self.kind.is_party:
-            return self.party(secret).state
-        source = dice.stream(dice.seed_from_ref(self.seed_ref, secret))
-        return replay(self.rules, source, [_stored_move(entry) for entry in self.moves])
-
-    def party(self, secret: str) -> parties.Party:
-        """Replays a party game's log: every player's sheet and whose turn it is."""
-        seed = dice.seed_from_ref(self.seed_ref, secret)
-        return parties.replay(
-            self.rules, list(self.players), seed, [_stored_move(m) for m in self.moves]
-        )
-
-    def to_fields(self) -> dict[str, str]:
-        """The hash fields that store the record (the moves live in their own list)."""
-        fields = {
-            "mode": self.mode,
-            "ruleset": self.ruleset,
-            "options": json.dumps(dict(self.options)),
-            "player": self.player_id,
-            "seed": self.seed_ref,
-            "created": repr(self.created),
-            "target": "1" if self.target else "0",
-            "finished": "1" if self.finished else "0",
-            "submitted": "1" if self.submitted else "0",
-            "practice": "1" if self.practice else "0",
-            **self.extra,
-        }
-        if self.players:
-            fields["players"] = json.dumps(list(self.players))
-        if self.level is not None:
-            fields["level"] = self.level
-        if self.engine is not None:
-            fields["engine"] = self.engine
-        if self.kind.is_computer:
-            fields["computer"] = json.dumps(list(self.computer_moves))
-        if self.closes_at is not None:
-            fields["closes_at"] = repr(self.closes_at)
-        if self.day:
-            fields["date"] = self.day.isoformat()
-        if self.code:
-            fields["code"] = self.code
-        return fields
-
-    @classmethod
-    def from_fields(cls, game_id: str, fields: Mapping[str, str], moves: Sequence[str]) -> Record:
-        """Reads a record back from its hash fields and move list."""
-        known = {"mode", "ruleset", "options", "player", "seed", "created", "target", "finished",
-                 "submitted", "date", "code", "total", "finished_at", "share", "practice",
-                 "closes_at", "moved_at", "players", "computer", "level", "engine"}  # fmt: skip
-        return cls(
-            id=game_id,
-            mode=fields["mode"],
-            ruleset=fields["ruleset"],
-            options=json.loads(fields["options"]),
-            player_id=fields["player"],
-            seed_ref=fields["seed"],
-            created=float(fields["created"]),
-            moves=tuple(json.loads(m) for m in moves),
-            day=date.fromisoformat(fields["date"]) if "date" in fields else None,
-            code=fields.get("code"),
-            target=fields.get("target") == "1",
-            finished=fields.get("finished") == "1",
-            total=int(fields["total"]) if "total" in fields else None,
-            finished_at=float(fields["finished_at"]) if "finished_at" in fields else None,
-            share=fields.get("share"),
-            submitted=fields.get("submitted") == "1",
-            practice=fields.get("practice") == "1",
-            closes_at=float(fields["closes_at"]) if "closes_at" in fields else None,
-            moved_at=float(fields.get("moved_at", 0.0)),
-            players=tuple(json.loads(fields.get("players", "[]"))),
-            level=fields.get("level"),
-            engine=fields.get("engine"),
-            computer_moves=tuple(json.loads(fields.get("computer", "[]"))),
-            extra={k: v for k, v in fields.items() if k not in known},
-        )
+class AlreadyApplied(DailyError):
+    """The request's idempotency key is the one of the last move stored: it was applied."""
 
 
-def _stored_move(entry: Mapping[str, Any]) -> Move:
-    # The log holds only moves written by Move.to_dict after they replayed, so the
-    # full checks of parse_move are skipped; apply() still checks every move.
-    if "hold" in entry:
-        return Roll(tuple(entry["hold"]))
-    return Score(entry["score"])
+# The compact form of a game's hash: one JSON field of what never changes (h), the move
+# log (m), then what a game gains as it goes: total (t) and end (e) once finished,
+# submitted (u), share code (s), the computer's moves (c), the idempotency digest of the
+# last move (i); any other field (review, luck) is kept by its own name.
+_HEADER, _LOG, _TOTAL, _ENDED, _SUBMITTED, _SHARE, _COMPUTER, _KEY = "hmteusci"
+_COMPACT = {_HEADER, _LOG, _TOTAL, _ENDED, _SUBMITTED, _SHARE, _COMPUTER, _KEY}
+
+
+def _header(record: Record) -> str:
+    head: dict[str, Any] = {"m": record.mode, "r": record.ruleset, "p": record.player_id,
+                            "s": record.seed_ref, "c": round(record.created, 3)}  # fmt: skip
+    if record.options:
+        head["o"] = dict(record.options)
+    if record.day is not None:
+        head["d"] = record.day.isoformat()
+    if record.on_code is not None:
+        on = record.on_code
+        head["k"] = [on.code, int(on.target), int(on.practice), on.closes_at]
+    if record.party_part is not None:
+        head["n"] = list(record.party_part.players)
+    if record.computer_part is not None:
+        head["l"] = [record.computer_part.level, record.computer_part.engine]
+    if record.stream != DEFAULT_STREAM:
+        head["v"] = record.stream
+    return json.dumps(head, separators=(",", ":"))
+
+
+def to_fields(record: Record) -> dict[str, str]:
+    """The hash fields that store *record* in the compact form."""
+    fields = {_HEADER: _header(record), _LOG: record.log(), **record.extra}
+    if record.finished_at is not None and record.total is not None:
+        fields[_TOTAL] = str(record.total)
+        fields[_ENDED] = repr(round(record.finished_at, 3))
+    if record.submitted:
+        fields[_SUBMITTED] = "1"
+    if record.share:
+        fields[_SHARE] = record.share
+    if record.computer_part is not None and record.computer_part.moves:
+        fields[_COMPUTER] = encode_moves(record.rules, record.computer_part.moves)
+    return fields
+
+
+def from_fields(game_id: str, fields: Mapping[str, str], moves: Sequence[str] = ()) -> Record:
+    """Reads a record back from its hash fields (either form; the first form's JSON move
+    list is *moves*)."""
+    if _HEADER not in fields:
+        return _from_first_form(game_id, fields, moves)
+    head = json.loads(fields[_HEADER])
+    rules = find_ruleset(head["r"], head.get("o"))
+    code = head.get("k")
+    level = head.get("l")
+    computer = fields.get(_COMPUTER, "")
+    return Record(
+        id=game_id, mode=head["m"], ruleset=head["r"], options=head.get("o", {}),
+        player_id=head["p"], seed_ref=head["s"], created=float(head["c"]),
+        moves=decode_moves(rules, fields.get(_LOG, "")),
+        day=date.fromisoformat(head["d"]) if "d" in head else None,
+        on_code=OnCode(code[0], bool(code[1]), bool(code[2]), code[3]) if code else None,
+        party_part=PartyPart(tuple(head["n"])) if "n" in head else None,
+        computer_part=ComputerPart(level[0], level[1], decode_moves(rules, computer))
+        if level else None,
+        stream=head.get("v", DEFAULT_STREAM),
+        finished=_TOTAL in fields,
+        total=int(fields[_TOTAL]) if _TOTAL in fields else None,
+        finished_at=float(fields[_ENDED]) if _ENDED in fields else None,
+        share=fields.get(_SHARE), submitted=fields.get(_SUBMITTED) == "1",
+        extra={k: v for k, v in fields.items() if k not in _COMPACT},
+        last_key=fields.get(_KEY),
+    )  # fmt: skip
+
+
+#: The fields of the first form that are not kept as extras.
+_FIRST_FORM = {"mode", "ruleset", "options", "player", "seed", "created", "target", "finished",
+               "submitted", "date", "code", "total", "finished_at", "share", "practice",
+               "closes_at", "moved_at", "players", "computer", "level", "engine"}  # fmt: skip
+
+
+def _from_first_form(game_id: str, fields: Mapping[str, str], moves: Sequence[str]) -> Record:
+    # Games written before the compact form: long field names, a JSON move list.
+    code = fields.get("code")
+    closes = fields.get("closes_at")
+    on_code = None
+    if code is not None:
+        on_code = OnCode(code, fields.get("target") == "1", fields.get("practice") == "1",
+                         float(closes) if closes is not None else None)  # fmt: skip
+    mode = fields["mode"]
+    computer = None
+    if find_mode(mode).is_computer:
+        entries = json.loads(fields.get("computer", "[]"))
+        computer = ComputerPart(fields.get("level") or "medium", fields.get("engine"),
+                                tuple(parse_entry(e) for e in entries))  # fmt: skip
+    players = json.loads(fields["players"]) if "players" in fields else None
+    return Record(
+        id=game_id, mode=mode, ruleset=fields["ruleset"], options=json.loads(fields["options"]),
+        player_id=fields["player"], seed_ref=fields["seed"], created=float(fields["created"]),
+        moves=tuple(parse_entry(json.loads(m)) for m in moves),
+        day=date.fromisoformat(fields["date"]) if "date" in fields else None,
+        on_code=on_code, party_part=PartyPart(tuple(players)) if players else None,
+        computer_part=computer, finished=fields.get("finished") == "1",
+        total=int(fields["total"]) if "total" in fields else None,
+        finished_at=float(fields["finished_at"]) if "finished_at" in fields else None,
+        share=fields.get("share"), submitted=fields.get("submitted") == "1",
+        extra={k: v for k, v in fields.items() if k not in _FIRST_FORM},
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +312,7 @@ def start(
     # The game and the player's keys live on two cluster slots, so no transaction holds
     # both: a crash between leaves an unlisted game, which expires unfinished.
     pipe = client.pipeline(transaction=True)
-    pipe.hset(keys.game(record.id), mapping=cast(Mapping[Any, Any], record.to_fields()))
+    pipe.hset(keys.game(record.id), mapping=cast(Mapping[Any, Any], to_fields(record)))
     pipe.pexpire(keys.game(record.id), ttl_ms)
     pipe.execute()
     claim = client.register_script(_CLAIM)
@@ -364,12 +361,19 @@ def deadline_of(record: Record, config: Config) -> datetime | None:
 
 @guarded
 def load(client: redis.Redis, game_id: str) -> Record | None:
-    """The game *game_id* with its move log, or None."""
-    pipe = client.pipeline(transaction=True)
-    pipe.hgetall(keys.game(game_id))
-    pipe.lrange(keys.game_moves(game_id), 0, -1)
-    fields, moves = pipe.execute()
-    return Record.from_fields(game_id, fields, moves) if fields else None
+    """The game *game_id* with its move log, or None: one round trip (three, once, for a
+    game still in the first form, whose moves are a list of their own)."""
+    fields: dict[str, str] = client.hgetall(keys.game(game_id))  # type: ignore[assignment]
+    if not fields:
+        return None
+    if _HEADER in fields:
+        return from_fields(game_id, fields)
+    # A game of the first form is rewritten in the compact form the first time it is read,
+    # so every write after this one finds the short field names.
+    moves = cast(list[str], client.lrange(keys.game_moves(game_id), 0, -1))
+    record = from_fields(game_id, fields, moves)
+    migrate(client, record)
+    return record
 
 
 @guarded
@@ -389,26 +393,26 @@ def append(
     client: redis.Redis,
     config: Config,
     record: Record,
-    entry: dict[str, Any],
+    move: Move,
     state: GameState | parties.Party,
-    since: float,
+    key: str = "",
 ) -> Record:
-    """Stores one replayed move (*entry*) that leads to *state*; returns the new record.
+    """Stores one replayed *move* that leads to *state*; returns the new record.
 
-    *since* is the arrival of a request sent without the move's index (-1: indexed): a
-    move stored meanwhile, or the same move just before, refuses this one
-    (:class:`MoveConflict`). A finishing move is listed as pending first, so no crash
-    between storing and counting it loses the result.
+    The log must still be the one *record* holds (else :class:`MoveConflict`); *key*, a
+    request's idempotency digest, that names the last move stored means the request was
+    applied already (:class:`AlreadyApplied`). A finishing move is listed as pending
+    first, so no crash between storing and counting it loses the result.
     """
     now = config.now().timestamp()
     if state.is_finished:
         _mark_pending(client, record.id, now)
-    _append(client, record, entry, state, now, since, expires_in(record, config))
-    return _with_move(record, entry, state, now)
+    _append(client, record, move, state, now, key, expires_in(record, config))
+    return _with_move(record, move, state, now, key)
 
 
-#: The refusal of a move that raced another copy of itself.
-RACED = "another move reached the game while this one was on its way (sent twice?); reload it"
+#: The refusal of a move that does not follow the stored log.
+CHANGED = "the game changed meanwhile (a move was sent twice?); reload it"
 
 
 @guarded
@@ -421,44 +425,49 @@ def _mark_pending(client: redis.Redis, game_id: str, now: float) -> None:
 def _append(
     client: redis.Redis,
     record: Record,
-    entry: dict[str, Any],
+    move: Move,
     state: GameState | parties.Party,
     now: float,
-    since: float,
+    key: str,
     ttl_s: float,
 ) -> None:
-    finished = "1" if state.is_finished else "0"
-    # The wall clock, not the configured one (frozen in tests and demos): it orders requests.
     args: list[str | int | float] = [
         len(record.moves),
-        json.dumps(entry),
-        finished,
+        encode_move(record.rules, move),
+        "1" if state.is_finished else "0",
         state.total,
-        now,
-        repr(since),
-        repr(time.time()),
+        repr(round(now, 3)),
         int(ttl_s * 1000),
-        DUPLICATE_WINDOW_S,
+        key,
     ]
     script = client.register_script(_APPEND)
-    result = int(script(keys=[keys.game(record.id), keys.game_moves(record.id)], args=args))
-    moves = len(record.moves)
-    if result == -3:
-        raise MoveConflict(RACED, moves=moves)
+    result = int(script(keys=[keys.game(record.id)], args=args))
+    if result == -4 and migrate(client, record):  # the first form: rewritten, then again
+        result = int(script(keys=[keys.game(record.id)], args=args))
+    if result == -5:
+        raise AlreadyApplied(f"the request was applied already as move {len(record.moves)}")
     if result < 0:
-        raise MoveConflict("the game changed meanwhile (a move was sent twice?); reload it",
-                           moves=moves)  # fmt: skip
+        raise MoveConflict(CHANGED, moves=len(record.moves))
+
+
+@guarded
+def migrate(client: redis.Redis, record: Record) -> bool:
+    """Rewrites a game stored in the first form in the compact form (as *record*, read
+    from it); False if it is not in the first form (any more)."""
+    flat = [x for pair in to_fields(record).items() for x in pair]
+    script = client.register_script(_MIGRATE)
+    return bool(script(keys=[keys.game(record.id), keys.game_moves(record.id)], args=flat))
 
 
 def _with_move(
-    record: Record, entry: dict[str, Any], state: GameState | parties.Party, now: float
+    record: Record, move: Move, state: GameState | parties.Party, now: float, key: str
 ) -> Record:
-    moves = (*record.moves, entry)
+    moves = (*record.moves, move)
+    last_key = key or None
     if not state.is_finished:
-        return dataclasses.replace(record, moves=moves)
-    return dataclasses.replace(
-        record, moves=moves, finished=True, total=state.total, finished_at=now
-    )
+        return dataclasses.replace(record, moves=moves, last_key=last_key)
+    return dataclasses.replace(record, moves=moves, last_key=last_key, finished=True,
+                               total=state.total, finished_at=round(now, 3))  # fmt: skip
 
 
 @guarded
@@ -479,11 +488,11 @@ def share_code(client: redis.Redis, config: Config, record: Record) -> str:
     """The one share code of a finished daily or solo game, made by whoever comes first."""
     code = create_code(client, config, record.player_id, record.ruleset, record.options,
                        record.seed_ref, record.id, day=record.day)  # fmt: skip
-    if client.hsetnx(keys.game(record.id), "share", code):
+    if client.hsetnx(keys.game(record.id), _SHARE, code):
         return code
     # A concurrent finish made one first: theirs stands, ours is dropped unseen.
     client.delete(keys.friend_code(code))
-    return str(client.hget(keys.game(record.id), "share"))
+    return str(client.hget(keys.game(record.id), _SHARE))
 
 
 @guarded
@@ -501,7 +510,7 @@ def submit(
         )
     # In this order, one after the other (two cluster slots): a crash between leaves a
     # counted game listed as pending, which the game service's retry_pending clears.
-    client.hset(keys.game(record.id), "submitted", "1")
+    client.hset(keys.game(record.id), _SUBMITTED, "1")
     client.zrem(keys.pending_results(), record.id)
 
 
@@ -561,9 +570,9 @@ def claim_sweep(client: redis.Redis, interval_s: float) -> bool:
 @guarded
 def set_computer(client: redis.Redis, record: Record, moves: Sequence[Move]) -> Record:
     """Stores the computer's moves of a computer game (derived: every writer writes the same)."""
-    entries = tuple(move.to_dict() for move in moves)
-    client.hset(keys.game(record.id), "computer", json.dumps(list(entries)))
-    return dataclasses.replace(record, computer_moves=entries)
+    client.hset(keys.game(record.id), _COMPUTER, encode_moves(record.rules, moves))
+    part = record.computer_part or ComputerPart("medium")
+    return dataclasses.replace(record, computer_part=dataclasses.replace(part, moves=tuple(moves)))
 
 
 @guarded

@@ -10,8 +10,8 @@ from __future__ import annotations
 PREFIX = "daily"
 
 
-# Players and games. A game's hash and its move list share the game id
-# as hash tag, so the append script touches one slot; per-player indexes share
+# Players and games. A game's hash and the move list of its first form share the game id
+# as hash tag, so the rewriting script touches one slot; per-player indexes share
 # the player id as hash tag.
 
 
@@ -36,12 +36,13 @@ def player_friend(player_id: str, code: str) -> str:
 
 
 def game(game_id: str) -> str:
-    """The hash of a game: mode, ruleset, options, seed reference, player, result."""
+    """The hash of a game: its settings, its compact move log and its result."""
     return f"{PREFIX}:game:{{{game_id}}}"
 
 
 def game_moves(game_id: str) -> str:
-    """The list of a game's moves, as JSON strings, in order."""
+    """The list of a game's moves as JSON strings, in order: only games written before the
+    compact record have one (it is dropped when the game is first read)."""
     return f"{PREFIX}:game:{{{game_id}}}:moves"
 
 

@@ -95,29 +95,18 @@ class Target(Answer):
     finished: bool
 
 
-class GameState(Totals):
-    """The game as its player sees it: settings, sheet, moves, result and the other sides."""
+class Played(Totals):
+    """What a move changed: the sheet (of its scorecard, only the row the move scored; a
+    party's: the whole sheet of the player to move), the dice, the number of moves, the
+    result and the other sides. The settings and the log are the game's (:class:`GameState`).
+    """
 
     id: str
-    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
-    ruleset: str
-    options: dict[str, Any]
-    date: str | None = Field(None, json_schema_extra=_DATE)
-    number: int | None = None
-    code: str | None = Field(None, description="XXXX-XXXX (friend games, a daily on a code)")
-    ranked: bool = Field(description="counts on a board")
-    practice: bool = Field(description="played on a closed code: unranked, on no board")
-    commitment: str | None = Field(None, description="games on a code: sha256 hex of its seed")
-    closes_at: str | None = Field(
-        None,
-        description="games on a code: when the code stopped (or stops) being ranked",
-        json_schema_extra={"format": "date-time"},
-    )
     roll: int
     rolls_left: int
     dice: list[Die]
     potential: dict[str, int]
-    moves: list[Move]
+    move_count: Count = Field(description="the moves played so far (the `move` to send next)")
     share_code: str | None = None
     board: str | None = None
     rank: int | None = None
@@ -138,6 +127,26 @@ class GameState(Totals):
     winner: Winner | None = Field(
         None, description="computer games: who won, once both sheets are full"
     )
+
+
+class GameState(Played):
+    """The game as its player sees it: settings, sheet, moves, result and the other sides."""
+
+    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    ruleset: str
+    options: dict[str, Any]
+    date: str | None = Field(None, json_schema_extra=_DATE)
+    number: int | None = None
+    code: str | None = Field(None, description="XXXX-XXXX (friend games, a daily on a code)")
+    ranked: bool = Field(description="counts on a board")
+    practice: bool = Field(description="played on a closed code: unranked, on no board")
+    commitment: str | None = Field(None, description="games on a code: sha256 hex of its seed")
+    closes_at: str | None = Field(
+        None,
+        description="games on a code: when the code stopped (or stops) being ranked",
+        json_schema_extra={"format": "date-time"},
+    )
+    moves: list[Move]
 
 
 class RecordComputer(Answer):

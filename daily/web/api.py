@@ -36,7 +36,6 @@ from daily.web import (
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
 from daily.web.errors import bad_request
 from daily.web.limits import (
-    ARRIVED,
     check_daily_limit,
     check_new_player,
     count_daily,
@@ -193,13 +192,12 @@ def _parse(model: type[schemas.B]) -> schemas.B:
 
 def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     config = current_config()
-    arrived = request.environ.get(ARRIVED)
-    record, state = service.play(
-        current_redis(), config, own_game(game_id), move, expected, arrived
-    )
-    if record.finished:  # play() refuses a finished game: this move finished it
+    key = request.headers.get("Idempotency-Key")
+    before = own_game(game_id)
+    record, state = service.play(current_redis(), config, before, move, expected, key)
+    if record.finished and not before.finished:  # this move finished it
         metrics.game_finished(record.mode)
-    return jsonify(render.game_json(_view(record, state)))
+    return jsonify(render.played_json(_view(record, state), move))
 
 
 def _view(record: Record, state: Any = None, heal: bool = False) -> service.View:

@@ -16,7 +16,7 @@ from daily import dice
 from daily.codes import code_str, parse_code
 from daily.errors import NotFoundError
 from daily.modes import BoardKind
-from daily.rules import apply, find_ruleset, new_game, parse_move
+from daily.rules import Score, apply, find_ruleset, new_game
 from daily.store import games, keys, players
 from daily.web import auth, current_config, current_redis
 from daily.web.i18n import row_name
@@ -136,8 +136,8 @@ def turn_totals(record: games.Record, secret: str) -> list[int]:
     source = dice.stream(dice.seed_from_ref(record.seed_ref, secret))
     state = new_game(record.rules, source)
     totals = []
-    for entry in record.moves:
-        state = apply(state, parse_move(entry))
-        if "score" in entry:
+    for move in record.moves:
+        state = apply(state, move)
+        if isinstance(move, Score):
             totals.append(state.total)
     return totals

@@ -28,6 +28,7 @@ def _answers() -> dict[str, Any]:
         "Player": schemas.PlayerAnswer,
         "Daily": schemas.DailyAnswer,
         "GameState": answers.GameState,
+        "Played": answers.Played,
         "Hint": answers.Hint,
         "Analysis": answers.Analysis,
         "BoardPage": answers.BoardPage,
@@ -81,6 +82,19 @@ def _object(required: list[str], **properties: Any) -> dict[str, Any]:
 
 API = "/api/v1"
 _GAME_ID = [{"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+_MOVE = [
+    *_GAME_ID,
+    {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": False,
+        "description": "any 1 to 255 printable characters, new for each move: a request that "
+        "repeats the key of the game's last move was applied already and gets the game as it "
+        "is (a retry is applied once). Without it (and without `move`) every request is a "
+        "move of its own: the same hold sent twice rolls twice.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    },
+]
 _DAY = [
     {"name": "day", "in": "path", "required": True, "schema": {"type": "string", "format": "date"}}
 ]
@@ -176,6 +190,7 @@ _SCHEMAS: dict[str, Any] = {
 def document() -> dict[str, Any]:
     """The OpenAPI document of every /api/ route and /healthz."""
     state = _json(_ref("GameState"), "the game as its player sees it")
+    played = _json(_ref("Played"), "the game after the move (its move count, not its log)")
     return {
         "openapi": "3.1.0",
         "info": {
@@ -193,14 +208,14 @@ def document() -> dict[str, Any]:
         },
         "security": [{"bearer": []}, {"cookie": []}],
         "paths": {
-            **{f"{API}{path}": item for path, item in _game_paths(state).items()},
+            **{f"{API}{path}": item for path, item in _game_paths(state, played).items()},
             **{f"{API}{path}": item for path, item in _ranking_paths().items()},
             "/healthz": _HEALTH,
         },
     }
 
 
-def _game_paths(state: dict[str, Any]) -> dict[str, Any]:
+def _game_paths(state: dict[str, Any], played: dict[str, Any]) -> dict[str, Any]:
     """The players, daily and games endpoints (:mod:`api`), below ``/api/v1``."""
     return {
         "/players": {
@@ -260,17 +275,17 @@ def _game_paths(state: dict[str, Any]) -> dict[str, Any]:
         "/games/{game_id}/roll": {
             "post": {
                 "summary": "Re-roll every die but the held positions.",
-                "parameters": _GAME_ID,
+                "parameters": _MOVE,
                 "requestBody": _body(_model(schemas.RollBody)),
-                "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
+                "responses": {"200": played, **_errors(400, 401, 404, 409, 413, 415)},
             }
         },
         "/games/{game_id}/score": {
             "post": {
                 "summary": "Score a row; the next turn's first roll is dealt.",
-                "parameters": _GAME_ID,
+                "parameters": _MOVE,
                 "requestBody": _body(_model(schemas.ScoreBody)),
-                "responses": {"200": state, **_errors(400, 401, 404, 409, 413, 415)},
+                "responses": {"200": played, **_errors(400, 401, 404, 409, 413, 415)},
             }
         },
         "/games/{game_id}/record": {

@@ -13,10 +13,10 @@ from daily import games as service
 from daily import party as parties
 from daily.codes import code_str
 from daily.modes import SeedKind
-from daily.rules import GameState
+from daily.record import Record
+from daily.rules import GameState, Move, Score
 from daily.store import games as store
 from daily.store import reviews
-from daily.store.games import Record
 from daily.web import answers, current_config, current_redis
 
 # A party's sheets leave out the dice on the table: only the current player has them.
@@ -40,8 +40,29 @@ def game_json(found: service.View) -> dict[str, Any]:
         body["commitment"] = dice.commitment(seed)
     if record.closes_at is not None:
         body["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
-    body.update(sheet_json(state))
-    body["moves"] = list(record.moves)
+    body.update(_changed(found))
+    body["moves"] = [move.to_dict() for move in record.moves]
+    return answers.dump(answers.GameState, body)
+
+
+def played_json(found: service.View, move: Move) -> dict[str, Any]:
+    """The answer to *move*: what it changed, and the number of moves (not the log).
+
+    Of the scorecard only the row the move scored is given (a party's sheet is the next
+    player's: given whole); a client keeps the rest from the game it has.
+    """
+    body = _changed(found)
+    if found.party is None:
+        scored = isinstance(move, Score) and move.row in body["scorecard"]
+        body["scorecard"] = {move.row: body["scorecard"][move.row]} if scored else {}
+    return answers.dump(answers.Played, body)
+
+
+def _changed(found: service.View) -> dict[str, Any]:
+    """What a move may change: the sheet, the move count, the result and the other sides."""
+    record = found.record
+    body: dict[str, Any] = {"id": record.id, **sheet_json(found.state)}
+    body["move_count"] = len(record.moves)
     if record.finished:
         body.update(_result_json(found))
     if record.code and (record.target or record.finished):
@@ -50,7 +71,7 @@ def game_json(found: service.View) -> dict[str, Any]:
         body.update(_party_json(found.party))
     if found.computer is not None:
         body.update(_computer_json(found, found.computer))
-    return answers.dump(answers.GameState, body)
+    return body
 
 
 def _result_json(found: service.View) -> dict[str, Any]:
@@ -138,10 +159,11 @@ def record_json(found: Record) -> dict[str, Any]:
         body["seed"] = seed.hex()
     elif ref.kind != SeedKind.RANDOM:  # named, not given: `daily verify` derives it
         body["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
-    body.update(commitment=dice.commitment(seed), moves=list(found.moves), total=found.total)
+    moves = [move.to_dict() for move in found.moves]
+    body.update(commitment=dice.commitment(seed), moves=moves, total=found.total)
     if found.kind.is_party:  # `daily verify` replays the log as one party in this order
         body["players"] = list(found.players)
     if found.kind.is_computer:
         body["computer"] = {"level": found.level, "engine": found.engine,
-                            "moves": list(found.computer_moves)}  # fmt: skip
+                            "moves": [move.to_dict() for move in found.computer_moves]}  # fmt: skip
     return answers.dump(answers.Record, body)

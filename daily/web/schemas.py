@@ -33,7 +33,12 @@ class Body(BaseModel):
 NAME = Field(description="a string", json_schema_extra=_NAME_SCHEMA)
 RULESET = Field("maxi", description="a string (a ruleset id)")
 OPTIONS: Any = Field(default_factory=dict, description="an object (the ruleset's options)")
-MOVE = Field(None, ge=0, description="the number of moves made so far")
+MOVE = Field(
+    None,
+    ge=0,
+    description="the number of moves made so far (`move_count`): a move sent on a game that "
+    "has moved on meanwhile is refused (409), so a retry is never applied twice",
+)
 
 
 class NewPlayer(Body):

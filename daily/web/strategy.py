@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from daily import computer, dice
+from daily import dice
 from daily import games as service
 from daily.errors import ConflictError, ErrorCode, NotAllowedError
 from daily.modes import OnePer
@@ -119,8 +119,7 @@ def analysis_json(record: Record) -> dict[str, Any]:
     body: dict[str, Any] = {"id": record.id, "mode": record.mode, "ruleset": record.ruleset}
     body.update(analysis.analyse(table, source, record.moves).to_dict())
     if record.kind.is_computer:
-        theirs = computer.parse_moves(record.computer_moves)
-        body["computer"] = analysis.analyse(table, source, theirs).to_dict()
+        body["computer"] = analysis.analyse(table, source, record.computer_moves).to_dict()
     if record.kind.one_per is OnePer.DAY and record.day is not None:
         body["expert"] = expert_json(record.day) if is_closed(record.day) else None
     return answers.dump(answers.Analysis, body)

@@ -15,10 +15,10 @@ from daily import cli, dice
 from daily import config as config_mod
 from daily import games as service
 from daily import reviews as flow
+from daily.record import OnCode, Record
 from daily.rules import Move, Roll, find_ruleset
 from daily.store import boards, games, keys, reviews
 from daily.store.connection import connect
-from daily.store.games import Record
 from daily.strategy import clairvoyant, luck, solver
 from daily.strategy.solver import Table, load_table
 
@@ -53,7 +53,7 @@ def friend_record(player: str, code: str = CODE) -> Record:
         player_id=player,
         seed_ref=f"friend:{code}",
         created=NOON.timestamp(),
-        code=code,
+        on_code=OnCode(code),
     )
 
 

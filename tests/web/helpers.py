@@ -18,6 +18,14 @@ def start(client: Any, **body: Any) -> dict[str, Any]:
     return dict(response.get_json())
 
 
+def merged(game: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
+    """The game a client holds after a move's answer *changed*, as the play script keeps it:
+    the answer carries what the move changed, of the scorecard only the row it scored (the
+    log it leaves out: the game's read or its record gives it)."""
+    kept = {k: v for k, v in game.items() if k != "moves"}
+    return kept | changed | {"scorecard": game["scorecard"] | changed["scorecard"]}
+
+
 def play_daily(client: Any, policy: str = "first") -> dict[str, Any]:
     """Plays a whole daily, scoring the first (or ``"last"``) open row; the final state."""
     state = start(client, mode="daily")
@@ -26,8 +34,8 @@ def play_daily(client: Any, policy: str = "first") -> dict[str, Any]:
         row = rows[0] if policy == "first" else rows[-1]
         response = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row})
         assert response.status_code == 200, response.get_json()
-        state = response.get_json()
-    return state
+        state = merged(state, response.get_json())
+    return dict(client.get(f"/api/v1/games/{state['id']}").get_json())
 
 
 class Visible(HTMLParser):

@@ -17,6 +17,7 @@ from daily.rules import find_ruleset, replay
 from daily.store import keys
 from daily.verify import verify
 from daily.web import current_redis
+from tests.web.helpers import merged
 
 pytestmark = pytest.mark.redis
 
@@ -56,15 +57,18 @@ Policy = Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]
 def play_out(
     client: Any, headers: dict[str, str], state: dict[str, Any], policy: Policy = greedy
 ) -> list[dict[str, Any]]:
-    """Plays a game to its end; returns every state seen, the first included."""
+    """Plays a game to its end; returns every state seen, the first included, each move's
+    answer merged into the game as the play script does, and the last as a read of it."""
     seen = [state]
     while not state["finished"]:
         action, body = policy(state)
         response = client.post(f"/api/v1/games/{state['id']}/{action}", json=body, headers=headers)
         assert response.status_code == 200, response.get_json()
-        state = response.get_json()
+        state = merged(state, response.get_json())
         seen.append(state)
-    return seen
+    final = client.get(f"/api/v1/games/{state['id']}", headers=headers).get_json()
+    assert {k: final[k] for k in state} == state
+    return [*seen[:-1], final]
 
 
 def start(client: Any, headers: dict[str, str], **body: Any) -> dict[str, Any]:
@@ -155,7 +159,7 @@ def test_daily_game_state_shape(app: Any) -> None:
     assert set(state) == {
         "id", "mode", "ruleset", "options", "date", "number", "turn", "roll", "rolls_left",
         "dice", "scorecard", "potential", "upper", "bonus", "extra_bonus", "total",
-        "finished", "moves", "ranked", "practice",
+        "finished", "moves", "move_count", "ranked", "practice",
     }  # fmt: skip
     assert (state["mode"], state["ruleset"], state["date"]) == ("daily", "maxi", "2026-12-03")
     assert (state["turn"], state["roll"], state["rolls_left"], state["moves"]) == (1, 1, 2, [])
@@ -185,8 +189,8 @@ def test_two_players_see_the_same_dice(app: Any) -> None:
     assert a2.get_json()["dice"] == b2.get_json()["dice"]
     # Different holds and rows (Ana re-rolls, Bo scores at once, last row first):
     # every turn's first roll is still the same for both.
-    ana_states = [a, *play_out(client, ana, a2.get_json())]
-    bo_states = [b, *play_out(client, bo, b2.get_json(), policy=hasty)]
+    ana_states = [a, *play_out(client, ana, merged(a, a2.get_json()))]
+    bo_states = [b, *play_out(client, bo, merged(b, b2.get_json()), policy=hasty)]
     assert [s["moves"] for s in ana_states[-1:]] != [s["moves"] for s in bo_states[-1:]]
     first_rolls = [
         {s["turn"]: s["dice"] for s in states if s["roll"] == 1 and not s["finished"]}
@@ -204,7 +208,8 @@ def test_no_response_carries_a_die_before_its_holds(app: Any) -> None:
     headers = new_player(client)
     states = play_out(client, headers, start(client, headers, mode="daily"))
     seed = dice.daily_seed(SECRET, DAY)
-    for before, after in zip(states, states[1:], strict=False):
+    moves = states[-1]["moves"]
+    for before, after, move in zip(states, states[1:], moves, strict=False):
         # The dice a response shows are exactly those its moves decide, nothing more.
         text = repr(after)
         assert "seed" not in text.lower()
@@ -213,7 +218,7 @@ def test_no_response_carries_a_die_before_its_holds(app: Any) -> None:
         elif after["roll"] == 1:
             assert after["dice"] == list(dice.faces(seed, after["turn"], (), 6))
         else:
-            held = after["moves"][-1]["hold"]
+            held = move["hold"]
             assert [after["dice"][i] for i in held] == [before["dice"][i] for i in held]
     assert all(set(s) >= {"dice"} and len(s["dice"]) in (0, 6) for s in states)
 
@@ -317,9 +322,8 @@ def test_client_move_index_guards_against_repeats(app: Any) -> None:
     assert first.status_code == 200
     repeat = client.post(url, json={"hold": [0], "move": 0}, headers=headers)
     assert repeat.status_code == 409 and repeat.get_json()["error"]["moves"] == 1
-    assert (
-        client.get(f"/api/v1/games/{state['id']}", headers=headers).get_json() == first.get_json()
-    )
+    game = client.get(f"/api/v1/games/{state['id']}", headers=headers).get_json()
+    assert game == merged(state, first.get_json()) | {"moves": [{"hold": [0]}]}
 
 
 def test_daily_started_before_midnight_finishes_after(make_app: Any) -> None:

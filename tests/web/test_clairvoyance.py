@@ -66,7 +66,7 @@ def planned_line(client: Any, who: dict[str, str], table: Table, seen: dict[Any,
     dealt: dict[tuple[int, tuple[Hold, ...]], Dice] = {}
     moves: list[Move] = []
     while not state["finished"]:
-        turn, holds = state["turn"], tuple(Roll(tuple(m["hold"])).hold for m in _this_turn(state))
+        turn, holds = state["turn"], tuple(m.hold for m in _this_turn(moves))
         dealt[(turn, holds)] = tuple(state["dice"])
         game = replay(YATZY, lambda t, h, n: dealt[(t, h)], moves)
         if game.roll == 1:
@@ -79,10 +79,9 @@ def planned_line(client: Any, who: dict[str, str], table: Table, seen: dict[Any,
     return state
 
 
-def _this_turn(state: dict[str, Any]) -> list[dict[str, Any]]:
-    moves = state["moves"]
-    start = max((i + 1 for i, m in enumerate(moves) if "score" in m), default=0)
-    return moves[start:]
+def _this_turn(moves: list[Move]) -> list[Roll]:
+    start = max((i + 1 for i, m in enumerate(moves) if isinstance(m, Score)), default=0)
+    return [m for m in moves[start:] if isinstance(m, Roll)]
 
 
 def held_count(client: Any) -> float:

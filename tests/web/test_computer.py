@@ -18,6 +18,7 @@ from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.solver import default_cache_dir, table_for
 from daily.verify import verify
 from daily.web import current_redis
+from tests.web.helpers import merged
 
 pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
@@ -39,7 +40,7 @@ def score_best(client: Any, state: dict[str, Any]) -> dict[str, Any]:
     row = max(state["potential"], key=state["potential"].get)
     response = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row})
     assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
+    return merged(state, response.get_json())
 
 
 def stored(app: Any, game_id: str) -> games.Record:
@@ -79,7 +80,7 @@ def test_the_computer_plays_each_turn_after_yours_on_the_same_first_roll(app: An
     assert them["scorecard"][steps[-1]["score"]] == steps[-1]["points"]
     # The stored moves replay on the game's own dice to the sheet shown.
     record = stored(app, state["id"])
-    moves = computer.parse_moves(record.computer_moves)
+    moves = record.computer_moves
     assert replay(record.rules, source_of(record), moves).scorecard() == them["scorecard"]
 
 
@@ -93,7 +94,7 @@ def test_the_expert_plays_the_optimal_game_on_your_dice(app: Any) -> None:
     best = play_games(table, LEVELS["expert"], [source_of(record)], np.random.default_rng(0))[0]
     assert state["computer"]["total"] == best.state.total
     assert state["computer"]["scorecard"] == best.state.scorecard()
-    assert list(record.computer_moves) == [m.to_dict() for m in best.moves]
+    assert list(record.computer_moves) == list(best.moves)
 
 
 def test_a_finished_game_names_the_winner(app: Any) -> None:
@@ -122,13 +123,13 @@ def test_the_computers_moves_are_derived_again_the_same_when_lost(app: Any) -> N
         state = score_best(client, state)
     before = state["computer"]
     with app.app_context():  # a crash lost the computer's moves: they are derived again
-        current_redis().hset(keys.game(state["id"]), "computer", "[]")
+        current_redis().hdel(keys.game(state["id"]), "c")  # the computer's moves
     again = client.get(f"/api/v1/games/{state['id']}").get_json()["computer"]
     assert again == before
     assert stored(app, state["id"]).computer_moves == ()  # a read writes no game state
     after = score_best(client, state)["computer"]  # the next move stores them again
     assert after["turns"] == before["turns"] + 1
-    moves = computer.parse_moves(stored(app, state["id"]).computer_moves)
+    moves = stored(app, state["id"]).computer_moves
     assert sum(isinstance(move, Score) for move in moves) == after["turns"]
 
 

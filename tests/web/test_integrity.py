@@ -41,14 +41,14 @@ def start(client: Any, who: dict[str, str], **body: Any) -> Any:
 
 
 def play_out(client: Any, who: dict[str, str], state: dict[str, Any], leave: int = 0) -> Any:
-    """Scores the first open row until *leave* rows are open; the last state."""
+    """Scores the first open row until *leave* rows are open; the game as read then."""
     while len(state["potential"]) > leave and not state["finished"]:
         row = next(iter(state["potential"]))
         answer = client.post(f"{API}/games/{state['id']}/score", json={"category": row},
                              headers=who)  # fmt: skip
         assert answer.status_code == 200, answer.get_json()
         state = answer.get_json()
-    return state
+    return client.get(f"{API}/games/{state['id']}", headers=who).get_json()
 
 
 def finished_daily(client: Any, who: dict[str, str]) -> dict[str, Any]:
@@ -227,21 +227,30 @@ def all_at_once(
     return statuses
 
 
-def test_identical_concurrent_moves_without_an_index_apply_once(served: tuple[Any, str]) -> None:
+def test_a_retried_move_applies_once_and_a_repeated_hold_rolls_again(
+    served: tuple[Any, str],
+) -> None:
     app, base = served
     client = app.test_client()
-    for _ in range(10):
+    for _ in range(5):
         who = player(client)
         game = start(client, who, mode="solo", ruleset="yatzy").get_json()
         url = f"{base}{API}/games/{game['id']}/roll"
-        statuses = all_at_once([("POST", url, {"hold": [0]}, who)] * 3)
-        assert sorted(statuses) == [200, 409, 409], statuses
+        # Three copies of one request (one Idempotency-Key) at once: applied once, and each
+        # copy is answered with the game as it is.
+        retried = {**who, "Idempotency-Key": "roll-1"}
+        statuses = all_at_once([("POST", url, {"hold": [0]}, retried)] * 3)
+        assert statuses == [200, 200, 200], statuses
         after = client.get(f"{API}/games/{game['id']}", headers=who).get_json()
-        assert after["moves"] == [{"hold": [0]}]  # before: two rolls in 6 games of 20
-    # The same hold again on purpose: with its index it is played.
-    body = {"hold": [0], "move": 1}
-    again = client.post(f"{API}/games/{game['id']}/roll", json=body, headers=who)
-    assert again.status_code == 200 and len(again.get_json()["moves"]) == 2
+        assert after["moves"] == [{"hold": [0]}]
+    # The same hold again on purpose, fast, with a new key or none: each is a roll.
+    again = client.post(f"{API}/games/{game['id']}/roll", json={"hold": [0]},
+                        headers={**who, "Idempotency-Key": "roll-2"})  # fmt: skip
+    assert again.status_code == 200 and again.get_json()["move_count"] == 2
+    last = client.post(f"{API}/games/{game['id']}/roll", json={"hold": [0]}, headers=who)
+    assert last.status_code == 409  # no rolls left in yatzy's turn: a third roll is refused
+    moves = client.get(f"{API}/games/{game['id']}", headers=who).get_json()["moves"]
+    assert moves == [{"hold": [0]}, {"hold": [0]}]
 
 
 def test_a_finishing_move_racing_reads_makes_one_code_and_one_place(
@@ -268,7 +277,9 @@ def test_a_finishing_move_racing_reads_makes_one_code_and_one_place(
             made[game_id] = made.get(game_id, 0) + 1
         for _who, game_id in finishers:
             assert made[game_id] == 1  # before: two codes in 1 game of 10
-            share = str(redis.hget(keys.game(game_id), "share"))
+            record = games.load(redis, game_id)
+            assert record is not None and record.share is not None
+            share = record.share
             assert redis.zcard(keys.board_friend(share)) == 1
     assert board_members(app, boards.Board.daily(DAY)) == len(finishers)
 
@@ -352,7 +363,6 @@ def test_guests_and_unfinished_games_expire_finished_ones_stay(make_app: Any) ->
         assert 0 < redis.ttl(keys.game(idle["id"])) <= 30 * 86400
         assert 0 < redis.ttl(keys.player(idle_game.player_id)) <= 30 * 86400 + 1
         assert redis.ttl(keys.game(done["id"])) == -1
-        assert redis.ttl(keys.game_moves(done["id"])) == -1
         assert redis.ttl(keys.player(done_game.player_id)) == -1
         assert redis.ttl(keys.player_daily(done_game.player_id, DAY.isoformat())) == -1
     starter = app.test_client()

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from daily import dice, party
-from daily.rules import Roll, Score, find_ruleset, replay
+from daily.rules import Move, Roll, Score, find_ruleset, replay
 from daily.store import games
 from daily.verify import verify
 from daily.web import current_redis
+from tests.web.helpers import merged
 
 pytestmark = pytest.mark.redis
 
@@ -38,7 +39,7 @@ def play_to_end(client: Any, state: dict[str, Any], reroll: bool = True) -> list
             row = max(state["potential"], key=state["potential"].get)
             response = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row})
         assert response.status_code == 200, response.get_json()
-        state = response.get_json()
+        state = merged(state, response.get_json())
         seen.append(state)
     return seen
 
@@ -55,8 +56,10 @@ def test_a_party_game_runs_turn_by_turn_to_a_winner(client: Any, make_app: Any) 
     movers = [s["current"] for s in seen[:-1]]
     rows = len(find_ruleset("yatzy").rows)
     assert movers == [turn % 3 for turn in range(3 * rows) for _ in range(2)]
+    moves = client.get(f"/api/v1/games/{state['id']}").get_json()["moves"]
     for shown in seen[:-1]:  # the turn shown is the player to move's: rounds done plus one
-        assert shown["turn"] == sum(1 for m in shown["moves"] if "score" in m) // 3 + 1
+        played = moves[: shown["move_count"]]
+        assert shown["turn"] == sum(1 for m in played if "score" in m) // 3 + 1
     final = seen[-1]
     assert final["current"] is None and final["finished"]
     totals = [p["total"] for p in final["players"]]
@@ -83,8 +86,8 @@ def test_a_party_game_runs_turn_by_turn_to_a_winner(client: Any, make_app: Any) 
     assert [sheet.total for sheet in verified.sheets] == totals
 
 
-def _mover(moves: tuple[dict[str, Any], ...], index: int, players: int) -> int:
-    return sum(1 for m in moves[:index] if "score" in m) % players
+def _mover(moves: tuple[Move, ...], index: int, players: int) -> int:
+    return sum(1 for m in moves[:index] if isinstance(m, Score)) % players
 
 
 def test_players_have_their_own_dice() -> None:

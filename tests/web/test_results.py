@@ -21,7 +21,7 @@ def play_hasty(client: Any, body: dict[str, Any]) -> dict[str, Any]:
     while not state["finished"]:
         row = next(iter(state["potential"]))
         state = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row}).get_json()
-    return dict(state)
+    return dict(client.get(f"/api/v1/games/{state['id']}").get_json())
 
 
 def friend_board(client: Any, code: str) -> Any:
@@ -60,7 +60,7 @@ def lose_count(app: Any, game_id: str) -> None:
         record = games.load(redis, game_id)
         assert record is not None and record.code is not None
         redis.delete(keys.board_friend(record.code))
-        redis.hset(keys.game(game_id), "submitted", "0")
+        redis.hdel(keys.game(game_id), "u")  # the compact record's "submitted" field
         redis.zadd(keys.pending_results(), {game_id: NOW.timestamp() - 120})
 
 
