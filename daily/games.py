@@ -42,7 +42,8 @@ from daily.modes import OnePer
 from daily.rules import GameState, Move, Ruleset, Score, apply, find_ruleset
 from daily.store import games as store
 from daily.store import keys, players
-from daily.store.games import FriendCode, MoveConflict, Record
+from daily.store.games import FriendCode, MoveConflict
+from daily.store.games import Record as Record  # the web layer types with it
 from daily.strategy import bots, builder
 from daily.strategy.model import model_of
 from daily.strategy.solver import (

@@ -15,10 +15,9 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import Field, RootModel
 from pydantic.config import JsonDict
 
-from daily import computer
-from daily.modes import MODES
-from daily.store import boards, reviews
-from daily.strategy.bots import LEVELS
+from daily import rankings
+from daily.modes import ModeId
+from daily.strategy.bots import Level
 from daily.web.schemas import Answer
 
 Die = Annotated[int, Field(ge=1, le=6)]
@@ -70,14 +69,16 @@ class Step(Answer):
 
 
 Engine = Literal["exact", "heuristic"]
-Review = Literal[(reviews.HELD, reviews.REMOVED)]  # type: ignore[valid-type]
-Winner = Literal[(computer.WIN, computer.LOSS, computer.TIE)]  # type: ignore[valid-type]
+#: The review statuses a player sees (see :func:`daily.store.reviews.shown_status`).
+Review = Literal["held", "removed"]
+#: Who won a computer game (see :func:`daily.computer.outcome`).
+Winner = Literal["you", "computer", "tie"]
 
 
 class ComputerSide(Totals):
     """The computer's level, engine, sheet, turns played and its last turn step by step."""
 
-    level: Literal[tuple(LEVELS)]  # type: ignore[valid-type]
+    level: Level
     engine: Engine
     turns: Count
     last_turn: list[Step]
@@ -99,7 +100,7 @@ class GameState(Totals):
     """The game as its player sees it: settings, sheet, moves, result and the other sides."""
 
     id: str
-    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    mode: ModeId
     ruleset: str
     options: dict[str, Any]
     date: str | None = Field(None, json_schema_extra=_DATE)
@@ -143,7 +144,7 @@ class GameState(Totals):
 class RecordComputer(Answer):
     """The computer's side of a record: its level, engine and moves."""
 
-    level: Literal[tuple(LEVELS)]  # type: ignore[valid-type]
+    level: Level
     engine: Engine
     moves: list[Move]
 
@@ -152,7 +153,7 @@ class Record(Answer):
     """What ``daily verify`` reads: the seed, or the date or code that names it."""
 
     id: str
-    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    mode: ModeId
     ruleset: str
     options: dict[str, Any]
     seed: str | None = Field(None, description="hex, once it may be published")
@@ -224,7 +225,7 @@ class Analysis(Analysed):
     """The analysis of a finished game; a daily game's Expert once its day has closed."""
 
     id: str
-    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    mode: ModeId
     ruleset: str
     computer: Analysed | None = Field(None, description="computer games: its own analysis")
     expert: Expert | None = Field(
@@ -250,7 +251,7 @@ class BoardPage(Answer):
     board: str = Field(description="e.g. daily/2026-12-03, best-day, streak")
     total: Count = Field(description="players on the board")
     offset: Count = Field(description="the first entry's place - 1")
-    entries: list[Entry] = Field(max_length=boards.MAX_LIMIT)
+    entries: list[Entry] = Field(max_length=rankings.MAX_LIMIT)
     me: Entry | None = Field(
         description="the asking player's entry (null: anonymous or not on the board)"
     )

@@ -14,16 +14,15 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from daily import dice, metrics
+from daily import accounts, dice, history, metrics
 from daily import games as service
 from daily.errors import ConflictError, NotFoundError, NotOpenError
+from daily.games import Record
 from daily.modes import find_mode
 from daily.rules import Roll, Score
-from daily.store import games as store
-from daily.store import keys, players
-from daily.store.games import Record
 from daily.strategy import hints
 from daily.web import (
+    account,
     answers,
     bodies,
     current_config,
@@ -60,7 +59,7 @@ def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
     name = bodies.name(_parse(schemas.NewPlayer).name)
     check_new_player()
-    player = players.create(current_redis(), name)
+    player = accounts.create(current_redis(), name)
     count_new_player()
     body = schemas.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
     return jsonify(body.model_dump()), 201
@@ -72,7 +71,7 @@ def get_me() -> Response:
     player_id = current_player_id()
     if player_id is None:
         raise unauthorized("no player yet: play a game or create one with POST /api/v1/players")
-    player = players.get(current_redis(), player_id)
+    player = accounts.get(current_redis(), player_id)
     if player is None:
         raise NotFoundError("no such player")
     return _player(player)
@@ -82,10 +81,10 @@ def get_me() -> Response:
 def update_me() -> Response:
     """Changes the name of the player making the request."""
     name = bodies.name(_parse(schemas.NewPlayer).name)
-    return _player(players.rename(current_redis(), require_player_id(), name))
+    return _player(accounts.rename(current_redis(), require_player_id(), name))
 
 
-def _player(player: players.Player) -> Response:
+def _player(player: accounts.Player) -> Response:
     answer = schemas.PlayerAnswer(player_id=player.id, name=player.name)
     return jsonify(answer.model_dump(exclude_none=True))
 
@@ -117,11 +116,7 @@ def _daily_json(puzzle: dice.Day) -> dict[str, Any]:
 def _daily_answer(puzzle: dice.Day) -> schemas.DailyAnswer:
     config = current_config()
     seed = dice.daily_seed(config.secret_key, puzzle.date)
-    player_id = current_player_id()
-    mine = None
-    if player_id is not None:
-        index = keys.player_daily(player_id, puzzle.date.isoformat())
-        mine = store.index_lookup(current_redis(), index)
+    mine = history.daily_of(current_redis(), current_player_id(), puzzle.date)
     return schemas.DailyAnswer(
         date=puzzle.date.isoformat(),
         number=puzzle.number,
@@ -157,7 +152,10 @@ def create_game() -> tuple[Response, int]:
     data = bodies.json_object()
     if "mode" not in data:
         raise bad_request("missing field: 'mode'")
-    model = schemas.new_game_model(find_mode(data["mode"]).id, data)
+    mode = find_mode(data["mode"])
+    today = history.today(current_config())
+    accounts.check_may_start(mode, account.deleted_on(), today)
+    model = schemas.new_game_model(mode.id, data)
     player_id = require_player_id()  # a guest is made before the body's own fields are read
     body = schemas.parse(model, data)
     record, created = STARTERS[type(body)](body, player_id)
@@ -221,15 +219,15 @@ def hint(game_id: str) -> Response:
     found = own_game(game_id)
     state = service.hint_state(current_config(), found)
     actions = hints.hint(strategy.strategy_table(found.rules), state)
-    body = {
-        "id": found.id,
-        "turn": state.turn,
-        "roll": state.roll,
-        "rolls_left": state.rolls_left,
-        "dice": list(state.dice),
-        "actions": [action.to_dict(state.dice) for action in actions],
-    }
-    return jsonify(answers.dump(answers.Hint, body))
+    answer = answers.Hint(
+        id=found.id,
+        turn=state.turn,
+        roll=state.roll,
+        rolls_left=state.rolls_left,
+        dice=list(state.dice),
+        actions=[strategy.action_answer(action, state.dice) for action in actions],
+    )
+    return jsonify(answer.model_dump(mode="json", exclude_unset=True, by_alias=True))
 
 
 @bp.get("/games/<game_id>/analysis")

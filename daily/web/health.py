@@ -17,10 +17,9 @@ import time
 from datetime import UTC, datetime
 from typing import TextIO
 
-import redis
 from flask import Blueprint, Flask, Response, g, jsonify, request
 
-from daily import __version__, metrics
+from daily import __version__, backend
 from daily.strategy import builder
 from daily.strategy.solver import default_cache_dir
 from daily.web import current_redis
@@ -34,11 +33,9 @@ VERSION_HEADER = "X-Daily-Version"
 def healthz() -> tuple[Response, int]:
     """200 when Redis answers, 503 (with the reason) when it does not."""
     tables = {"tables": table_statuses()}
-    try:
-        current_redis().ping()
-    except redis.RedisError as e:  # refused, timed out, or a cluster with a slot down
-        metrics.redis_error("health", e)
-        body = {"status": "unavailable", "redis": f"unreachable: {e}", "version": __version__}
+    reason = backend.unreachable(current_redis())
+    if reason is not None:
+        body = {"status": "unavailable", "redis": reason, "version": __version__}
         return jsonify(body | tables), 503
     return jsonify({"status": "ok", "redis": "ok", "version": __version__} | tables), 200
 

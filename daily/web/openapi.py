@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from daily import __version__
-from daily.store import boards
+from daily import __version__, rankings
 from daily.web import answers, schemas
 from daily.web.boards import MAX_OFFSET
 
@@ -117,7 +116,7 @@ _PAGE_QUERY = [
         "name": "limit",
         "in": "query",
         "description": "entries on the page (default 50)",
-        "schema": {"type": "integer", "minimum": 1, "maximum": boards.MAX_LIMIT},
+        "schema": {"type": "integer", "minimum": 1, "maximum": rankings.MAX_LIMIT},
     },
     {
         "name": "offset",
@@ -136,7 +135,7 @@ _BAND = {
     "name": "band",
     "in": "query",
     "description": "points per band (default 50)",
-    "schema": {"type": "integer", "minimum": 1, "maximum": boards.DAILY_TOP + 1},
+    "schema": {"type": "integer", "minimum": 1, "maximum": rankings.DAILY_TOP + 1},
 }
 _TABLE_STATUS = _object(
     ["ruleset", "state"],

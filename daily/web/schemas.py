@@ -10,15 +10,15 @@ field must be.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.config import JsonDict
 
 from daily import party
+from daily.accounts import MAX_NAME
 from daily.errors import BadInputError, ErrorCode
-from daily.store.players import MAX_NAME
-from daily.strategy.bots import LEVELS
+from daily.strategy.bots import Level
 
 _NAME_SCHEMA: JsonDict = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
 
@@ -92,9 +92,7 @@ class NewComputer(Body):
     mode: Literal["computer"]
     ruleset: str = RULESET
     options: dict[str, Any] = OPTIONS
-    level: Literal[tuple(LEVELS)] = Field(  # type: ignore[valid-type]
-        "medium", description=f"one of {', '.join(LEVELS)}"
-    )
+    level: Level = Field("medium", description=f"one of {', '.join(get_args(Level))}")
 
 
 class NewParty(Body):
