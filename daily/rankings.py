@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # the service only hands the client on to the store
 DAY_EPOCH = boards.DAY_EPOCH
 #: The most entries one page of a board holds.
 MAX_LIMIT = boards.MAX_LIMIT
+#: The furthest a page may start from the top (a query beyond it is refused).
+MAX_OFFSET = 10**9
 #: The highest daily total the distribution counts apart (a band is at most this wide + 1).
 DAILY_TOP = boards.DAILY_TOP
 

@@ -281,3 +281,24 @@ def dump(model: type[A], body: Mapping[str, Any]) -> dict[str, Any]:
     """*body* built through *model*: checked against it, as JSON, the unset fields left out."""
     answer = model.model_validate(body)
     return answer.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+class TableState(Answer):
+    """Where one strategy table the service builds by itself stands."""
+
+    ruleset: str = Field(description="`maxi`, or with options: `maxi:bonus=50@75`")
+    state: Literal["missing", "building", "ready"]
+    percent: float | None = Field(None, description="building: the share of the work done")
+    seconds: float | None = Field(None, description="building: spent so far; ready: the build's")
+    eta: float | None = Field(None, description="building: estimated seconds left")
+
+
+class Health(Answer):
+    """The service's health: 200 while Redis answers a PING, else 503."""
+
+    status: Literal["ok", "unavailable"]
+    redis: str = Field(description="`ok`, or `unreachable: <reason>`")
+    version: str
+    tables: list[TableState] = Field(
+        description="each strategy table the service builds by itself (DAILY_TABLES)"
+    )

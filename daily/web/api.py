@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from daily import accounts, dice, history, metrics
 from daily import games as service
@@ -41,20 +41,31 @@ from daily.web.limits import (
     count_daily,
     count_new_player,
 )
+from daily.web.openapi import documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+STATE = "the game as its player sees it"
 
 
 @bp.get("/openapi.json")
+@documented(None, access="public")
 def openapi_document() -> Response:
     """The OpenAPI 3.1 description of this API."""
-    return jsonify(openapi.document())
+    return jsonify(openapi.document(current_app))
 
 
 # Players
 
 
 @bp.post("/players")
+@documented(
+    schemas.PlayerAnswer,
+    status=201,
+    body=schemas.NewPlayer,
+    errors=(400, 413, 415),
+    access="public",
+    description="the player and token",
+)
 def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
     name = bodies.name(_parse(schemas.NewPlayer).name)
@@ -66,6 +77,7 @@ def create_player() -> tuple[Response, int]:
 
 
 @bp.get("/players/me")
+@documented(schemas.PlayerAnswer, errors=(401, 404), description="the player")
 def get_me() -> Response:
     """The player making the request; a read never makes one (401 before the first game)."""
     player_id = current_player_id()
@@ -78,6 +90,12 @@ def get_me() -> Response:
 
 
 @bp.patch("/players/me")
+@documented(
+    schemas.PlayerAnswer,
+    body=schemas.NewPlayer,
+    errors=(400, 401, 413, 415),
+    description="the player",
+)
 def update_me() -> Response:
     """Changes the name of the player making the request."""
     name = bodies.name(_parse(schemas.NewPlayer).name)
@@ -93,6 +111,7 @@ def _player(player: accounts.Player) -> Response:
 
 
 @bp.get("/daily")
+@documented(schemas.DailyAnswer, access="public", description="the puzzle")
 def today() -> Response:
     """Today's puzzle: its number, commitment and closing time."""
     config = current_config()
@@ -100,6 +119,7 @@ def today() -> Response:
 
 
 @bp.get("/daily/<day>")
+@documented(schemas.DailyAnswer, errors=(400, 404), access="public", description="the puzzle")
 def daily(day: str) -> Response:
     """The puzzle of *day*; its seed once the day has closed, 404 for a day not open yet."""
     config = current_config()
@@ -147,6 +167,13 @@ def _date(text: str) -> date:
 
 
 @bp.post("/games")
+@documented(
+    answers.GameState,
+    status=201,
+    body=schemas.NewGame,
+    errors=(400, 401, 404, 409, 413, 415),
+    description=STATE,
+)
 def create_game() -> tuple[Response, int]:
     """Starts a game; 409 with the existing id for a second daily or friend game."""
     data = bodies.json_object()
@@ -155,7 +182,7 @@ def create_game() -> tuple[Response, int]:
     mode = find_mode(data["mode"])
     today = history.today(current_config())
     accounts.check_may_start(mode, account.deleted_on(), today)
-    model = schemas.new_game_model(mode.id, data)
+    model = schemas.new_game_model(mode.id)
     player_id = require_player_id()  # a guest is made before the body's own fields are read
     body = schemas.parse(model, data)
     record, created = STARTERS[type(body)](body, player_id)
@@ -166,12 +193,19 @@ def create_game() -> tuple[Response, int]:
 
 
 @bp.get("/games/<game_id>")
+@documented(answers.GameState, errors=(401, 404), description=STATE)
 def get_game(game_id: str) -> Response:
     """The game as its player sees it now (a finished game's lost count heals)."""
     return jsonify(render.game_json(_view(own_game(game_id), heal=True)))
 
 
 @bp.post("/games/<game_id>/roll")
+@documented(
+    answers.GameState,
+    body=schemas.RollBody,
+    errors=(400, 401, 404, 409, 413, 415),
+    description=STATE,
+)
 def roll(game_id: str) -> Response:
     """Re-rolls every die except the held positions."""
     body = _parse(schemas.RollBody)
@@ -179,6 +213,12 @@ def roll(game_id: str) -> Response:
 
 
 @bp.post("/games/<game_id>/score")
+@documented(
+    answers.GameState,
+    body=schemas.ScoreBody,
+    errors=(400, 401, 404, 409, 413, 415),
+    description=STATE,
+)
 def score(game_id: str) -> Response:
     """Scores the dice in a row; the next turn's first roll is dealt at once."""
     body = _parse(schemas.ScoreBody)
@@ -205,6 +245,7 @@ def _view(record: Record, state: Any = None, heal: bool = False) -> service.View
 
 
 @bp.get("/games/<game_id>/record")
+@documented(answers.Record, errors=(401, 404, 409), description="the record")
 def record(game_id: str) -> Response:
     """The record ``daily verify`` reads; the seed once it may be published."""
     found = own_game(game_id)
@@ -214,6 +255,7 @@ def record(game_id: str) -> Response:
 
 
 @bp.get("/games/<game_id>/hint")
+@documented(answers.Hint, errors=(401, 403, 404, 409, 503), description="the ranked actions")
 def hint(game_id: str) -> Response:
     """Every legal action now with its expected final score, best first (solo, computer)."""
     found = own_game(game_id)
@@ -231,6 +273,7 @@ def hint(game_id: str) -> Response:
 
 
 @bp.get("/games/<game_id>/analysis")
+@documented(answers.Analysis, errors=(401, 403, 404, 409, 503), description="the analysis")
 def analysis(game_id: str) -> Response:
     """Each decision of a finished game against the best one, and the expected points lost.
 
@@ -246,12 +289,10 @@ def _start_daily(body: schemas.NewDaily, player_id: str) -> tuple[Record, bool]:
     return service.start_daily(current_redis(), current_config(), player_id, _DAILY_QUOTA)
 
 
-def _new_code(body: schemas.NewCode, player_id: str) -> tuple[Record, bool]:
-    rules = bodies.rules(body.ruleset, body.options)
-    return service.start_code(current_redis(), current_config(), player_id, *rules)
-
-
-def _join_code(body: schemas.JoinCode, player_id: str) -> tuple[Record, bool]:
+def _start_friend(body: schemas.NewFriend, player_id: str) -> tuple[Record, bool]:
+    if body.code is None:  # a fresh code
+        rules = bodies.rules(body.ruleset, body.options)
+        return service.start_code(current_redis(), current_config(), player_id, *rules)
     code = bodies.code(body.code)
     return service.join_code(current_redis(), current_config(), player_id, code, body.target,
                              _DAILY_QUOTA)  # fmt: skip
@@ -280,8 +321,7 @@ _DAILY_QUOTA = service.Quota(check_daily_limit, count_daily)
 #: Starts a game from its body and the player id: (record, is it new).
 STARTERS: dict[type[schemas.Body], Callable[[Any, str], tuple[Record, bool]]] = {
     schemas.NewDaily: _start_daily,
-    schemas.NewCode: _new_code,
-    schemas.JoinCode: _join_code,
+    schemas.NewFriend: _start_friend,
     schemas.NewSolo: _start_solo,
     schemas.NewParty: _start_party,
     schemas.NewComputer: _start_computer,

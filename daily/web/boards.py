@@ -20,11 +20,16 @@ from daily.codes import code_str, parse_code
 from daily.rankings import Board, Entry, Page
 from daily.web import answers, auth, current_config, current_redis
 from daily.web.errors import bad_request
+from daily.web.openapi import BOARD_DAY, documented
 
 bp = Blueprint("boards", __name__)
 
 API = "/api/v1"
 DEFAULT_LIMIT = 50
+#: The query of every board.
+PAGE = ("limit", "offset", "around")
+#: What the document says of every board's answer.
+BOARD = {"query": PAGE, "access": "either", "description": "the page of the board"}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -79,17 +84,13 @@ def _int(name: str, default: int, low: int, high: int) -> int:
     return int(text)
 
 
-#: The furthest a page may start from the top (a query beyond it is refused).
-MAX_OFFSET = 10**9
-
-
 def parse_query() -> Query:
     """The ``limit``, ``offset`` and ``around`` of the request, or a 400."""
     around = request.args.get("around")
     if around not in (None, "me"):
         raise bad_request(f"around must be 'me', got {around!r}")
     limit = _int("limit", DEFAULT_LIMIT, 1, rankings.MAX_LIMIT)
-    return Query(_int("offset", 0, 0, MAX_OFFSET), limit, around == "me")
+    return Query(_int("offset", 0, 0, rankings.MAX_OFFSET), limit, around == "me")
 
 
 def read(board: Board) -> Page:
@@ -127,36 +128,80 @@ def entry_answer(entry: Entry) -> answers.Entry:
 
 
 @bp.get(f"{API}/leaderboards/daily/<day>")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401, 404),
+    path={"day": BOARD_DAY},
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def daily_board(day: str) -> Response:
     """The board of one day's puzzle (``today`` works too)."""
     return _json(Board.daily(parse_day(day)))
 
 
 @bp.get(f"{API}/leaderboards/best-day")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401),
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def best_day_board() -> Response:
     """Every player's best daily total."""
     return _json(Board.best_day())
 
 
 @bp.get(f"{API}/leaderboards/streak")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401),
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def streak_board() -> Response:
     """The longest runs of consecutive days played; ``current`` is the run alive today."""
     return _json(Board.streak())
 
 
 @bp.get(f"{API}/leaderboards/advent/<int:year>")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401, 404),
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def advent_board(year: int) -> Response:
     """The advent calendar of *year*: the sum of each player's door scores."""
     return _json(Board.advent(parse_year(year)))
 
 
 @bp.get(f"{API}/leaderboards/friend/<code>")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401, 404),
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def friend_board(code: str) -> Response:
     """The games played on one friend code."""
     return _json(Board.friend(parse_friend(code)))
 
 
 @bp.get(f"{API}/daily/<day>/distribution")
+@documented(
+    answers.Distribution,
+    errors=(400, 404),
+    path={"day": BOARD_DAY},
+    query=("band",),
+    access="public",
+    description="the bands, lowest first",
+)
 def distribution(day: str) -> Response:
     """How many players reached each band of scores on *day* (``band`` points wide)."""
     when = parse_day(day)

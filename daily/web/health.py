@@ -22,7 +22,8 @@ from flask import Blueprint, Flask, Response, g, jsonify, request
 from daily import __version__, backend
 from daily.strategy import builder
 from daily.strategy.solver import default_cache_dir
-from daily.web import current_redis
+from daily.web import answers, current_redis
+from daily.web.openapi import documented
 
 bp = Blueprint("health", __name__)
 log = logging.getLogger("daily.access")
@@ -30,6 +31,13 @@ VERSION_HEADER = "X-Daily-Version"
 
 
 @bp.get("/healthz")
+@documented(
+    answers.Health,
+    errors=(503,),
+    access="public",
+    errors_answer=True,
+    description="the service and its store are up (503: Redis does not answer)",
+)
 def healthz() -> tuple[Response, int]:
     """200 when Redis answers, 503 (with the reason) when it does not."""
     tables = {"tables": table_statuses()}
