@@ -74,10 +74,12 @@ class NewFriend(Body):
 
     @model_validator(mode="after")
     def _code_or_rules(self) -> NewFriend:
-        # A code names its own rules; a fresh code has no creator to aim at.
-        if self.code is not None and {"ruleset", "options"} & self.model_fields_set:
+        # A code names its own rules; a fresh code has no creator to aim at. The defaults are
+        # accepted either way: generated clients send every field that has one.
+        default = NewFriend.model_fields["ruleset"].default
+        if self.code is not None and (self.ruleset != default or self.options):
             raise ValueError("a game on a code plays its ruleset: send no ruleset or options")
-        if self.code is None and "target" in self.model_fields_set:
+        if self.code is None and self.target:
             raise ValueError("target needs a code: send the code to play")
         return self
 
