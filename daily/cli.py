@@ -140,22 +140,21 @@ def _cmd_verify(args: argparse.Namespace) -> None:
 
 def review(action: str, game_id: str | None, out: TextIO) -> None:
     """Runs ``daily review ACTION [ID]`` on the service's Redis (the same settings as serve)."""
+    from daily import backend
     from daily import config as settings
     from daily import reviews as flow
-    from daily.store import reviews
-    from daily.store.connection import connect
 
     config = settings.load()
-    client = connect(config.redis_url, config.data_dir)
+    client = backend.connect(config)
     if action == "list":
-        waiting = reviews.held(client)
+        waiting = flow.held(client)
         for entry in waiting:
             out.write(entry.line() + "\n")
-        waits = reviews.unchecked(client)
+        waits = flow.unchecked(client)
         out.write(f"{len(waiting)} held for review, {waits} waiting for a table\n")
     elif action == "check":
         held = flow.check_unchecked(client, config, limit=1_000_000)
-        left = reviews.unchecked(client)
+        left = flow.unchecked(client)
         out.write(f"{held} held for review, {left} still waiting for a table\n")
     elif game_id is None:
         raise UsageError(f"review {action} needs a game id")
@@ -176,8 +175,7 @@ def _cmd_serve(args: argparse.Namespace) -> None:
 
     from werkzeug.serving import WSGIRequestHandler
 
-    from daily import create_app
-    from daily.store.connection import release
+    from daily import backend, create_app
 
     class QuietHandler(WSGIRequestHandler):
         """Werkzeug's handler without its own access line: the app writes a JSON one."""
@@ -193,7 +191,7 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     try:
         app.run(host=args.host, port=args.port, threaded=True, request_handler=QuietHandler)
     finally:
-        release(app.extensions["daily.redis"])
+        backend.release(app.extensions["daily.redis"])
 
 
 def _parser() -> argparse.ArgumentParser:

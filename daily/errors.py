@@ -1,4 +1,14 @@
-"""The one error hierarchy of the package: every error the code raises on purpose."""
+"""The package's error hierarchy: its root, :class:`DailyError`, and every error that more
+than one module raises or maps.
+
+An error that one module alone raises lives beside it, under this root: ``ModeError``
+(:mod:`daily.modes`), ``CodeError`` (:mod:`daily.codes`), ``ConfigError``
+(:mod:`daily.config`), ``VerifyError`` (:mod:`daily.verify`), the table errors
+(:mod:`daily.strategy.solver`), ``ReviewError`` (:mod:`daily.reviews`), ``MoveConflict``
+(:mod:`daily.store.games`), ``UsageError`` (:mod:`daily.cli`) and ``HttpError``
+(:mod:`daily.web.errors`). ``daily.web.errors.TABLE`` maps each one a request can meet to its
+status and :class:`ErrorCode`.
+"""
 
 from __future__ import annotations
 
@@ -36,6 +46,18 @@ class StorageError(DailyError):
 
 class SignInLinkError(DailyError):
     """A sign-in link that is forged, expired, revoked, or names a player who is gone."""
+
+
+class InvalidNameError(DailyError, ValueError):
+    """A display name that is empty, too long, not printable or blank to the eye."""
+
+
+class ConfusableNameError(InvalidNameError):
+    """A display name that spells a Latin name with letters of another script."""
+
+
+class BoardError(DailyError, ValueError):
+    """A result or a board request that the rankings cannot take."""
 
 
 class DeletedTodayError(DailyError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 from daily.errors import DailyError
 
@@ -41,6 +42,10 @@ class OnePer(StrEnum):
     CODE = "code"  # one game per player and friend code
 
 
+#: The ids of :data:`MODES` as a type, for the API's typed models.
+ModeId = Literal["daily", "friend", "solo", "party", "computer"]
+
+
 class ModeError(DailyError, ValueError):
     """A mode name that no mode has."""
 
@@ -49,7 +54,7 @@ class ModeError(DailyError, ValueError):
 class Mode:
     """What a game mode is: its dice, its board, what its player may see and share."""
 
-    id: str
+    id: ModeId
     seed: SeedKind
     board: BoardKind | None = None  # ranked on this kind of board (None: never ranked)
     one_per: OnePer | None = None

@@ -17,21 +17,28 @@ under review.
 from __future__ import annotations
 
 import logging
-
-import redis
+from typing import TYPE_CHECKING
 
 from daily import dice, metrics
 from daily.config import Config
-from daily.errors import ReplayError, RulesError
+from daily.errors import DailyError, ReplayError, RulesError
 from daily.store import games as store
 from daily.store import reviews
 from daily.store.games import Record
-from daily.store.reviews import HELD, RELEASED, REMOVED, ReviewError
+from daily.store.reviews import HELD, RELEASED, REMOVED, Held
 from daily.strategy import luck
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, default_cache_dir, table_for
 
+if TYPE_CHECKING:  # the service only hands the client on to the store
+    import redis
+
 log = logging.getLogger(__name__)
+
+
+class ReviewError(DailyError, ValueError):
+    """An operator's review command that does not apply (an unknown or unheld game)."""
+
 
 #: How many waiting games one sweep checks (about 20 ms each for maxi): a request that
 #: sweeps stays quick, and ``daily review check`` does the rest at once.
@@ -146,3 +153,13 @@ def sweep_unchecked(client: redis.Redis, config: Config) -> int | None:
     if not reviews.claim_sweep(client, SWEEP_INTERVAL_S):
         return None
     return check_unchecked(client, config, limit=SWEEP_BATCH)
+
+
+def held(client: redis.Redis, limit: int = 100) -> list[Held]:
+    """The games held for review, oldest first (``daily review list``)."""
+    return reviews.held(client, limit)
+
+
+def unchecked(client: redis.Redis) -> int:
+    """How many counted games still wait for their table to be checked."""
+    return reviews.unchecked(client)

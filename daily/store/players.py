@@ -12,19 +12,11 @@ from datetime import timedelta
 import redis
 from confusable_homoglyphs import categories, confusables
 
-from daily.errors import DailyError
+from daily.errors import ConfusableNameError, InvalidNameError
 from daily.store import keys
 from daily.store.guard import guarded
 
 MAX_NAME = 24
-
-
-class InvalidNameError(DailyError, ValueError):
-    """A display name that is empty, too long, not printable or blank to the eye."""
-
-
-class ConfusableNameError(InvalidNameError):
-    """A display name that spells a Latin name with letters of another script."""
 
 
 #: Characters that print as nothing although Unicode calls them letters or symbols
@@ -53,7 +45,7 @@ def parse_name(text: object) -> str:
     >>> parse_name(chr(0x3164))  # a Hangul filler  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    daily.store.players.InvalidNameError: name must show at least one character, got ...
+    daily.errors.InvalidNameError: name must show at least one character, got ...
     """
     if not isinstance(text, str):
         raise InvalidNameError(f"name must be a string, got {text!r}")

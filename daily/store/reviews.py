@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 import redis
 
-from daily.errors import DailyError
 from daily.store import boards, keys
 from daily.store.guard import guarded
 
@@ -25,10 +24,6 @@ if TYPE_CHECKING:
 
 #: The ``review`` field of a game's hash: held (waiting), released (counted), removed.
 HELD, RELEASED, REMOVED = "held", "released", "removed"
-
-
-class ReviewError(DailyError, ValueError):
-    """An operator's review command that does not apply (an unknown or unheld game)."""
 
 
 @dataclass(frozen=True, slots=True)

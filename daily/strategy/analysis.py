@@ -35,18 +35,6 @@ class Decision:
         """Expected points given away by this move (0 for a best move)."""
         return self.played.loss
 
-    def to_dict(self) -> dict[str, Any]:
-        """The decision as JSON."""
-        return {
-            "index": self.index,
-            "turn": self.turn,
-            "roll": self.roll,
-            "dice": list(self.dice),
-            "played": self.played.to_dict(),
-            "best": self.best.to_dict(),
-            "loss": round(self.loss, 4),
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
@@ -60,15 +48,6 @@ class Analysis:
     def lost(self) -> float:
         """The expected points lost over the whole game."""
         return sum(d.loss for d in self.decisions)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The analysis as JSON."""
-        return {
-            "total": self.total,
-            "optimum": round(self.optimum, 4),
-            "lost": round(self.lost, 4),
-            "decisions": [d.to_dict() for d in self.decisions],
-        }
 
 
 def analyse(table: Table, source: DiceSource, moves: Iterable[Any]) -> Analysis:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -50,6 +51,8 @@ LEVELS: dict[str, Bot] = {
         Bot("easy", 2.0, 6.0),
     )
 }
+#: The ids of :data:`LEVELS` as a type, for the API's typed models.
+Level = Literal["expert", "hard", "medium", "easy"]
 
 
 def find_bot(level: str) -> Bot:

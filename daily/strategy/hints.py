@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -33,16 +32,6 @@ class Action:
         if self.row is not None:
             return Score(self.row)
         return Roll(hold_positions(dice, self.keep or ()))
-
-    def to_dict(self, dice: Dice | None = None) -> dict[str, Any]:
-        """The action as JSON: ``{"keep": [values]}`` or ``{"score": row}``, value and loss.
-
-        Given the *dice* on the table, a re-roll also names the ``hold`` positions that play it.
-        """
-        head: dict[str, Any] = {"score": self.row} if self.row else {"keep": list(self.keep or ())}
-        if dice is not None and self.row is None:
-            head["hold"] = list(hold_positions(dice, self.keep or ()))
-        return head | {"value": round(self.value, 4), "loss": round(self.loss, 4)}
 
 
 def hold_positions(dice: Dice, keep: Dice) -> tuple[int, ...]:

@@ -9,11 +9,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
 
-import redis
 from flask import Flask, current_app
 
+from daily import backend
 from daily import config as config_mod
-from daily.store.connection import connect
 from daily.strategy import builder
 from daily.strategy.solver import default_cache_dir
 from daily.web import errors
@@ -29,7 +28,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     # Keep scorecards in sheet order, not alphabetical (Flask 3 reads this, not JSON_SORT_KEYS).
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["daily.config"] = config
-    app.extensions["daily.redis"] = connect(config.redis_url, config.data_dir)
+    app.extensions["daily.redis"] = backend.connect(config)
     errors.register(app)
     _install(app)
     # The strategy tables still missing build in the background, once for every process
@@ -94,6 +93,6 @@ def current_config() -> config_mod.Config:
     return cast(config_mod.Config, current_app.extensions["daily.config"])
 
 
-def current_redis() -> redis.Redis:
-    """The running app's Redis client."""
-    return cast(redis.Redis, current_app.extensions["daily.redis"])
+def current_redis() -> backend.Client:
+    """The running app's Redis client, handed to the service functions."""
+    return cast(backend.Client, current_app.extensions["daily.redis"])

@@ -9,9 +9,7 @@ older link stops working, and a link older than :data:`LINK_MAX_AGE` is refused.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
@@ -30,13 +28,14 @@ from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSaf
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, dice
-from daily.errors import DeletedTodayError, SignInLinkError
-from daily.modes import MODES, find_mode
-from daily.store import boards, games, keys, players
-from daily.web import assets, auth, current_config, current_redis, pages
+from daily import __version__, accounts
+from daily import history as service
+from daily.errors import SignInLinkError
+from daily.history import Played
+from daily.web import assets, auth, current_config, current_redis
 from daily.web.errors import HttpError, bad_request
-from daily.web.pages import STATIC, Comparison, compare
+from daily.web.i18n import GUEST, player_name
+from daily.web.pages import STATIC
 
 bp = Blueprint("account", __name__)
 
@@ -48,9 +47,6 @@ THEMES = ("auto", "light", "dark")
 _THEME_KEY = "theme"
 #: The session field that remembers the day a player was deleted on this browser.
 _DELETED_KEY = "deleted_on"
-_GUEST = re.compile(r"Guest ([0-9a-f]{4})")
-#: How many days of history the page reads (a year and more).
-HISTORY_DAYS = 400
 
 
 # -- shared context ----------------------------------------------------------------------------
@@ -67,11 +63,7 @@ def theme() -> str:
     return chosen if chosen in THEMES else "auto"
 
 
-@bp.app_template_filter("player_name")
-def player_name(name: str) -> str:
-    """A player's name as shown: a guest's generic name in the reader's language."""
-    found = _GUEST.fullmatch(name)
-    return str(gettext("Guest %(n)s", n=found.group(1))) if found else name
+bp.add_app_template_filter(player_name, "player_name")
 
 
 # -- the player's page -------------------------------------------------------------------------
@@ -81,7 +73,7 @@ def player_name(name: str) -> str:
 def me() -> str:
     """The player's page: name, language, dice, theme, and the ways to history, link, delete."""
     player = _current_player()
-    is_guest = player is None or _GUEST.fullmatch(player.name) is not None
+    is_guest = player is None or GUEST.fullmatch(player.name) is not None
     return render_template("me.html", player=player, is_guest=is_guest)
 
 
@@ -89,10 +81,7 @@ def me() -> str:
 def set_name() -> Response:
     """Saves the player's name (the form's answer without script; the script uses the API)."""
     player_id = auth.require_player_id()
-    try:
-        players.rename(current_redis(), player_id, request.form.get("name", ""))
-    except players.InvalidNameError as e:
-        raise bad_request(str(e)) from None
+    accounts.rename(current_redis(), player_id, request.form.get("name", ""))
     return redirect(url_for("account.me"), 303)
 
 
@@ -107,7 +96,7 @@ def set_theme() -> Response:
     return redirect(url_for("account.me"), 303)
 
 
-def _current_player() -> players.Player | None:
+def _current_player() -> accounts.Player | None:
     try:
         return auth.current_player()
     except HttpError:
@@ -115,69 +104,6 @@ def _current_player() -> players.Player | None:
 
 
 # -- history -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Played:
-    """One finished daily puzzle in a player's history."""
-
-    day: date
-    number: int
-    total: int
-    bonus: bool
-    game_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    """The figures of a player's history."""
-
-    days: int
-    streak: int
-    best_streak: int
-    best: int | None
-    mean: float | None
-    bonus_rate: float | None  # 0 to 1
-
-
-def summarize(played: Sequence[Played], streak: int = 0, best_streak: int = 0) -> Summary:
-    """The figures of *played* (finished dailies) with the streak read from the store.
-
-    >>> day = date(2026, 12, 1)
-    >>> s = summarize([Played(day, 1, 300, True, "a"), Played(day, 2, 250, False, "b")])
-    >>> s.days, s.best, s.mean, s.bonus_rate
-    (2, 300, 275.0, 0.5)
-    >>> summarize([]).mean is None
-    True
-    """
-    if not played:
-        return Summary(0, streak, best_streak, None, None, None)
-    totals = [p.total for p in played]
-    return Summary(
-        days=len(played),
-        streak=streak,
-        best_streak=best_streak,
-        best=max(totals),
-        mean=sum(totals) / len(totals),
-        bonus_rate=sum(1 for p in played if p.bonus) / len(played),
-    )
-
-
-def history_of(player_id: str) -> list[Played]:
-    """The finished daily puzzles of *player_id*, newest first."""
-    client = current_redis()
-    config = current_config()
-    found = []
-    for game_id in games.games_of(client, player_id, limit=HISTORY_DAYS * 2):
-        record = games.load(client, game_id)
-        if record is None or record.mode != "daily" or record.day is None:
-            continue
-        if not record.finished or record.total is None:
-            continue
-        state = record.state(config.secret_key)
-        number = dice.Day(record.day, config.timezone).number
-        found.append(Played(record.day, number, record.total, state.bonus > 0, record.id))
-    return found
 
 
 def chart_svg(played: Sequence[Played], width: int = 320, height: int = 120) -> Markup:
@@ -215,15 +141,13 @@ def chart_svg(played: Sequence[Played], width: int = 320, height: int = 120) -> 
 @bp.get("/me/history")
 def history() -> str:
     """Each daily played, the streak, best, mean and bonus rate, and a chart of the scores."""
-    player_id = auth.current_player_id()
-    played = history_of(player_id) if player_id else []
-    today = dice.today(current_config().now(), current_config().timezone).date
-    streak, best_streak = (
-        boards.streak_of(current_redis(), player_id, today) if player_id else (0, 0)
-    )
-    summary = summarize(played, streak, best_streak)
+    found = service.history_of(current_redis(), current_config(), auth.current_player_id())
+    played = found.played
     return render_template(
-        "history.html", played=played, summary=summary, chart=chart_svg(played) if played else ""
+        "history.html",
+        played=played,
+        summary=found.summary,
+        chart=chart_svg(played) if played else "",
     )
 
 
@@ -252,7 +176,7 @@ def _link_serializer() -> URLSafeTimedSerializer:
 
 def make_link(player_id: str) -> str:
     """A new sign-in token for *player_id*; every older one stops working."""
-    generation = players.next_link_generation(current_redis(), player_id)
+    generation = accounts.next_link_generation(current_redis(), player_id)
     return str(_link_serializer().dumps({"p": player_id, "g": generation}))
 
 
@@ -267,9 +191,9 @@ def player_of_link(token: str) -> str:
     if not isinstance(data, dict) or not isinstance(data.get("p"), str):
         raise SignInLinkError("this sign-in link is not valid")
     player_id = data["p"]
-    if players.get(current_redis(), player_id) is None:
+    if accounts.get(current_redis(), player_id) is None:
         raise SignInLinkError("this player no longer exists")
-    if data.get("g") != players.link_generation(current_redis(), player_id):
+    if data.get("g") != accounts.link_generation(current_redis(), player_id):
         raise SignInLinkError("this sign-in link was replaced by a newer one")
     return str(player_id)
 
@@ -286,7 +210,7 @@ def qr_svg(url: str) -> Markup:
 def new_link() -> str:
     """Makes a new sign-in link (revoking the old one) and shows it with its QR code."""
     player_id = auth.require_player_id()
-    players.keep(current_redis(), player_id)  # a player with a link is not a passing guest
+    accounts.keep(current_redis(), player_id)  # a player with a link is not a passing guest
     url = url_for("account.signin", token=make_link(player_id), _external=True)
     hours = int(LINK_MAX_AGE.total_seconds() // 3600)
     return render_template("signin_link.html", url=url, qr=qr_svg(url), hours=hours)
@@ -296,7 +220,7 @@ def new_link() -> str:
 def signin(token: str) -> str:
     """Asks before switching this browser to the player a sign-in link names."""
     player_id = player_of_link(token)
-    target = players.get(current_redis(), player_id)
+    target = accounts.get(current_redis(), player_id)
     current = auth.current_player_id()
     return render_template(
         "signin.html", token=token, target=target, same=current == player_id, has_own=bool(current)
@@ -329,8 +253,8 @@ def delete() -> str:
         raise bad_request("tick the box to confirm the deletion")
     player_id = auth.current_player_id()
     if player_id is not None:
-        players.delete(current_redis(), player_id, (keys.board_best_day(), keys.board_streak()))
-    today = dice.today(current_config().now(), current_config().timezone).date
+        accounts.delete(current_redis(), player_id)
+    today = service.today(current_config())
     theme_ = session.get(_THEME_KEY)
     session.clear()
     # The browser still played today: it may start a new guest, not today's ranked games again.
@@ -341,73 +265,22 @@ def delete() -> str:
     return render_template("deleted.html")
 
 
-@bp.before_app_request
-def _refuse_replay_after_delete() -> None:
-    # A player deleted today must not replay today's dice for a better rank on this browser.
-    if request.endpoint != "api.create_game" or _DELETED_KEY not in session:
-        return
-    today = dice.today(current_config().now(), current_config().timezone).date
-    if session[_DELETED_KEY] != today.isoformat():
-        return
-    body = request.get_json(silent=True)
-    mode = body.get("mode") if isinstance(body, dict) else None
-    if isinstance(mode, str) and mode in MODES and find_mode(mode).is_ranked:
-        raise DeletedTodayError(
-            "a player was deleted on this browser today: ranked games start again tomorrow"
-        )
+def deleted_on() -> date | None:
+    """The day a player was deleted on this browser, if one was (kept in the session)."""
+    text = session.get(_DELETED_KEY)
+    try:
+        return date.fromisoformat(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
 
 
-# -- friends on a code's page ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Sheet:
-    """A finished game on a friend code, as the code's page lists it."""
-
-    name: str
-    record: games.Record
-    is_creator: bool
-    is_me: bool
-
-
-@bp.app_template_global()
-def friend_sheets(code: str, creator_game: games.Record | None, limit: int = 12) -> list[Sheet]:
-    """The finished games on *code*: the creator's first, then the board's order."""
-    client = current_redis()
-    me_id = auth.current_player_id()
-    found: list[Sheet] = []
-    if creator_game is not None and creator_game.finished:
-        found.append(_sheet(creator_game, True, me_id))
-    ids = client.zrevrange(keys.board_friend(code), 0, limit)
-    for member in ids:
-        player_id = boards.player_of(str(member))
-        record = games.index_lookup(client, keys.player_friend(player_id, code))
-        if record is None or not record.finished:
-            continue
-        if creator_game is not None and record.id == creator_game.id:
-            continue
-        found.append(_sheet(record, False, me_id))
-    return found[:limit]
-
-
-def _sheet(record: games.Record, is_creator: bool, me_id: str | None) -> Sheet:
-    player = players.get(current_redis(), record.player_id)
-    name = player_name(player.name) if player else str(gettext("a deleted player"))
-    return Sheet(name, record, is_creator, record.player_id == me_id)
+# -- on a code's page ------------------------------------------------------------------------
 
 
 @bp.app_template_global()
 def verdict(mine: int, theirs: int) -> str:
     """``win``, ``lose`` or ``tie``: *mine* against *theirs*."""
     return "win" if mine > theirs else "lose" if mine < theirs else "tie"
-
-
-@bp.app_template_global()
-def advent_calendar(day: dice.Day) -> list[pages.Door]:
-    """The 24 doors for the day's page in December (none in other months)."""
-    if day.date.month != 12:
-        return []
-    return pages.advent_doors(day.date, auth.current_player_id())
 
 
 # -- the installable shell ---------------------------------------------------------------------
@@ -464,9 +337,3 @@ def service_worker() -> Response:
 def offline() -> str:
     """The page the service worker shows when the network is gone."""
     return render_template("offline.html")
-
-
-@bp.app_template_global()
-def sheets_table(sheets: Sequence[Sheet]) -> Comparison:
-    """The sheets of a code's page side by side, the reader's own titled "You"."""
-    return compare([(str(gettext("You")) if s.is_me else s.name, s.record) for s in sheets])

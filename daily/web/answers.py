@@ -15,10 +15,9 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import Field, RootModel
 from pydantic.config import JsonDict
 
-from daily import computer
-from daily.modes import MODES
-from daily.store import boards, reviews
-from daily.strategy.bots import LEVELS
+from daily import rankings
+from daily.modes import ModeId
+from daily.strategy.bots import Level
 from daily.web.schemas import Answer
 
 Die = Annotated[int, Field(ge=1, le=6)]
@@ -70,14 +69,16 @@ class Step(Answer):
 
 
 Engine = Literal["exact", "heuristic"]
-Review = Literal[(reviews.HELD, reviews.REMOVED)]  # type: ignore[valid-type]
-Winner = Literal[(computer.WIN, computer.LOSS, computer.TIE)]  # type: ignore[valid-type]
+#: The review statuses a player sees (see :func:`daily.store.reviews.shown_status`).
+Review = Literal["held", "removed"]
+#: Who won a computer game (see :func:`daily.computer.outcome`).
+Winner = Literal["you", "computer", "tie"]
 
 
 class ComputerSide(Totals):
     """The computer's level, engine, sheet, turns played and its last turn step by step."""
 
-    level: Literal[tuple(LEVELS)]  # type: ignore[valid-type]
+    level: Level
     engine: Engine
     turns: Count
     last_turn: list[Step]
@@ -132,7 +133,7 @@ class Played(Totals):
 class GameState(Played):
     """The game as its player sees it: settings, sheet, moves, result and the other sides."""
 
-    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    mode: ModeId
     ruleset: str
     options: dict[str, Any]
     date: str | None = Field(None, json_schema_extra=_DATE)
@@ -152,7 +153,7 @@ class GameState(Played):
 class RecordComputer(Answer):
     """The computer's side of a record: its level, engine and moves."""
 
-    level: Literal[tuple(LEVELS)]  # type: ignore[valid-type]
+    level: Level
     engine: Engine
     moves: list[Move]
 
@@ -161,7 +162,7 @@ class Record(Answer):
     """What ``daily verify`` reads: the seed, or the date or code that names it."""
 
     id: str
-    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    mode: ModeId
     ruleset: str
     options: dict[str, Any]
     seed: str | None = Field(None, description="hex, once it may be published")
@@ -233,7 +234,7 @@ class Analysis(Analysed):
     """The analysis of a finished game; a daily game's Expert once its day has closed."""
 
     id: str
-    mode: Literal[tuple(MODES)]  # type: ignore[valid-type]
+    mode: ModeId
     ruleset: str
     computer: Analysed | None = Field(None, description="computer games: its own analysis")
     expert: Expert | None = Field(
@@ -259,7 +260,7 @@ class BoardPage(Answer):
     board: str = Field(description="e.g. daily/2026-12-03, best-day, streak")
     total: Count = Field(description="players on the board")
     offset: Count = Field(description="the first entry's place - 1")
-    entries: list[Entry] = Field(max_length=boards.MAX_LIMIT)
+    entries: list[Entry] = Field(max_length=rankings.MAX_LIMIT)
     me: Entry | None = Field(
         description="the asking player's entry (null: anonymous or not on the board)"
     )
@@ -289,3 +290,24 @@ def dump(model: type[A], body: Mapping[str, Any]) -> dict[str, Any]:
     """*body* built through *model*: checked against it, as JSON, the unset fields left out."""
     answer = model.model_validate(body)
     return answer.model_dump(mode="json", exclude_unset=True, by_alias=True)
+
+
+class TableState(Answer):
+    """Where one strategy table the service builds by itself stands."""
+
+    ruleset: str = Field(description="`maxi`, or with options: `maxi:bonus=50@75`")
+    state: Literal["missing", "building", "ready"]
+    percent: float | None = Field(None, description="building: the share of the work done")
+    seconds: float | None = Field(None, description="building: spent so far; ready: the build's")
+    eta: float | None = Field(None, description="building: estimated seconds left")
+
+
+class Health(Answer):
+    """The service's health: 200 while Redis answers a PING, else 503."""
+
+    status: Literal["ok", "unavailable"]
+    redis: str = Field(description="`ok`, or `unreachable: <reason>`")
+    version: str
+    tables: list[TableState] = Field(
+        description="each strategy table the service builds by itself (DAILY_TABLES)"
+    )

@@ -12,18 +12,17 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
-from daily import dice, metrics
+from daily import accounts, dice, history, metrics
 from daily import games as service
 from daily.errors import ConflictError, NotFoundError, NotOpenError
 from daily.modes import find_mode
+from daily.record import Record
 from daily.rules import Roll, Score
-from daily.store import games as store
-from daily.store import keys, players
-from daily.store.games import Record
 from daily.strategy import hints
 from daily.web import (
+    account,
     answers,
     bodies,
     current_config,
@@ -41,50 +40,69 @@ from daily.web.limits import (
     count_daily,
     count_new_player,
 )
+from daily.web.openapi import documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+STATE = "the game as its player sees it"
+PLAYED = "the game after the move (its move count, not its log)"
 
 
 @bp.get("/openapi.json")
+@documented(None, access="public")
 def openapi_document() -> Response:
     """The OpenAPI 3.1 description of this API."""
-    return jsonify(openapi.document())
+    return jsonify(openapi.document(current_app))
 
 
 # Players
 
 
 @bp.post("/players")
+@documented(
+    schemas.PlayerAnswer,
+    status=201,
+    body=schemas.NewPlayer,
+    errors=(400, 413, 415),
+    access="public",
+    description="the player and token",
+)
 def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
     name = bodies.name(_parse(schemas.NewPlayer).name)
     check_new_player()
-    player = players.create(current_redis(), name)
+    player = accounts.create(current_redis(), name)
     count_new_player()
     body = schemas.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
     return jsonify(body.model_dump()), 201
 
 
 @bp.get("/players/me")
+@documented(schemas.PlayerAnswer, errors=(401, 404), description="the player")
 def get_me() -> Response:
     """The player making the request; a read never makes one (401 before the first game)."""
     player_id = current_player_id()
     if player_id is None:
         raise unauthorized("no player yet: play a game or create one with POST /api/v1/players")
-    player = players.get(current_redis(), player_id)
+    player = accounts.get(current_redis(), player_id)
     if player is None:
         raise NotFoundError("no such player")
     return _player(player)
 
 
 @bp.patch("/players/me")
+@documented(
+    schemas.PlayerAnswer,
+    body=schemas.NewPlayer,
+    errors=(400, 401, 413, 415),
+    description="the player",
+)
 def update_me() -> Response:
     """Changes the name of the player making the request."""
     name = bodies.name(_parse(schemas.NewPlayer).name)
-    return _player(players.rename(current_redis(), require_player_id(), name))
+    return _player(accounts.rename(current_redis(), require_player_id(), name))
 
 
-def _player(player: players.Player) -> Response:
+def _player(player: accounts.Player) -> Response:
     answer = schemas.PlayerAnswer(player_id=player.id, name=player.name)
     return jsonify(answer.model_dump(exclude_none=True))
 
@@ -93,6 +111,7 @@ def _player(player: players.Player) -> Response:
 
 
 @bp.get("/daily")
+@documented(schemas.DailyAnswer, access="public", description="the puzzle")
 def today() -> Response:
     """Today's puzzle: its number, commitment and closing time."""
     config = current_config()
@@ -100,6 +119,7 @@ def today() -> Response:
 
 
 @bp.get("/daily/<day>")
+@documented(schemas.DailyAnswer, errors=(400, 404), access="public", description="the puzzle")
 def daily(day: str) -> Response:
     """The puzzle of *day*; its seed once the day has closed, 404 for a day not open yet."""
     config = current_config()
@@ -116,11 +136,7 @@ def _daily_json(puzzle: dice.Day) -> dict[str, Any]:
 def _daily_answer(puzzle: dice.Day) -> schemas.DailyAnswer:
     config = current_config()
     seed = dice.daily_seed(config.secret_key, puzzle.date)
-    player_id = current_player_id()
-    mine = None
-    if player_id is not None:
-        index = keys.player_daily(player_id, puzzle.date.isoformat())
-        mine = store.index_lookup(current_redis(), index)
+    mine = history.daily_of(current_redis(), current_player_id(), puzzle.date)
     return schemas.DailyAnswer(
         date=puzzle.date.isoformat(),
         number=puzzle.number,
@@ -151,12 +167,22 @@ def _date(text: str) -> date:
 
 
 @bp.post("/games")
+@documented(
+    answers.GameState,
+    status=201,
+    body=schemas.NewGame,
+    errors=(400, 401, 404, 409, 413, 415),
+    description=STATE,
+)
 def create_game() -> tuple[Response, int]:
     """Starts a game; 409 with the existing id for a second daily or friend game."""
     data = bodies.json_object()
     if "mode" not in data:
         raise bad_request("missing field: 'mode'")
-    model = schemas.new_game_model(find_mode(data["mode"]).id, data)
+    mode = find_mode(data["mode"])
+    today = history.today(current_config())
+    accounts.check_may_start(mode, account.deleted_on(), today)
+    model = schemas.new_game_model(mode.id)
     player_id = require_player_id()  # a guest is made before the body's own fields are read
     body = schemas.parse(model, data)
     record, created = STARTERS[type(body)](body, player_id)
@@ -167,12 +193,20 @@ def create_game() -> tuple[Response, int]:
 
 
 @bp.get("/games/<game_id>")
+@documented(answers.GameState, errors=(401, 404), description=STATE)
 def get_game(game_id: str) -> Response:
     """The game as its player sees it now (a finished game's lost count heals)."""
     return jsonify(render.game_json(_view(own_game(game_id), heal=True)))
 
 
 @bp.post("/games/<game_id>/roll")
+@documented(
+    answers.Played,
+    body=schemas.RollBody,
+    errors=(400, 401, 404, 409, 413, 415),
+    headers=("Idempotency-Key",),
+    description=PLAYED,
+)
 def roll(game_id: str) -> Response:
     """Re-rolls every die except the held positions."""
     body = _parse(schemas.RollBody)
@@ -180,6 +214,13 @@ def roll(game_id: str) -> Response:
 
 
 @bp.post("/games/<game_id>/score")
+@documented(
+    answers.Played,
+    body=schemas.ScoreBody,
+    errors=(400, 401, 404, 409, 413, 415),
+    headers=("Idempotency-Key",),
+    description=PLAYED,
+)
 def score(game_id: str) -> Response:
     """Scores the dice in a row; the next turn's first roll is dealt at once."""
     body = _parse(schemas.ScoreBody)
@@ -205,6 +246,7 @@ def _view(record: Record, state: Any = None, heal: bool = False) -> service.View
 
 
 @bp.get("/games/<game_id>/record")
+@documented(answers.Record, errors=(401, 404, 409), description="the record")
 def record(game_id: str) -> Response:
     """The record ``daily verify`` reads; the seed once it may be published."""
     found = own_game(game_id)
@@ -214,23 +256,25 @@ def record(game_id: str) -> Response:
 
 
 @bp.get("/games/<game_id>/hint")
+@documented(answers.Hint, errors=(401, 403, 404, 409, 503), description="the ranked actions")
 def hint(game_id: str) -> Response:
     """Every legal action now with its expected final score, best first (solo, computer)."""
     found = own_game(game_id)
     state = service.hint_state(current_config(), found)
     actions = hints.hint(strategy.strategy_table(found.rules), state)
-    body = {
-        "id": found.id,
-        "turn": state.turn,
-        "roll": state.roll,
-        "rolls_left": state.rolls_left,
-        "dice": list(state.dice),
-        "actions": [action.to_dict(state.dice) for action in actions],
-    }
-    return jsonify(answers.dump(answers.Hint, body))
+    answer = answers.Hint(
+        id=found.id,
+        turn=state.turn,
+        roll=state.roll,
+        rolls_left=state.rolls_left,
+        dice=list(state.dice),
+        actions=[strategy.action_answer(action, state.dice) for action in actions],
+    )
+    return jsonify(answer.model_dump(mode="json", exclude_unset=True, by_alias=True))
 
 
 @bp.get("/games/<game_id>/analysis")
+@documented(answers.Analysis, errors=(401, 403, 404, 409, 503), description="the analysis")
 def analysis(game_id: str) -> Response:
     """Each decision of a finished game against the best one, and the expected points lost.
 
@@ -246,12 +290,10 @@ def _start_daily(body: schemas.NewDaily, player_id: str) -> tuple[Record, bool]:
     return service.start_daily(current_redis(), current_config(), player_id, _DAILY_QUOTA)
 
 
-def _new_code(body: schemas.NewCode, player_id: str) -> tuple[Record, bool]:
-    rules = bodies.rules(body.ruleset, body.options)
-    return service.start_code(current_redis(), current_config(), player_id, *rules)
-
-
-def _join_code(body: schemas.JoinCode, player_id: str) -> tuple[Record, bool]:
+def _start_friend(body: schemas.NewFriend, player_id: str) -> tuple[Record, bool]:
+    if body.code is None:  # a fresh code
+        rules = bodies.rules(body.ruleset, body.options)
+        return service.start_code(current_redis(), current_config(), player_id, *rules)
     code = bodies.code(body.code)
     return service.join_code(current_redis(), current_config(), player_id, code, body.target,
                              _DAILY_QUOTA)  # fmt: skip
@@ -280,8 +322,7 @@ _DAILY_QUOTA = service.Quota(check_daily_limit, count_daily)
 #: Starts a game from its body and the player id: (record, is it new).
 STARTERS: dict[type[schemas.Body], Callable[[Any, str], tuple[Record, bool]]] = {
     schemas.NewDaily: _start_daily,
-    schemas.NewCode: _new_code,
-    schemas.JoinCode: _join_code,
+    schemas.NewFriend: _start_friend,
     schemas.NewSolo: _start_solo,
     schemas.NewParty: _start_party,
     schemas.NewComputer: _start_computer,

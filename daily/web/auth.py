@@ -13,11 +13,12 @@ from flask import current_app, g, request, session
 from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer
 
+from daily import accounts, history
+from daily.accounts import Player
 from daily.errors import ErrorCode
-from daily.store import games, players
-from daily.store.players import Player
+from daily.record import Record
 from daily.web import current_config, current_redis
-from daily.web.errors import HttpError, not_found
+from daily.web.errors import HttpError
 
 _TOKEN_SALT = "daily.player-token"
 _SESSION_KEY = "player_id"
@@ -66,7 +67,7 @@ def current_player_id(create: bool = False) -> str | None:
         from daily.web import limits  # here: limits reads the player for its own keys
 
         limits.check_new_player()
-        g.player_id = players.create(current_redis(), expires_in=GUEST_GRACE).id
+        g.player_id = accounts.create(current_redis(), expires_in=GUEST_GRACE).id
         limits.count_new_player()
         session[_SESSION_KEY] = g.player_id
         session.permanent = True
@@ -77,7 +78,7 @@ def _is_expired_guest(player_id: str) -> bool:
     # Only a cookie's guest can expire; a token's player is checked where it is read.
     if g.get("player_from_header") or _SESSION_KEY not in session:
         return False
-    return players.get(current_redis(), player_id) is None
+    return accounts.get(current_redis(), player_id) is None
 
 
 def current_player(create: bool = False) -> Player | None:
@@ -85,7 +86,7 @@ def current_player(create: bool = False) -> Player | None:
     player_id = current_player_id(create)
     if player_id is None:
         return None
-    player = players.get(current_redis(), player_id)
+    player = accounts.get(current_redis(), player_id)
     if player is None:
         raise unauthorized("this player no longer exists")
     return player
@@ -98,13 +99,9 @@ def require_player_id() -> str:
     return player_id
 
 
-def own_game(game_id: str) -> games.Record:
+def own_game(game_id: str) -> Record:
     """The asking player's game *game_id*; 404 if it is missing or another player's."""
-    found = games.load(current_redis(), game_id) if len(game_id) <= 64 else None
-    # Another player's game is as invisible as a missing one: its dice are private.
-    if found is None or found.player_id != current_player_id():
-        raise not_found(f"no such game: {game_id!r}")
-    return found
+    return history.own_game(current_redis(), game_id, current_player_id())
 
 
 def _from_header() -> str | None:

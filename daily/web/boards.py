@@ -15,16 +15,21 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from flask_babel import format_date, gettext
 from werkzeug.wrappers import Response as Redirect
 
+from daily import rankings
 from daily.codes import code_str, parse_code
-from daily.store import boards, games
-from daily.store.boards import Board, Page
+from daily.rankings import Board, Entry, Page
 from daily.web import answers, auth, current_config, current_redis
-from daily.web.errors import bad_request, not_found
+from daily.web.errors import bad_request
+from daily.web.openapi import BOARD_DAY, documented
 
 bp = Blueprint("boards", __name__)
 
 API = "/api/v1"
 DEFAULT_LIMIT = 50
+#: The query of every board.
+PAGE = ("limit", "offset", "around")
+#: What the document says of every board's answer.
+BOARD = {"query": PAGE, "access": "either", "description": "the page of the board"}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -55,24 +60,18 @@ def parse_day(text: str) -> date:
         day = None
     if day is None:
         raise bad_request(f"not a date (YYYY-MM-DD): {text!r}")
-    if day < boards.DAY_EPOCH:
-        raise not_found(f"no rankings before {boards.DAY_EPOCH.isoformat()}: {text}")
-    return day
+    return rankings.check_day(day)
 
 
 def parse_year(year: int) -> int:
     """An advent year that can have a board, or a 404."""
-    if not boards.DAY_EPOCH.year <= year <= 9999:
-        raise not_found(f"no advent calendar in {year}")
-    return year
+    return rankings.check_year(year)
 
 
 def parse_friend(text: str) -> str:
     """A friend code that exists, normalized; a 400 if malformed, a 404 if unknown."""
     code = parse_code(text)  # a CodeError answers 400 (see daily.web.errors)
-    if games.load_code(current_redis(), code) is None:
-        raise not_found(f"no friend challenge with code {code_str(code)}")
-    return code
+    return rankings.check_code(current_redis(), code)
 
 
 def _int(name: str, default: int, low: int, high: int) -> int:
@@ -85,17 +84,13 @@ def _int(name: str, default: int, low: int, high: int) -> int:
     return int(text)
 
 
-#: The furthest a page may start from the top (a query beyond it is refused).
-MAX_OFFSET = 10**9
-
-
 def parse_query() -> Query:
     """The ``limit``, ``offset`` and ``around`` of the request, or a 400."""
     around = request.args.get("around")
     if around not in (None, "me"):
         raise bad_request(f"around must be 'me', got {around!r}")
-    limit = _int("limit", DEFAULT_LIMIT, 1, boards.MAX_LIMIT)
-    return Query(_int("offset", 0, 0, MAX_OFFSET), limit, around == "me")
+    limit = _int("limit", DEFAULT_LIMIT, 1, rankings.MAX_LIMIT)
+    return Query(_int("offset", 0, 0, rankings.MAX_OFFSET), limit, around == "me")
 
 
 def read(board: Board) -> Page:
@@ -104,14 +99,8 @@ def read(board: Board) -> Page:
     me = auth.current_player_id()
     if query.around and me is None:
         raise bad_request("around=me needs a player: send Authorization: Bearer <token>")
-    return boards.page(
-        current_redis(),
-        board,
-        offset=query.offset,
-        limit=query.limit,
-        me=me,
-        around=query.around,
-        today=today(),
+    return rankings.page(
+        current_redis(), current_config(), board, query.offset, query.limit, me, query.around
     )
 
 
@@ -119,45 +108,105 @@ def read(board: Board) -> Page:
 
 
 def _json(board: Board) -> Response:
-    return jsonify(answers.dump(answers.BoardPage, read(board).to_dict()))
+    answer = page_answer(read(board))
+    return jsonify(answer.model_dump(mode="json", exclude_unset=True, by_alias=True))
+
+
+def page_answer(page: Page) -> answers.BoardPage:
+    """A page of a board as the API answers it."""
+    me = None if page.me is None else entry_answer(page.me)
+    entries = [entry_answer(entry) for entry in page.entries]
+    return answers.BoardPage(board=page.board.id, total=page.total, offset=page.offset,
+                             entries=entries, me=me)  # fmt: skip
+
+
+def entry_answer(entry: Entry) -> answers.Entry:
+    """A player's line on a board; ``current`` only on the streak board."""
+    streak = {} if entry.current is None else {"current": entry.current}
+    return answers.Entry(rank=entry.rank, player_id=entry.player_id, name=entry.name,
+                         score=entry.score, **streak)  # fmt: skip
 
 
 @bp.get(f"{API}/leaderboards/daily/<day>")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401, 404),
+    path={"day": BOARD_DAY},
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def daily_board(day: str) -> Response:
     """The board of one day's puzzle (``today`` works too)."""
     return _json(Board.daily(parse_day(day)))
 
 
 @bp.get(f"{API}/leaderboards/best-day")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401),
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def best_day_board() -> Response:
     """Every player's best daily total."""
     return _json(Board.best_day())
 
 
 @bp.get(f"{API}/leaderboards/streak")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401),
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def streak_board() -> Response:
     """The longest runs of consecutive days played; ``current`` is the run alive today."""
     return _json(Board.streak())
 
 
 @bp.get(f"{API}/leaderboards/advent/<int:year>")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401, 404),
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def advent_board(year: int) -> Response:
     """The advent calendar of *year*: the sum of each player's door scores."""
     return _json(Board.advent(parse_year(year)))
 
 
 @bp.get(f"{API}/leaderboards/friend/<code>")
+@documented(
+    answers.BoardPage,
+    errors=(400, 401, 404),
+    query=PAGE,
+    access="either",
+    description="the page of the board",
+)
 def friend_board(code: str) -> Response:
     """The games played on one friend code."""
     return _json(Board.friend(parse_friend(code)))
 
 
 @bp.get(f"{API}/daily/<day>/distribution")
+@documented(
+    answers.Distribution,
+    errors=(400, 404),
+    path={"day": BOARD_DAY},
+    query=("band",),
+    access="public",
+    description="the bands, lowest first",
+)
 def distribution(day: str) -> Response:
     """How many players reached each band of scores on *day* (``band`` points wide)."""
     when = parse_day(day)
-    band = _int("band", 50, 1, boards.DAILY_TOP + 1)
-    bands = boards.distribution(current_redis(), when, band)
+    band = _int("band", 50, 1, rankings.DAILY_TOP + 1)
+    bands = rankings.distribution(current_redis(), when, band)
     body = {
         "date": when.isoformat(),
         "band": band,
@@ -218,7 +267,7 @@ def daily_page(day: str) -> str:
         Board.daily(when),
         gettext("Daily puzzle, %(day)s", day=format_date(when, "long")),
         tab,
-        day_before=before.isoformat() if before >= boards.DAY_EPOCH else None,
+        day_before=before.isoformat() if before >= rankings.DAY_EPOCH else None,
         day_after=(when + timedelta(days=1)).isoformat() if when < today() else None,
     )
 

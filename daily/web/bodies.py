@@ -8,10 +8,10 @@ from typing import Any
 
 from flask import request
 
+from daily import accounts
 from daily.codes import parse_code
 from daily.errors import ErrorCode, RulesError
 from daily.rules import parse_options
-from daily.store import players
 from daily.web.errors import HttpError, bad_request
 
 
@@ -34,8 +34,8 @@ def _reject_constant(name: str) -> Any:
 
 
 def name(value: object) -> str:
-    """A player's name (see :func:`daily.store.players.parse_name`)."""
-    return players.parse_name(value)
+    """A player's name (see :func:`daily.accounts.parse_name`)."""
+    return accounts.parse_name(value)
 
 
 def rules(ruleset: str, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:

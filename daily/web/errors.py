@@ -7,6 +7,7 @@ status and :class:`~daily.errors.ErrorCode`; views raise, they never catch.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from flask import Flask, Response, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -15,13 +16,16 @@ from daily import metrics
 from daily.codes import CodeError
 from daily.errors import (
     BadInputError,
+    BoardError,
     CodeClosedError,
     ConflictError,
+    ConfusableNameError,
     DailyError,
     DeletedTodayError,
     ErrorCode,
     IllegalMoveError,
     InvalidMoveError,
+    InvalidNameError,
     NoStrategyError,
     NotAllowedError,
     NotFoundError,
@@ -32,8 +36,6 @@ from daily.errors import (
     StorageError,
 )
 from daily.modes import ModeError
-from daily.store.boards import BoardError
-from daily.store.players import ConfusableNameError, InvalidNameError
 from daily.strategy.solver import TableBuildingError, TableMissingError
 
 log = logging.getLogger(__name__)
@@ -53,9 +55,27 @@ class HttpError(DailyError):
         self.extra = extra
 
 
-#: Each domain error's status and code, the first match winning (subclasses first).
-#: A message of None keeps the error's own; a string replaces it (internals stay private).
-TABLE: tuple[tuple[type[Exception], int, ErrorCode, str | None], ...] = (
+def _table_building(error: Exception) -> HttpError:
+    from daily.web import strategy  # the progress and when to ask again
+
+    assert isinstance(error, TableBuildingError)
+    return strategy.building_error(error.status)
+
+
+def _table_missing(error: Exception) -> HttpError:
+    from daily.web import strategy  # the command that builds the table
+
+    assert isinstance(error, TableMissingError)
+    return strategy.missing_error(error.ruleset)
+
+
+#: How a row answers: None keeps the error's own message, a string replaces it (internals
+#: stay private), a function builds the whole answer (a table's progress, its command).
+Answer = str | Callable[[Exception], HttpError] | None
+
+#: Each domain error's status and code, the first match winning (subclasses first); a code
+#: of None is the error's own (:class:`~daily.errors.NotAllowedError` says what it refuses).
+TABLE: tuple[tuple[type[Exception], int, ErrorCode | None, Answer], ...] = (
     (ConfusableNameError, 400, ErrorCode.CONFUSABLE_NAME, None),
     (InvalidNameError, 400, ErrorCode.BAD_REQUEST, None),
     (CodeError, 400, ErrorCode.BAD_REQUEST, None),
@@ -66,9 +86,10 @@ TABLE: tuple[tuple[type[Exception], int, ErrorCode, str | None], ...] = (
     (NotOpenError, 404, ErrorCode.NOT_OPEN, None),
     (CodeClosedError, 409, ErrorCode.CODE_CLOSED, None),
     (ConflictError, 409, ErrorCode.CONFLICT, None),
+    (NotAllowedError, 403, None, None),
     (NoStrategyError, 409, ErrorCode.NO_STRATEGY, None),
-    (TableBuildingError, 503, ErrorCode.STRATEGY_TABLE_BUILDING, None),
-    (TableMissingError, 503, ErrorCode.STRATEGY_TABLE_MISSING, None),
+    (TableBuildingError, 503, ErrorCode.STRATEGY_TABLE_BUILDING, _table_building),
+    (TableMissingError, 503, ErrorCode.STRATEGY_TABLE_MISSING, _table_missing),
     (IllegalMoveError, 409, ErrorCode.ILLEGAL_MOVE, None),
     (InvalidMoveError, 400, ErrorCode.INVALID_MOVE, None),
     (RulesError, 400, ErrorCode.INVALID_MOVE, None),
@@ -105,17 +126,13 @@ def classify(error: Exception) -> HttpError:
         fallback = ErrorCode.BAD_REQUEST if status < 500 else ErrorCode.INTERNAL
         code = ErrorCode(name) if name in _CODES else fallback
         return HttpError(status, code, error.description or error.name)
-    if isinstance(error, NotAllowedError):
-        return HttpError(403, error.code, str(error))
-    if isinstance(error, TableMissingError):
-        from daily.web import strategy  # the progress, when to ask again, the command to run
-
-        if isinstance(error, TableBuildingError):
-            return strategy.building_error(error.status)
-        return strategy.missing_error(error.ruleset)
-    for kind, status, code, message in TABLE:
-        if isinstance(error, kind):
-            return HttpError(status, code, message or str(error), **_details(error))
+    for kind, status, row_code, answer in TABLE:
+        if not isinstance(error, kind):
+            continue
+        if callable(answer):
+            return answer(error)
+        own = getattr(error, "code", ErrorCode.INTERNAL) if row_code is None else row_code
+        return HttpError(status, own, answer or str(error), **_details(error))
     log.exception("unhandled error", exc_info=error)
     return HttpError(500, ErrorCode.INTERNAL, "something went wrong on our side")
 

@@ -1,29 +1,23 @@
 """Friend challenges: a code's page, who sent it, and everyone's sheets side by side once played.
 
-The views are routes of the pages blueprint (``pages.friend``, ``pages.friend_lookup``).
+The views are routes of the pages blueprint (``pages.friend``, ``pages.friend_lookup``); what
+they show comes from the friend-code service (:mod:`daily.friends`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from flask import redirect, render_template, request, url_for
 from flask_babel import format_datetime, gettext
 from werkzeug.wrappers import Response
 
-from daily import dice
+from daily import friends as service
 from daily.codes import code_str, parse_code
-from daily.errors import NotFoundError
-from daily.modes import BoardKind
-from daily.rules import Score, apply, find_ruleset, new_game
-from daily.store import games, keys, players
+from daily.rules import find_ruleset
 from daily.web import auth, current_config, current_redis
-from daily.web.i18n import row_name
-
-
-def _my_game(index_key: str) -> games.Record | None:
-    return games.index_lookup(current_redis(), index_key)
+from daily.web.i18n import player_name, row_name
 
 
 def friend_lookup() -> Response:
@@ -32,51 +26,28 @@ def friend_lookup() -> Response:
 
 
 def friend(code: str) -> str:
-    """A friend challenge: who sent it, blind or target, and everyone's sheets once played
-    (the template lists them through ``friend_sheets`` and ``sheets_table``)."""
+    """A friend challenge: who sent it, blind or target, and everyone's sheets once played."""
     normalized = parse_code(code)
-    found = games.load_code(current_redis(), normalized)
-    if found is None:
-        raise NotFoundError(f"no such friend code: {code_str(normalized)}")
-    theirs = games.load(current_redis(), found.game_id)
-    player_id = auth.current_player_id()
-    mine = _my_game(keys.player_friend(player_id, normalized)) if player_id else None
-    is_creator = player_id == found.creator
-    if is_creator:
-        mine = theirs  # the creator's own game is the one on the code
-    ruleset = find_ruleset(found.ruleset, found.options)
-    boot = {"code": normalized, "game": mine.id if mine else None}
-    status, daily_game = code_status(found, player_id)
+    found = service.code_page(
+        current_redis(), current_config(), normalized, auth.current_player_id()
+    )
+    mine = found.mine
     return render_template(
         "friend.html",
-        status=status,
-        daily_game=daily_game,
-        practice_at=format_datetime(found.practice_at(current_config().timezone)),
+        status=found.status,
+        daily_game=found.daily_game,
+        practice_at=format_datetime(found.practice_at),
         code=normalized,
         shown_code=code_str(normalized),
-        creator=name_of(found.creator),
-        theirs=theirs,
+        creator=found.creator_name or gettext("your friend"),
+        theirs=found.theirs,
         mine=mine,
-        is_creator=is_creator,
-        ruleset=ruleset,
-        boot=boot,
+        is_creator=found.is_creator,
+        ruleset=find_ruleset(found.found.ruleset, found.found.options),
+        boot={"code": normalized, "game": mine.id if mine else None},
+        names=[name_of(sheet) for sheet in found.sheets],
+        table=compare(found.sheets) if found.sheets and found.sheets[0].card else None,
     )
-
-
-def code_status(found: games.FriendCode, player_id: str | None) -> tuple[str, games.Record | None]:
-    """What opening a code does now, said before the first roll: ``open`` (ranked on the
-    code's board), ``as_daily`` (a daily's code, played as the player's daily),
-    ``daily_under_way`` (with that daily), ``closed`` (not playable yet) or ``practice``."""
-    config = current_config()
-    now = config.now()
-    if not found.window.is_open(now):
-        return ("closed" if now < found.practice_at(config.timezone) else "practice"), None
-    if found.day is None:
-        return "open", None
-    daily = _my_game(keys.player_daily(player_id, found.day.isoformat())) if player_id else None
-    if daily is None:
-        return "as_daily", None
-    return ("open" if daily.finished else "daily_under_way"), daily
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,55 +60,20 @@ class Comparison:
     upper_rows: int  # the sums of the upper rows come after this many lines
 
 
-def compare(records: list[tuple[str, games.Record]]) -> Comparison:
-    """Lines up the sheets of *records* (title, finished game) for one table."""
-    states = [record.state(current_config().secret_key) for _, record in records]
-    cards = [state.scorecard() for state in states]
-    lines = [(row_name(row_id), [card[row_id] for card in cards]) for row_id in cards[0]]
+def compare(sheets: Sequence[service.Sheet]) -> Comparison:
+    """Lines up *sheets* for one table, the reader's own titled "You"."""
+    cards = [sheet.card for sheet in sheets if sheet.card is not None]
+    points = [dict(card.rows) for card in cards]
+    lines = [(row_name(row_id), [p[row_id] for p in points]) for row_id, _ in cards[0].rows]
     sums = [
-        (str(gettext("Upper subtotal")), [s.upper for s in states]),
-        (str(gettext("Bonus")), [s.bonus + s.extra_bonus for s in states]),
-        (str(gettext("Total")), [s.total for s in states]),
+        (str(gettext("Upper subtotal")), [c.upper for c in cards]),
+        (str(gettext("Bonus")), [c.bonus for c in cards]),
+        (str(gettext("Total")), [c.total for c in cards]),
     ]
-    upper_rows = sum(1 for row in states[0].ruleset.rows if row.is_upper)
-    return Comparison([title for title, _ in records], lines, sums, upper_rows)
+    titles = [str(gettext("You")) if sheet.is_me else name_of(sheet) for sheet in sheets]
+    return Comparison(titles, lines, sums, cards[0].upper_rows)
 
 
-def target_of(record: games.Record) -> dict[str, Any] | None:
-    """The creator's running totals, for a friend game played with their score as the target."""
-    if (
-        record.kind.board is not BoardKind.FRIEND
-        or not record.code
-        or not (record.target or record.finished)
-    ):
-        return None
-    theirs = creator_game(record.code)
-    if theirs is None or theirs.id == record.id:
-        return None
-    return {
-        "name": name_of(theirs.player_id),
-        "finished": theirs.finished,
-        "byTurn": turn_totals(theirs, current_config().secret_key),
-    }
-
-
-def creator_game(code: str) -> games.Record | None:
-    found = games.load_code(current_redis(), code)
-    return games.load(current_redis(), found.game_id) if found else None
-
-
-def name_of(player_id: str) -> str:
-    player = players.get(current_redis(), player_id)
-    return player.name if player else gettext("your friend")
-
-
-def turn_totals(record: games.Record, secret: str) -> list[int]:
-    """The game's total after each scored turn, the bonus counted once earned."""
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, secret))
-    state = new_game(record.rules, source)
-    totals = []
-    for move in record.moves:
-        state = apply(state, move)
-        if isinstance(move, Score):
-            totals.append(state.total)
-    return totals
+def name_of(sheet: service.Sheet) -> str:
+    """The name of a sheet's player as shown, or "a deleted player"."""
+    return player_name(sheet.name) if sheet.name else str(gettext("a deleted player"))

@@ -17,13 +17,13 @@ import time
 from datetime import UTC, datetime
 from typing import TextIO
 
-import redis
 from flask import Blueprint, Flask, Response, g, jsonify, request
 
-from daily import __version__, metrics
+from daily import __version__, backend
 from daily.strategy import builder
 from daily.strategy.solver import default_cache_dir
-from daily.web import current_redis
+from daily.web import answers, current_redis
+from daily.web.openapi import documented
 
 bp = Blueprint("health", __name__)
 log = logging.getLogger("daily.access")
@@ -31,14 +31,19 @@ VERSION_HEADER = "X-Daily-Version"
 
 
 @bp.get("/healthz")
+@documented(
+    answers.Health,
+    errors=(503,),
+    access="public",
+    errors_answer=True,
+    description="the service and its store are up (503: Redis does not answer)",
+)
 def healthz() -> tuple[Response, int]:
     """200 when Redis answers, 503 (with the reason) when it does not."""
     tables = {"tables": table_statuses()}
-    try:
-        current_redis().ping()
-    except redis.RedisError as e:  # refused, timed out, or a cluster with a slot down
-        metrics.redis_error("health", e)
-        body = {"status": "unavailable", "redis": f"unreachable: {e}", "version": __version__}
+    reason = backend.unreachable(current_redis())
+    if reason is not None:
+        body = {"status": "unavailable", "redis": reason, "version": __version__}
         return jsonify(body | tables), 503
     return jsonify({"status": "ok", "redis": "ok", "version": __version__} | tables), 200
 

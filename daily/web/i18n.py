@@ -10,10 +10,11 @@ for the browser's ``Accept-Language``, else English.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from flask import Flask, redirect, request, session
-from flask_babel import Babel, LazyString, format_decimal, lazy_gettext
+from flask_babel import Babel, LazyString, format_decimal, gettext, lazy_gettext
 from werkzeug.wrappers import Response
 
 from daily.errors import ErrorCode
@@ -39,6 +40,8 @@ DEFAULT = "en"
 ALIASES = {"no": "nb", "nn": "nb"}
 TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"
 _SESSION_KEY = "language"
+#: The name a guest gets (see :func:`daily.store.players.guest_name`).
+GUEST = re.compile(r"Guest ([0-9a-f]{4})")
 
 babel = Babel()
 
@@ -64,6 +67,12 @@ def set_language() -> Response:
     session[_SESSION_KEY] = language
     session.permanent = True
     return redirect(next_path(request.form.get("next")) or "/", 303)
+
+
+def player_name(name: str) -> str:
+    """A player's name as shown: a guest's generic name in the reader's language."""
+    found = GUEST.fullmatch(name)
+    return str(gettext("Guest %(n)s", n=found.group(1))) if found else name
 
 
 def init_app(app: Flask) -> None:

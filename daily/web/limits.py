@@ -24,11 +24,9 @@ from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from limits import RateLimitItem, parse_many
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from daily import metrics
+from daily import backend, metrics
 from daily.config import LIMIT_VARS, Config, ConfigError
 from daily.errors import ErrorCode
-from daily.store import keys
-from daily.store.connection import limiter_storage
 from daily.web import auth
 from daily.web.errors import HttpError
 
@@ -229,8 +227,7 @@ def init_app(app: Flask) -> Limiter:
         n = config.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
     chosen = Limits.from_config(config)
-    uri, options = limiter_storage(config.redis_url, app.extensions["daily.redis"])
-    options["key_prefix"] = keys.rate_limits()
+    uri, options = backend.limiter_storage(config, app.extensions["daily.redis"])
     limiter = Limiter(
         client_address,
         app=app,

@@ -1,92 +1,108 @@
-"""The OpenAPI 3.1 description of the whole HTTP API (served by :mod:`api`).
+"""The OpenAPI 3.1 document of the HTTP API, generated from the routes and the typed models.
 
-Players, daily puzzles, games, the rankings of :mod:`boards` and ``/healthz``.
-tests/web/test_api_openapi.py checks that every route under ``/api/`` (any blueprint) is
-described here; tests/web/test_schemathesis.py fuzzes the app against it.
+Each view under ``/api/`` (and ``/healthz``) is marked with :func:`documented`: the model of
+its answer, of its request body, the error statuses it may answer and its query parameters.
+The paths, their path parameters and the ``operationId`` (the view's name) come from the
+app's URL map, the schemas from the models (:mod:`daily.web.schemas`, :mod:`daily.web.answers`),
+so a route, a limit or an enum is written once. tests/web/test_api_openapi.py checks that every
+route is described; tests/web/test_schemathesis.py fuzzes the app against the document and
+tests/web/test_client.py plays through a client generated from it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
 
-from daily import __version__
-from daily.store import boards
-from daily.web import answers, schemas
-from daily.web.boards import MAX_OFFSET
+from flask import Flask, current_app
+from pydantic import BaseModel
 
+from daily import __version__, rankings
+from daily.web import schemas
 
-def _model(model: type[schemas.Body]) -> dict[str, Any]:
-    """The JSON schema of a request body, generated from its model (every limit in it)."""
-    return model.model_json_schema(ref_template="#/components/schemas/{model}")
-
-
-def _answers() -> dict[str, Any]:
-    """The answers generated from their models, under the names the paths refer to."""
-    found: dict[str, Any] = {}
-    named: dict[str, type[schemas.Answer]] = {
-        "Error": schemas.ErrorAnswer,
-        "Player": schemas.PlayerAnswer,
-        "Daily": schemas.DailyAnswer,
-        "GameState": answers.GameState,
-        "Played": answers.Played,
-        "Hint": answers.Hint,
-        "Analysis": answers.Analysis,
-        "BoardPage": answers.BoardPage,
-        "Distribution": answers.Distribution,
-        "Record": answers.Record,
-    }
-    for name, model in named.items():
-        schema: dict[str, Any] = dict(schemas.answer_schema(model))
-        found.update(schema.pop("$defs", {}))
-        found[name] = schema
-    return found
+#: Who may call an operation: anyone (no credentials), anyone with or without a player
+#: (``me`` then names them), or a player (bearer token or session cookie).
+Access = Literal["public", "either", "player"]
+V = TypeVar("V", bound=Callable[..., Any])
 
 
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """What the document says of one view beyond its route and its docstring's first line."""
+
+    answer: type[BaseModel] | None
+    status: int = 200
+    body: type[BaseModel] | None = None
+    errors: tuple[int, ...] = ()
+    query: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    path: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # parameter overrides
+    access: Access = "player"
+    description: str = ""  # of the answer
+    errors_answer: bool = False  # the errors answer the answer's model, not the error JSON
 
 
-def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
+def documented(answer: type[BaseModel] | None, **details: Any) -> Callable[[V], V]:
+    """Marks a view with its :class:`Operation` (apply it below the route decorator)."""
+
+    def mark(view: V) -> V:
+        view.openapi = Operation(answer, **details)  # type: ignore[attr-defined]
+        return view
+
+    return mark
 
 
-def _errors(*statuses: int) -> dict[str, Any]:
-    meaning = {
-        400: "malformed input (bad JSON, wrong types, unknown fields, malformed code)",
-        401: "a tampered token or session cookie, or no player yet",
-        403: "not allowed in this game's mode, or not yet",
-        404: "no such game, code or open day",
-        409: "a conflict: a second start, a stale or illegal move, a finished game, a closed"
-        " code (code_closed, with practice_at)",
-        413: "a body over 16 KiB",
-        429: "a rate limit met (Retry-After says when to come back)",
-        415: "a body that is not application/json",
-        503: "the store is unavailable, or the strategy table is being built "
-        "(`strategy_table_building`: Retry-After and `progress` say when to come back)",
-    }
-    return {str(s): _json(_ref("Error"), meaning[s]) for s in (*statuses, 429, 503)}
-
-
-def _body(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"required": True, "content": {"application/json": {"schema": schema}}}
-
-
-def _object(required: list[str], **properties: Any) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": required,
-        "properties": properties,
-        "additionalProperties": False,
-    }
-
-
-API = "/api/v1"
-_GAME_ID = [{"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}]
-_MOVE = [
-    *_GAME_ID,
-    {
-        "name": "Idempotency-Key",
-        "in": "header",
+#: The component names of the answers the paths name, where they differ from the class's.
+NAMES: dict[type[BaseModel], str] = {
+    schemas.ErrorAnswer: "Error",
+    schemas.PlayerAnswer: "Player",
+    schemas.DailyAnswer: "Daily",
+}
+#: What each error status means, in every operation that may answer it.
+MEANINGS = {
+    400: "malformed input (bad JSON, wrong types, unknown fields, malformed code)",
+    401: "a tampered token or session cookie, or no player yet",
+    403: "not allowed in this game's mode, or not yet",
+    404: "no such game, code or open day",
+    409: "a conflict: a second start, a stale or illegal move, a finished game, a closed"
+    " code (code_closed, with practice_at)",
+    413: "a body over 16 KiB",
+    415: "a body that is not application/json",
+    429: "a rate limit met (Retry-After says when to come back)",
+    503: "the store is unavailable, or the strategy table is being built "
+    "(`strategy_table_building`: Retry-After and `progress` say when to come back)",
+}
+#: Every operation under /api/v1 may meet a rate limit or a store that is down.
+ALWAYS = (429, 503)
+#: Path parameters by name (a view may override one: a board's day also takes `today`).
+PATH: dict[str, dict[str, Any]] = {
+    "game_id": {"schema": {"type": "string"}},
+    "day": {"schema": {"type": "string", "format": "date"}},
+    "year": {"description": "2026 to 9999 (other years: 404)",
+             "schema": {"type": "integer", "minimum": 0}},
+    "code": {"description": "a friend code, XXXX-XXXX (malformed: 400, unknown: 404)",
+             "schema": {"type": "string"}},
+}  # fmt: skip
+BOARD_DAY = {
+    "description": "YYYY-MM-DD from 2026-01-01 (earlier: 404), or `today`",
+    "schema": {"anyOf": [{"type": "string", "format": "date"}, {"const": "today"}]},
+}
+#: Query parameters by name; each limit comes from where it is defined.
+QUERY: dict[str, dict[str, Any]] = {
+    "limit": {"description": "entries on the page (default 50)",
+              "schema": {"type": "integer", "minimum": 1, "maximum": rankings.MAX_LIMIT}},
+    "offset": {"description": "entries skipped from the top (default 0)",
+               "schema": {"type": "integer", "minimum": 0, "maximum": rankings.MAX_OFFSET}},
+    "around": {"description": "`me`: the page centred on the asking player (needs a player, "
+                              "else 400)", "schema": {"const": "me"}},
+    "band": {"description": "points per band (default 50)",
+             "schema": {"type": "integer", "minimum": 1, "maximum": rankings.DAILY_TOP + 1}},
+}  # fmt: skip
+#: Request headers by name.
+HEADERS: dict[str, dict[str, Any]] = {
+    "Idempotency-Key": {
         "required": False,
         "description": "any 1 to 255 printable characters, new for each move: a request that "
         "repeats the key of the game's last move was applied already and gets the game as it "
@@ -94,103 +110,25 @@ _MOVE = [
         "move of its own: the same hold sent twice rolls twice.",
         "schema": {"type": "string", "minLength": 1, "maxLength": 255},
     },
-]
-_DAY = [
-    {"name": "day", "in": "path", "required": True, "schema": {"type": "string", "format": "date"}}
-]
-
-_BOARD_DAY = [
-    {
-        "name": "day",
-        "in": "path",
-        "required": True,
-        "description": "YYYY-MM-DD from 2026-01-01 (earlier: 404), or `today`",
-        "schema": {"anyOf": [{"type": "string", "format": "date"}, {"const": "today"}]},
-    }
-]
-_YEAR = [
-    {
-        "name": "year",
-        "in": "path",
-        "required": True,
-        "description": "2026 to 9999 (other years: 404)",
-        "schema": {"type": "integer", "minimum": 0},
-    }
-]
-_CODE = [
-    {
-        "name": "code",
-        "in": "path",
-        "required": True,
-        "description": "a friend code, XXXX-XXXX (malformed: 400, unknown: 404)",
-        "schema": {"type": "string"},
-    }
-]
-_PAGE_QUERY = [
-    {
-        "name": "limit",
-        "in": "query",
-        "description": "entries on the page (default 50)",
-        "schema": {"type": "integer", "minimum": 1, "maximum": boards.MAX_LIMIT},
-    },
-    {
-        "name": "offset",
-        "in": "query",
-        "description": "entries skipped from the top (default 0)",
-        "schema": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET},
-    },
-    {
-        "name": "around",
-        "in": "query",
-        "description": "`me`: the page centred on the asking player (needs a player, else 400)",
-        "schema": {"const": "me"},
-    },
-]
-_BAND = {
-    "name": "band",
-    "in": "query",
-    "description": "points per band (default 50)",
-    "schema": {"type": "integer", "minimum": 1, "maximum": boards.DAILY_TOP + 1},
 }
-_TABLE_STATUS = _object(
-    ["ruleset", "state"],
-    ruleset={"type": "string", "description": "`maxi`, or with options: `maxi:bonus=50@75`"},
-    state={"enum": ["missing", "building", "ready"]},
-    percent={"type": "number", "description": "building: the share of the work done"},
-    seconds={"type": "number", "description": "building: spent so far; ready: the build's"},
-    eta={"type": "number", "description": "building: estimated seconds left"},
-)
-_HEALTH_BODY = _object(
-    ["status", "redis", "version", "tables"],
-    status={"enum": ["ok", "unavailable"]},
-    redis={"type": "string", "description": "`ok`, or `unreachable: <reason>`"},
-    version={"type": "string"},
-    tables={
-        "type": "array",
-        "items": _TABLE_STATUS,
-        "description": "each strategy table the service builds by itself (DAILY_TABLES)",
-    },
-)
-_HEALTH = {
-    "get": {
-        "summary": "200 while Redis answers a PING, else 503 (for a load balancer).",
-        "security": [],
-        "responses": {
-            "200": _json(_HEALTH_BODY, "the service and its store are up"),
-            "503": _json(_HEALTH_BODY, "Redis does not answer"),
-        },
-    }
-}
-
-_SCHEMAS: dict[str, Any] = {
-    "NewGame": {"oneOf": [_model(model) for model in schemas.NEW_GAME]},
-}
+_ARGUMENT = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
+_SKIPPED = {"HEAD", "OPTIONS"}
 
 
-def document() -> dict[str, Any]:
-    """The OpenAPI document of every /api/ route and /healthz."""
-    state = _json(_ref("GameState"), "the game as its player sees it")
-    played = _json(_ref("Played"), "the game after the move (its move count, not its log)")
+def document(app: Flask | None = None) -> dict[str, Any]:
+    """The OpenAPI document of every documented route of *app* (the running app if None)."""
+    app = app or current_app
+    components: dict[str, Any] = {}
+    paths: dict[str, dict[str, Any]] = {}
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        view = app.view_functions[rule.endpoint]
+        found: Operation | None = getattr(view, "openapi", None)
+        if found is None:
+            continue
+        path = _ARGUMENT.sub(r"{\2}", rule.rule)
+        for method in sorted((rule.methods or set()) - _SKIPPED):
+            item = paths.setdefault(path, {})
+            item[method.lower()] = _operation(rule.rule, view, found, components)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -200,172 +138,78 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/"}],
         "components": {
-            "schemas": {**_SCHEMAS, **_answers()},
+            "schemas": components,
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "cookie": {"type": "apiKey", "in": "cookie", "name": "session"},
             },
         },
         "security": [{"bearer": []}, {"cookie": []}],
-        "paths": {
-            **{f"{API}{path}": item for path, item in _game_paths(state, played).items()},
-            **{f"{API}{path}": item for path, item in _ranking_paths().items()},
-            "/healthz": _HEALTH,
-        },
+        "paths": paths,
     }
 
 
-def _game_paths(state: dict[str, Any], played: dict[str, Any]) -> dict[str, Any]:
-    """The players, daily and games endpoints (:mod:`api`), below ``/api/v1``."""
-    return {
-        "/players": {
-            "post": {
-                "summary": "Create a player; the token signs later calls.",
-                "security": [],
-                "requestBody": _body(_model(schemas.NewPlayer)),
-                "responses": {
-                    "201": _json(_ref("Player"), "the player and token"),
-                    **_errors(400, 413, 415),
-                },
-            }
-        },
-        "/players/me": {
-            "get": {
-                "summary": "The asking player (401 before it has one: a read makes none).",
-                "responses": {"200": _json(_ref("Player"), "the player"), **_errors(401, 404)},
-            },
-            "patch": {
-                "summary": "Rename the asking player.",
-                "requestBody": _body(_model(schemas.NewPlayer)),
-                "responses": {
-                    "200": _json(_ref("Player"), "the player"),
-                    **_errors(400, 401, 413, 415),
-                },
-            },
-        },
-        "/daily": {
-            "get": {
-                "summary": "Today's puzzle.",
-                "security": [],
-                "responses": {"200": _json(_ref("Daily"), "the puzzle"), **_errors()},
-            }
-        },
-        "/daily/{day}": {
-            "get": {
-                "summary": "A day's puzzle; its seed once revealed.",
-                "security": [],
-                "parameters": _DAY,
-                "responses": {"200": _json(_ref("Daily"), "the puzzle"), **_errors(400, 404)},
-            }
-        },
-        "/games": {
-            "post": {
-                "summary": "Start a game (first roll dealt).",
-                "requestBody": _body(_ref("NewGame")),
-                "responses": {"201": state, **_errors(400, 401, 404, 409, 413, 415)},
-            }
-        },
-        "/games/{game_id}": {
-            "get": {
-                "summary": "A game.",
-                "parameters": _GAME_ID,
-                "responses": {"200": state, **_errors(401, 404)},
-            }
-        },
-        "/games/{game_id}/roll": {
-            "post": {
-                "summary": "Re-roll every die but the held positions.",
-                "parameters": _MOVE,
-                "requestBody": _body(_model(schemas.RollBody)),
-                "responses": {"200": played, **_errors(400, 401, 404, 409, 413, 415)},
-            }
-        },
-        "/games/{game_id}/score": {
-            "post": {
-                "summary": "Score a row; the next turn's first roll is dealt.",
-                "parameters": _MOVE,
-                "requestBody": _body(_model(schemas.ScoreBody)),
-                "responses": {"200": played, **_errors(400, 401, 404, 409, 413, 415)},
-            }
-        },
-        "/games/{game_id}/record": {
-            "get": {
-                "summary": "The record `daily verify` reads (finished games).",
-                "parameters": _GAME_ID,
-                "responses": {
-                    "200": _json(_ref("Record"), "the record"),
-                    **_errors(401, 404, 409),
-                },
-            }
-        },
-        "/games/{game_id}/hint": {
-            "get": {
-                "summary": "Every legal action with its expected final score (solo, computer).",
-                "parameters": _GAME_ID,
-                "responses": {
-                    "200": _json(_ref("Hint"), "the ranked actions"),
-                    **_errors(401, 403, 404, 409, 503),
-                },
-            }
-        },
-        "/games/{game_id}/analysis": {
-            "get": {
-                "summary": "Each decision of a finished game, the best one and the loss.",
-                "parameters": _GAME_ID,
-                "responses": {
-                    "200": _json(_ref("Analysis"), "the analysis"),
-                    **_errors(401, 403, 404, 409, 503),
-                },
-            }
-        },
-        "/openapi.json": {
-            "get": {
-                "summary": "This document.",
-                "security": [],
-                "responses": {"200": {"description": "OpenAPI 3.1"}},
-            }
-        },
-    }
+def _operation(rule: str, view: Callable[..., Any], found: Operation,
+               components: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    summary = (view.__doc__ or "").strip().splitlines()[0]
+    operation: dict[str, Any] = {"operationId": view.__name__, "summary": summary}
+    if found.access == "public":
+        operation["security"] = []
+    elif found.access == "either":
+        operation["description"] = "Anonymous, or with a player's token or cookie for `me`."
+        operation["security"] = [{}, {"bearer": []}, {"cookie": []}]
+    parameters = [_path_parameter(kind, name, found) for kind, name in _ARGUMENT.findall(rule)]
+    parameters += [{"name": name, "in": "query", **QUERY[name]} for name in found.query]
+    parameters += [{"name": name, "in": "header", **HEADERS[name]} for name in found.headers]
+    if parameters:
+        operation["parameters"] = parameters
+    if found.body is not None:
+        body = _component(found.body, components)
+        operation["requestBody"] = {"required": True, "content": _json(body)}
+    operation["responses"] = _responses(rule, found, components)
+    return operation
 
 
-def _board(summary: str, parameters: list[dict[str, Any]], *statuses: int) -> dict[str, Any]:
-    return {
-        "get": {
-            "summary": summary,
-            "description": "Anonymous, or with a player's token or cookie for `me`/`around=me`.",
-            "security": [{}, {"bearer": []}, {"cookie": []}],
-            "parameters": [*parameters, *_PAGE_QUERY],
-            "responses": {
-                "200": _json(_ref("BoardPage"), "the page of the board"),
-                **_errors(400, 401, *statuses),
-            },
-        }
-    }
+def _path_parameter(kind: str, name: str, found: Operation) -> dict[str, Any]:
+    described = found.path.get(name) or PATH.get(name)
+    if described is None:
+        schema = {"type": "integer", "minimum": 0} if kind == "int" else {"type": "string"}
+        described = {"schema": schema}
+    return {"name": name, "in": "path", "required": True, **described}
 
 
-def _ranking_paths() -> dict[str, Any]:
-    """The leaderboards and the day's distribution (:mod:`boards`), below ``/api/v1``."""
-    return {
-        "/leaderboards/daily/{day}": _board(
-            "One day's board (`today` works as the day).", _BOARD_DAY, 404
-        ),
-        "/leaderboards/best-day": _board("Every player's best daily total.", []),
-        "/leaderboards/streak": _board(
-            "The longest runs of consecutive days played (`current`: the run alive today).", []
-        ),
-        "/leaderboards/advent/{year}": _board(
-            "The advent calendar of a year: each player's door scores summed.", _YEAR, 404
-        ),
-        "/leaderboards/friend/{code}": _board("The games played on one friend code.", _CODE, 404),
-        "/daily/{day}/distribution": {
-            "get": {
-                "summary": "How many players reached each band of scores on a day.",
-                "security": [],
-                "parameters": [*_BOARD_DAY, _BAND],
-                "responses": {
-                    "200": _json(_ref("Distribution"), "the bands, lowest first"),
-                    **_errors(400, 404),
-                },
-            }
-        },
-    }
+def _responses(rule: str, found: Operation, components: dict[str, Any]) -> dict[str, Any]:
+    description = found.description or "the answer"
+    if found.answer is None:  # this document itself
+        return {str(found.status): {"description": "OpenAPI 3.1"}}
+    answer = {"description": description, "content": _json(_component(found.answer, components))}
+    responses: dict[str, Any] = {str(found.status): answer}
+    statuses = (*found.errors, *ALWAYS) if rule.startswith("/api/") else found.errors
+    error = _component(found.answer if found.errors_answer else schemas.ErrorAnswer, components)
+    for status in sorted(set(statuses)):
+        responses[str(status)] = {"description": MEANINGS[status], "content": _json(error)}
+    return responses
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+def _component(model: type[BaseModel], components: dict[str, Any]) -> dict[str, str]:
+    """A reference to *model*'s schema, added to *components* with the models it names."""
+    name = NAMES.get(model, model.__name__)
+    if name not in components:
+        schema: dict[str, Any] = dict(schemas.answer_schema(model))
+        components.update(schema.pop("$defs", {}))
+        components[name] = schema
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def api_blueprints_app() -> Flask:
+    """A bare app with the blueprints the document covers (no Redis, no settings)."""
+    from daily.web import api, boards, health
+
+    app = Flask("daily")
+    for blueprint in (api.bp, boards.bp, health.bp):
+        app.register_blueprint(blueprint)
+    return app

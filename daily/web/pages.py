@@ -8,8 +8,6 @@ so the browser never holds a rule or a die the server did not send.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +16,14 @@ from flask_babel import get_locale, get_translations, gettext, ngettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, dice
+from daily import __version__, dice, history
+from daily import friends as friend_codes
 from daily.errors import DailyError
 from daily.rules import (
     find_ruleset,
 )
-from daily.store import games, keys
 from daily.web import auth, current_config, current_redis, friends, sheets
 from daily.web.errors import bad_request
-from daily.web.friends import Comparison as Comparison
-from daily.web.friends import compare as compare
 from daily.web.i18n import (
     ERROR_MESSAGES,
     FACE_WORDS,
@@ -197,16 +193,13 @@ def _today() -> dice.Day:
     return dice.today(config.now(), config.timezone)
 
 
-def _my_game(index_key: str) -> games.Record | None:
-    return games.index_lookup(current_redis(), index_key)
-
-
 @bp.get("/")
 def today() -> str:
     """Today's puzzle: its number and date, Play, the countdown, and your result."""
     day = _today()
     player_id = auth.current_player_id()
-    mine = _my_game(keys.player_daily(player_id, day.date.isoformat())) if player_id else None
+    mine = history.daily_of(current_redis(), player_id, day.date)
+    doors = history.advent_doors(current_redis(), day.date, player_id)
     seconds_left = int((day.closes_at - current_config().now()).total_seconds())
     boot = {
         "date": day.date.isoformat(),
@@ -219,6 +212,7 @@ def today() -> str:
         "today.html",
         day=day,
         mine=mine,
+        doors=doors,
         boot=boot,
         rulesets=sheets.ruleset_choices(),
         daily_rules=find_ruleset("maxi"),
@@ -235,9 +229,10 @@ def play(game_id: str) -> str | Response:
     boot: dict[str, Any] = {"game": record.id, "sheet": sheet_meta(ruleset), "mode": record.mode}
     if record.day is not None:
         boot["number"] = dice.Day(record.day, current_config().timezone).number
-    target = friends.target_of(record)
+    target = friend_codes.target_of(current_redis(), current_config(), record)
     if target is not None:
-        boot["target"] = target
+        name = target.name or gettext("your friend")
+        boot["target"] = {"name": name, "finished": target.finished, "byTurn": target.by_turn}
     return render_template("play.html", record=record, ruleset=ruleset, boot=boot)
 
 
@@ -245,36 +240,8 @@ def play(game_id: str) -> str | Response:
 def advent() -> str:
     """The advent calendar in December: 24 doors, today's opens the daily."""
     day = _today()
-    player_id = auth.current_player_id()
-    doors = advent_doors(day.date, player_id) if day.date.month == 12 else []
+    doors = history.advent_doors(current_redis(), day.date, auth.current_player_id())
     return render_template("advent.html", day=day, doors=doors, year=day.date.year)
-
-
-@dataclass(frozen=True, slots=True)
-class Door:
-    """One door of the advent calendar."""
-
-    number: int
-    state: str  # "today", "played", "missed" or "locked"
-    score: int | None = None
-
-
-def advent_doors(today_: date, player_id: str | None) -> list[Door]:
-    """The 24 doors as *player_id* sees them on *today_* (a December date)."""
-    doors = []
-    for number in range(1, 25):
-        when = today_.replace(day=number)
-        if when > today_:
-            doors.append(Door(number, "locked"))
-            continue
-        game = _my_game(keys.player_daily(player_id, when.isoformat())) if player_id else None
-        if when == today_:
-            doors.append(Door(number, "today", game.total if game and game.finished else None))
-        elif game is not None and game.finished:
-            doors.append(Door(number, "played", game.total))
-        else:
-            doors.append(Door(number, "missed"))
-    return doors
 
 
 @bp.post("/prefs/dice")

@@ -10,10 +10,10 @@ from typing import Any
 
 from flask import Blueprint, render_template
 
+from daily.errors import NotFoundError
 from daily.party import MAX_PLAYERS, MIN_PLAYERS
 from daily.rules import BASE_RULESETS
 from daily.web import auth, current_config
-from daily.web.errors import not_found
 from daily.web.pages import option_view, sheet_meta
 
 bp = Blueprint("party", __name__)
@@ -36,7 +36,7 @@ def play(game_id: str) -> str:
     """A party game: every sheet side by side, the dice of the player to move."""
     record = auth.own_game(game_id)
     if not record.kind.is_party:
-        raise not_found(f"no such party game: {game_id!r}")
+        raise NotFoundError(f"no such party game: {game_id!r}")
     names = record.party(current_config().secret_key).names
     boot: dict[str, Any] = {"game": record.id, "sheet": sheet_meta(record.rules), "names": names}
     return render_template(

@@ -53,8 +53,9 @@ def played_json(found: service.View, move: Move) -> dict[str, Any]:
     """
     body = _changed(found)
     if found.party is None:
-        scored = isinstance(move, Score) and move.row in body["scorecard"]
-        body["scorecard"] = {move.row: body["scorecard"][move.row]} if scored else {}
+        card = body["scorecard"]
+        scored = isinstance(move, Score) and move.row in card
+        body["scorecard"] = {move.row: card[move.row]} if isinstance(move, Score) and scored else {}
     return answers.dump(answers.Played, body)
 
 

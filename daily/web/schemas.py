@@ -10,15 +10,15 @@ field must be.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, model_validator
 from pydantic.config import JsonDict
 
 from daily import party
+from daily.accounts import MAX_NAME
 from daily.errors import BadInputError, ErrorCode
-from daily.store.players import MAX_NAME
-from daily.strategy.bots import LEVELS
+from daily.strategy.bots import Level
 
 _NAME_SCHEMA: JsonDict = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
 
@@ -67,20 +67,26 @@ class NewDaily(Body):
     mode: Literal["daily"]
 
 
-class NewCode(Body):
-    """A fresh friend code and its creator's game."""
+class NewFriend(Body):
+    """A friend game: with a *code*, a game on that code (*target* shows the creator's running
+    score); without one, a fresh code of *ruleset* and its creator's game."""
 
     mode: Literal["friend"]
+    code: str | None = Field(None, description="a friend code (XXXX-XXXX) to play")
+    target: bool = Field(False, description="true or false (with a code)")
     ruleset: str = RULESET
     options: dict[str, Any] = OPTIONS
 
-
-class JoinCode(Body):
-    """A game on a friend code; *target* shows the creator's running score."""
-
-    mode: Literal["friend"]
-    code: str = Field(description="a friend code (XXXX-XXXX)")
-    target: bool = Field(False, description="true or false")
+    @model_validator(mode="after")
+    def _code_or_rules(self) -> NewFriend:
+        # A code names its own rules; a fresh code has no creator to aim at. The defaults are
+        # accepted either way: generated clients send every field that has one.
+        default = NewFriend.model_fields["ruleset"].default
+        if self.code is not None and (self.ruleset != default or self.options):
+            raise ValueError("a game on a code plays its ruleset: send no ruleset or options")
+        if self.code is None and self.target:
+            raise ValueError("target needs a code: send the code to play")
+        return self
 
 
 class NewSolo(Body):
@@ -97,9 +103,7 @@ class NewComputer(Body):
     mode: Literal["computer"]
     ruleset: str = RULESET
     options: dict[str, Any] = OPTIONS
-    level: Literal[tuple(LEVELS)] = Field(  # type: ignore[valid-type]
-        "medium", description=f"one of {', '.join(LEVELS)}"
-    )
+    level: Level = Field("medium", description=f"one of {', '.join(get_args(Level))}")
 
 
 class NewParty(Body):
@@ -116,23 +120,23 @@ class NewParty(Body):
     )
 
 
-#: Every body of POST /games (a friend body with a code joins that code).
-NEW_GAME: tuple[type[Body], ...] = (NewDaily, NewCode, JoinCode, NewSolo, NewComputer, NewParty)
+class NewGame(RootModel[NewDaily | NewFriend | NewSolo | NewComputer | NewParty]):
+    """POST /games: the body of one mode, told apart by its ``mode``."""
+
+    root: NewDaily | NewFriend | NewSolo | NewComputer | NewParty = Field(discriminator="mode")
 
 
-def new_game_model(mode: str, data: Mapping[str, Any]) -> type[Body]:
-    """The model of a POST /games body of *mode* (a known mode's id)."""
-    if mode == "friend":
-        return JoinCode if "code" in data else NewCode
-    return _BY_MODE[mode]
-
-
+#: Every body of POST /games, one per mode.
+NEW_GAME: tuple[type[Body], ...] = (NewDaily, NewFriend, NewSolo, NewComputer, NewParty)
 _BY_MODE: dict[str, type[Body]] = {
-    "daily": NewDaily,
-    "solo": NewSolo,
-    "computer": NewComputer,
-    "party": NewParty,
+    str(model.model_fields["mode"].annotation.__args__[0]): model  # type: ignore[union-attr]
+    for model in NEW_GAME
 }
+
+
+def new_game_model(mode: str) -> type[Body]:
+    """The model of a POST /games body of *mode* (a known mode's id)."""
+    return _BY_MODE[mode]
 
 
 B = TypeVar("B", bound=Body)
@@ -155,6 +159,8 @@ def _first_problem(model: type[Body], error: ValidationError, data: Mapping[str,
         return f"missing field: {field!r}"
     if found["type"] == "extra_forbidden":
         return f"unknown field: {field!r}"
+    if found["type"] == "value_error" and not found["loc"]:  # a rule over several fields
+        return str(found["ctx"]["error"])
     info = model.model_fields.get(field)
     what = info.description if info and info.description else found["msg"]
     return f"{field} must be {what}, got {data.get(field)!r}"

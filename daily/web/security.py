@@ -19,9 +19,9 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
 
+from daily import backend
 from daily.config import Config, ConfigError
 from daily.errors import ErrorCode, StorageError
-from daily.store import dicekey
 from daily.web import current_config
 from daily.web.errors import HttpError, bad_request
 
@@ -138,7 +138,7 @@ def check_dice_key(app: Flask) -> None:
         return
     mine = dice_key_fingerprint(config.secret_key)
     try:
-        recorded = dicekey.claim(app.extensions["daily.redis"], mine)
+        recorded = backend.claim_dice_key(app.extensions["daily.redis"], mine)
     except StorageError:
         return
     if recorded != mine:

@@ -9,19 +9,18 @@ built inside a request: a missing table starts its background build
 from __future__ import annotations
 
 import json
-from datetime import date
 from typing import Any
 
-import numpy as np
-
-from daily import dice
+from daily import analyses
 from daily import games as service
-from daily.errors import ConflictError, ErrorCode, NotAllowedError
-from daily.modes import OnePer
-from daily.rules import Ruleset, find_ruleset
-from daily.store.games import Record
-from daily.strategy import analysis, bots, builder
+from daily.errors import ErrorCode
+from daily.record import Record
+from daily.rules import Move, Ruleset, Score, find_ruleset
+from daily.rules.scoring import Dice
+from daily.strategy import builder
+from daily.strategy.analysis import Analysis, Decision
 from daily.strategy.builder import TableStatus
+from daily.strategy.hints import Action, hold_positions
 from daily.strategy.solver import (
     Table,
     default_cache_dir,
@@ -102,41 +101,83 @@ def solve_command(rules: Ruleset) -> str:
     return f"daily solve {rules.id}" + "".join(changed)
 
 
-def is_closed(day: date) -> bool:
-    """Whether the daily puzzle of *day* has closed (its seed may be shown)."""
-    config = current_config()
-    return dice.Day(day, config.timezone).is_revealed(config.now())
-
-
 def analysis_json(record: Record) -> dict[str, Any]:
-    """The analysis of a finished game; a daily game's Expert once its day has closed."""
-    if not record.kind.analysis:
-        raise NotAllowedError(ErrorCode.NO_ANALYSIS, f"{record.mode} games are not analysed")
-    if not record.finished:
-        raise ConflictError("the game is not finished yet")
-    table = strategy_table(record.rules)
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, current_config().secret_key))
-    body: dict[str, Any] = {"id": record.id, "mode": record.mode, "ruleset": record.ruleset}
-    body.update(analysis.analyse(table, source, record.moves).to_dict())
-    if record.kind.is_computer:
-        body["computer"] = analysis.analyse(table, source, record.computer_moves).to_dict()
-    if record.kind.one_per is OnePer.DAY and record.day is not None:
-        body["expert"] = expert_json(record.day) if is_closed(record.day) else None
-    return answers.dump(answers.Analysis, body)
+    """The analysis of a finished game as the API answers it (see :func:`analysis_answer`)."""
+    found = analyses.analyse(current_config(), record)
+    return analysis_answer(found).model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 
-def expert_json(day: date) -> dict[str, Any]:
-    """The Expert's own game on the daily dice of *day*."""
-    rules = find_ruleset("maxi")
-    table = strategy_table(rules)
-    source = dice.stream(dice.daily_seed(current_config().secret_key, day))
-    # The Expert never draws: its generator is only there for the bots' common signature.
-    played = bots.play_games(table, bots.LEVELS["expert"], [source], np.random.default_rng(0))[0]
-    return {
-        "date": day.isoformat(),
-        "ruleset": rules.id,
-        "moves": [move.to_dict() for move in played.moves],
-        "scorecard": played.state.scorecard(),
-        "total": played.state.total,
-        "optimum": round(table.optimum, 4),
-    }
+def analysis_answer(found: analyses.GameAnalysis) -> answers.Analysis:
+    """The answer of an analysed game: a daily game's ``expert`` is null until the day closes,
+    and absent in other modes; a computer game's ``computer`` is the bot's own analysis."""
+    record = found.record
+    extra: dict[str, Any] = {}
+    if found.computer is not None:
+        extra["computer"] = analysed_answer(found.computer)
+    if found.has_expert:
+        extra["expert"] = None if found.expert is None else expert_answer(found.expert)
+    mine = analysed_answer(found.mine)
+    return answers.Analysis(id=record.id, mode=record.kind.id, ruleset=record.ruleset,
+                            **dict(mine), **extra)  # fmt: skip
+
+
+def analysed_answer(found: Analysis) -> answers.Analysed:
+    """One side's decisions, valued, and the points lost in all."""
+    return answers.Analysed(
+        total=found.total,
+        optimum=round(found.optimum, 4),
+        lost=round(found.lost, 4),
+        decisions=[decision_answer(d) for d in found.decisions],
+    )
+
+
+def decision_answer(decision: Decision) -> answers.Decision:
+    """One decision: what was played, the best action and the loss."""
+    return answers.Decision(
+        index=decision.index,
+        turn=decision.turn,
+        roll=decision.roll,
+        dice=list(decision.dice),
+        played=action_answer(decision.played),
+        best=action_answer(decision.best),
+        loss=round(decision.loss, 4),
+    )
+
+
+def action_answer(action: Action, dice: Dice | None = None) -> answers.Action:
+    """An action: ``keep`` (dice values) or ``score`` (a row), its value and loss; given the
+    *dice* on the table, a re-roll also names the ``hold`` positions that play it.
+
+    >>> action_answer(Action((6, 6), None, 250.123456, 1.5), (6, 2, 6)).model_dump(
+    ...     exclude_unset=True)
+    {'keep': [6, 6], 'hold': [0, 2], 'value': 250.1235, 'loss': 1.5}
+    >>> action_answer(Action(None, "chance", 10.0)).model_dump(exclude_unset=True)
+    {'score': 'chance', 'value': 10.0, 'loss': 0.0}
+    """
+    value, loss = round(action.value, 4), round(action.loss, 4)
+    if action.row is not None:
+        return answers.Action(score=action.row, value=value, loss=loss)
+    keep = list(action.keep or ())
+    if dice is None:
+        return answers.Action(keep=keep, value=value, loss=loss)
+    hold = list(hold_positions(dice, action.keep or ()))
+    return answers.Action(keep=keep, hold=hold, value=value, loss=loss)
+
+
+def expert_answer(game: analyses.ExpertGame) -> answers.Expert:
+    """The Expert's own game on a day's dice."""
+    return answers.Expert(
+        date=game.day.isoformat(),
+        ruleset=analyses.EXPERT_RULES,
+        moves=[move_answer(move) for move in game.moves],
+        scorecard=dict(game.scorecard),
+        total=game.total,
+        optimum=round(game.optimum, 4),
+    )
+
+
+def move_answer(move: Move) -> answers.Move:
+    """A move of a log: a re-roll's held positions, or the row scored."""
+    if isinstance(move, Score):
+        return answers.Move(answers.ScoreMove(score=move.row))
+    return answers.Move(answers.HoldMove(hold=list(move.hold)))

@@ -10,7 +10,7 @@ import pytest
 from daily.dice import stream
 from daily.errors import IllegalMoveError
 from daily.rules import Roll, Ruleset, Score, apply, find_ruleset, legal_moves, new_game
-from daily.strategy.hints import Action, Advisor, hint, hold_positions
+from daily.strategy.hints import Advisor, hint, hold_positions
 from daily.strategy.solver import Table
 from tests.strategy.brute import Brute, outcomes, ruleset_of, sheet, state
 
@@ -106,13 +106,6 @@ def test_hint_refuses_a_finished_game(yatzy_table: Table) -> None:
     finished = state(ruleset, sheet(ruleset, ()), (), 0)
     with pytest.raises(IllegalMoveError, match="over"):
         hint(yatzy_table, finished)
-
-
-def test_action_json() -> None:
-    assert Action((6, 6), None, 250.123456, 1.5).to_dict() == {
-        "keep": [6, 6], "value": 250.1235, "loss": 1.5}  # fmt: skip
-    assert Action(None, "chance", 10.0).to_dict() == {"score": "chance", "value": 10.0, "loss": 0.0}
-    assert Action((6, 6), None, 1.0).to_dict(dice=(2, 6, 1, 6, 3))["hold"] == [1, 3]
 
 
 def test_hold_positions_pick_the_kept_values() -> None:

@@ -15,7 +15,13 @@ from daily.store import games
 from daily.strategy.hints import hint
 from daily.strategy.solver import default_cache_dir, table_for
 from daily.web import current_redis
+from daily.web.strategy import action_answer
 from tests.web.helpers import SECRET, start
+
+
+def _json(model: Any) -> dict[str, Any]:
+    return dict(model.model_dump(mode="json", exclude_unset=True))
+
 
 pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
@@ -54,7 +60,7 @@ def test_a_hint_ranks_every_legal_action_like_the_strategy_engine(client: Any) -
     source = dice.stream(dice.seed_from_ref(record.seed_ref, SECRET))
     game = replay(find_ruleset("yatzy"), source, [])
     expected = hint(table_for(find_ruleset("yatzy"), default_cache_dir()), game)
-    assert actions == [a.to_dict(game.dice) for a in expected]
+    assert actions == [_json(action_answer(a, game.dice)) for a in expected]
 
 
 def test_the_best_hold_plays_and_the_next_hint_follows_it(client: Any) -> None:

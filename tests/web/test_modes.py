@@ -13,18 +13,24 @@ from daily.web import api, openapi, schemas
 
 def test_every_mode_has_a_body_and_a_starter() -> None:
     for mode in MODES:
-        model = schemas.new_game_model(mode, {})
+        model = schemas.new_game_model(mode)
         assert model.model_fields["mode"].annotation.__args__ == (mode,)  # type: ignore[union-attr]
         assert model in api.STARTERS
     assert set(api.STARTERS) == set(schemas.NEW_GAME)
 
 
 def test_the_document_lists_every_mode_and_each_start_body() -> None:
-    document = openapi.document()
+    document = openapi.document(openapi.api_blueprints_app())
     schemas_ = document["components"]["schemas"]
     assert schemas_["GameState"]["properties"]["mode"]["enum"] == list(MODES)
-    consts = [body["properties"]["mode"]["const"] for body in schemas_["NewGame"]["oneOf"]]
-    assert sorted(set(consts)) == sorted(MODES)
+    new_game = schemas_["NewGame"]
+    mapping = new_game["discriminator"]["mapping"]
+    assert new_game["discriminator"]["propertyName"] == "mode"
+    assert sorted(mapping) == sorted(MODES)  # one named body per mode
+    assert sorted(v["$ref"] for v in new_game["oneOf"]) == sorted(mapping.values())
+    for mode, ref in mapping.items():
+        body = schemas_[ref.rsplit("/", 1)[1]]
+        assert body["properties"]["mode"]["const"] == mode
 
 
 def test_an_unknown_mode_is_refused_by_name() -> None:

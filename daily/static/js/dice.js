@@ -51,7 +51,7 @@ export const heldCount = () => held.size;
 export const holds = () => Array.from(held).sort((a, b) => a - b);
 
 export function saveHolds(state) {
-  store('sessionStorage', storageKey, JSON.stringify({ moves: state.moves.length, hold: Array.from(held) }));
+  store('sessionStorage', storageKey, JSON.stringify({ moves: state.move_count, hold: Array.from(held) }));
 }
 
 /** A new turn: nothing held, unless this tab saved holds at this very move (a reload). */
@@ -59,7 +59,7 @@ export function newTurn(state) {
   held = new Set();
   try {
     const saved = JSON.parse(stored('sessionStorage', storageKey) || 'null');
-    if (saved && saved.moves === state.moves.length) held = new Set(saved.hold.filter((i) => i < state.dice.length));
+    if (saved && saved.moves === state.move_count) held = new Set(saved.hold.filter((i) => i < state.dice.length));
   } catch (e) { held = new Set(); }
 }
 

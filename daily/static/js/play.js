@@ -24,7 +24,7 @@ const TAUGHT = 'daily.taught';
 function teach(state) {
   const box = $('#teach');
   const taught = stored('localStorage', TAUGHT, 'yes') === 'yes';
-  box.hidden = taught || state.finished || state.moves.length > 0;
+  box.hidden = taught || state.finished || state.move_count > 0;
   document.body.classList.toggle('teaching', !box.hidden);
 }
 
@@ -165,6 +165,12 @@ function draw() {
   if (state.finished) drawEnd();
 }
 
+/* A move's answer carries what the move changed (of the scorecard, the row it scored). */
+function changed(data) {
+  const { state } = game;
+  return { ...state, ...data, scorecard: { ...state.scorecard, ...data.scorecard } };
+}
+
 /* Takes the server's answer as the game: a new turn (or player) starts with nothing held. */
 function accept(next) {
   const before = game.state;
@@ -178,7 +184,7 @@ function accept(next) {
     handOver(next, game.id, () => rollButton().focus());
   }
   // How many moves the page shows: lets a reader (or a test) wait for a move to land.
-  document.body.dataset.moves = next.moves.length;
+  document.body.dataset.moves = next.move_count;
 }
 
 async function reload() {
@@ -194,12 +200,12 @@ async function roll() {
   const { state } = game;
   const rolled = tray.startRolling(diceBox(), state.dice.length);
   const [result] = await Promise.all([
-    api('POST', `/games/${state.id}/roll`, { hold: tray.holds(), move: state.moves.length }),
+    api('POST', `/games/${state.id}/roll`, { hold: tray.holds(), move: state.move_count }),
     new Promise((resolve) => setTimeout(resolve, reducedMotion() ? 0 : 450)),
   ]);
   busy = false;
   if (!result.ok) { showError(result); await reload(); return; }
-  accept(result.data);
+  accept(changed(result.data));
   tray.saveHolds(game.state);
   tray.land(diceBox(), rolled);
   // Focus stays on Roll while it can roll; after the last roll, on the best row to score.
@@ -226,11 +232,11 @@ async function pick(row) {
   if (state.potential[row] === 0 && !(await confirmScratch(row))) return;
   busy = true;
   learned();
-  const result = await api('POST', `/games/${state.id}/score`, { category: row, move: state.moves.length });
+  const result = await api('POST', `/games/${state.id}/score`, { category: row, move: state.move_count });
   busy = false;
   if (!result.ok) { showError(result); await reload(); return; }
   sheets.forget();
-  accept(result.data);
+  accept(changed(result.data));
   if (!game.state.finished && !document.body.classList.contains('handing-over')) rollButton().focus();
   else if (game.state.finished) $('#results').focus();
 }

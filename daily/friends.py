@@ -1,0 +1,187 @@
+"""The friend-code service: a code's page, everyone's sheets on it, the creator's running score.
+
+Handed the Redis client and the configuration, like :mod:`daily.games`; the page renders the
+frozen results returned here and queries nothing itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from daily import dice
+from daily.codes import code_str
+from daily.config import Config
+from daily.errors import NotFoundError
+from daily.modes import BoardKind
+from daily.rules import GameState, Score, apply, new_game
+from daily.store import boards, games, keys, players
+from daily.store.games import FriendCode, Record
+
+if TYPE_CHECKING:  # the service only hands the client on to the store
+    import redis
+
+#: How many sheets a code's page shows side by side.
+SHEETS_SHOWN = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A finished game's sheet as a comparison lines it up: points per row and the sums."""
+
+    rows: tuple[tuple[str, int | None], ...]  # row id, points (None: not scored)
+    upper: int
+    bonus: int  # the bonus and any extra bonus
+    total: int
+    upper_rows: int  # the sums of the upper rows come after this many rows
+
+    @classmethod
+    def of(cls, state: GameState) -> Card:
+        """The card of a game's *state*."""
+        card = state.scorecard()
+        upper_rows = sum(1 for row in state.ruleset.rows if row.is_upper)
+        bonus = state.bonus + state.extra_bonus
+        return cls(tuple(card.items()), state.upper, bonus, state.total, upper_rows)
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """A finished game on a friend code, as the code's page lists it."""
+
+    name: str | None  # None: a deleted player
+    card: Card | None  # None until the reader has finished their own game: no peeking
+    is_creator: bool
+    is_me: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CodePage:
+    """What a friend code's page shows to one player.
+
+    *status* says what opening the code does now, before the first roll: ``open`` (ranked
+    on the code's board), ``as_daily`` (a daily's code, played as the player's daily),
+    ``daily_under_way`` (with that daily in *daily_game*), ``closed`` (not playable yet) or
+    ``practice``.
+    """
+
+    found: FriendCode
+    creator_name: str | None  # None: a deleted player
+    theirs: Record | None
+    mine: Record | None
+    is_creator: bool
+    status: str
+    daily_game: Record | None
+    practice_at: datetime
+    sheets: tuple[Sheet, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The creator's running totals, for a friend game played with their score as the target."""
+
+    name: str | None  # None: a deleted player
+    finished: bool
+    by_turn: tuple[int, ...]
+
+
+def code_page(client: redis.Redis, config: Config, code: str, player_id: str | None) -> CodePage:
+    """The page of the normalized *code* as *player_id* sees it; NotFoundError if unknown."""
+    found = games.load_code(client, code)
+    if found is None:
+        raise NotFoundError(f"no such friend code: {code_str(code)}")
+    theirs = games.load(client, found.game_id)
+    is_creator = player_id == found.creator
+    mine = theirs if is_creator else _friend_game(client, player_id, code)
+    status, daily_game = _status(client, config, found, player_id)
+    shown = bool(mine and mine.finished)
+    sheets = sheets_of(client, config, code, theirs, player_id, with_cards=shown)
+    return CodePage(
+        found=found,
+        creator_name=_name(client, found.creator),
+        theirs=theirs,
+        mine=mine,
+        is_creator=is_creator,
+        status=status,
+        daily_game=daily_game,
+        practice_at=found.practice_at(config.timezone),
+        sheets=sheets,
+    )
+
+
+def _friend_game(client: redis.Redis, player_id: str | None, code: str) -> Record | None:
+    if player_id is None:
+        return None
+    return games.index_lookup(client, keys.player_friend(player_id, code))
+
+
+def _status(client: redis.Redis, config: Config, found: FriendCode, player_id: str | None
+            ) -> tuple[str, Record | None]:  # fmt: skip
+    now = config.now()
+    if not found.window.is_open(now):
+        return ("closed" if now < found.practice_at(config.timezone) else "practice"), None
+    if found.day is None:
+        return "open", None
+    key = keys.player_daily(player_id, found.day.isoformat()) if player_id else None
+    daily = games.index_lookup(client, key) if key else None
+    if daily is None:
+        return "as_daily", None
+    return ("open" if daily.finished else "daily_under_way"), daily
+
+
+def sheets_of(client: redis.Redis, config: Config, code: str, creator_game: Record | None,
+              me_id: str | None, with_cards: bool = True, limit: int = SHEETS_SHOWN
+              ) -> tuple[Sheet, ...]:  # fmt: skip
+    """The finished games on *code*: the creator's first, then the code's board order;
+    their cards only *with_cards*."""
+    secret = config.secret_key if with_cards else None
+    found: list[Sheet] = []
+    if creator_game is not None and creator_game.finished:
+        found.append(_sheet(client, secret, creator_game, True, me_id))
+    for player_id in boards.top_players(client, boards.Board.friend(code), limit + 1):
+        record = games.index_lookup(client, keys.player_friend(player_id, code))
+        if record is None or not record.finished:
+            continue
+        if creator_game is not None and record.id == creator_game.id:
+            continue
+        found.append(_sheet(client, secret, record, False, me_id))
+    return tuple(found[:limit])
+
+
+def _sheet(client: redis.Redis, secret: str | None, record: Record, is_creator: bool,
+           me_id: str | None) -> Sheet:  # fmt: skip
+    card = Card.of(record.state(secret)) if secret is not None else None
+    name = _name(client, record.player_id)
+    return Sheet(name, card, is_creator, record.player_id == me_id)
+
+
+def _name(client: redis.Redis, player_id: str) -> str | None:
+    player = players.get(client, player_id)
+    return player.name if player else None
+
+
+def target_of(client: redis.Redis, config: Config, record: Record) -> Target | None:
+    """The creator's running totals for *record*, a friend game played with the creator's
+    score as its target (or finished); None for any other game, and for the creator's own."""
+    if record.kind.board is not BoardKind.FRIEND or not record.code:
+        return None
+    if not (record.target or record.finished):
+        return None
+    found = games.load_code(client, record.code)
+    theirs = games.load(client, found.game_id) if found else None
+    if theirs is None or theirs.id == record.id:
+        return None
+    totals = turn_totals(theirs, config.secret_key)
+    return Target(_name(client, theirs.player_id), theirs.finished, totals)
+
+
+def turn_totals(record: Record, secret: str) -> tuple[int, ...]:
+    """The game's total after each scored turn, the bonus counted once earned."""
+    source = dice.stream(dice.seed_from_ref(record.seed_ref, secret))
+    state = new_game(record.rules, source)
+    totals = []
+    for move in record.moves:
+        state = apply(state, move)
+        if isinstance(move, Score):
+            totals.append(state.total)
+    return tuple(totals)

@@ -1,0 +1,151 @@
+"""A player's own games: one by its id, the dailies they finished, their streak, their game
+of a given day, the doors of their advent calendar.
+
+Handed the Redis client and the configuration, like :mod:`daily.games`; pages render what
+these functions return and read nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING
+
+from daily import dice, modes
+from daily.config import Config
+from daily.errors import NotFoundError
+from daily.store import boards, games, keys
+from daily.store.games import Record
+
+if TYPE_CHECKING:  # the service only hands the client on to the store
+    import redis
+
+#: How many days of history a player's page reads (a year and more).
+HISTORY_DAYS = 400
+#: A longer game id is refused before it reaches the store.
+MAX_GAME_ID = 64
+#: The doors of an advent calendar.
+ADVENT_DOORS = 24
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One finished daily puzzle in a player's history."""
+
+    day: date
+    number: int
+    total: int
+    bonus: bool
+    game_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The figures of a player's history."""
+
+    days: int
+    streak: int
+    best_streak: int
+    best: int | None
+    mean: float | None
+    bonus_rate: float | None  # 0 to 1
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """A player's finished dailies, newest first, and their figures."""
+
+    played: tuple[Played, ...]
+    summary: Summary
+
+
+@dataclass(frozen=True, slots=True)
+class Door:
+    """One door of the advent calendar."""
+
+    number: int
+    state: str  # "today", "played", "missed" or "locked"
+    score: int | None = None
+
+
+def summarize(played: Sequence[Played], streak: int = 0, best_streak: int = 0) -> Summary:
+    """The figures of *played* (finished dailies) with the streak read from the store.
+
+    >>> day = date(2026, 12, 1)
+    >>> s = summarize([Played(day, 1, 300, True, "a"), Played(day, 2, 250, False, "b")])
+    >>> s.days, s.best, s.mean, s.bonus_rate
+    (2, 300, 275.0, 0.5)
+    >>> summarize([]).mean is None
+    True
+    """
+    if not played:
+        return Summary(0, streak, best_streak, None, None, None)
+    totals = [p.total for p in played]
+    return Summary(
+        days=len(played),
+        streak=streak,
+        best_streak=best_streak,
+        best=max(totals),
+        mean=sum(totals) / len(totals),
+        bonus_rate=sum(1 for p in played if p.bonus) / len(played),
+    )
+
+
+def today(config: Config) -> date:
+    """The date of today's puzzle in the configured zone."""
+    return dice.today(config.now(), config.timezone).date
+
+
+def history_of(client: redis.Redis, config: Config, player_id: str | None) -> History:
+    """The finished daily puzzles of *player_id*, newest first, with their streak."""
+    if player_id is None:
+        return History((), summarize(()))
+    found = []
+    for game_id in games.games_of(client, player_id, limit=HISTORY_DAYS * 2):
+        record = games.load(client, game_id)
+        if record is None or record.kind is not modes.DAILY or record.day is None:
+            continue
+        if not record.finished or record.total is None:
+            continue
+        bonus = record.state(config.secret_key).bonus > 0
+        number = dice.Day(record.day, config.timezone).number
+        found.append(Played(record.day, number, record.total, bonus, record.id))
+    streak, best_streak = boards.streak_of(client, player_id, today(config))
+    return History(tuple(found), summarize(found, streak, best_streak))
+
+
+def own_game(client: redis.Redis, game_id: str, player_id: str | None) -> Record:
+    """*player_id*'s game *game_id*; NotFoundError if it is missing or another player's."""
+    found = games.load(client, game_id) if len(game_id) <= MAX_GAME_ID else None
+    # Another player's game is as invisible as a missing one: its dice are private.
+    if found is None or player_id is None or found.player_id != player_id:
+        raise NotFoundError(f"no such game: {game_id!r}")
+    return found
+
+
+def daily_of(client: redis.Redis, player_id: str | None, day: date) -> Record | None:
+    """*player_id*'s daily game of *day*, finished or not, or None."""
+    if player_id is None:
+        return None
+    return games.index_lookup(client, keys.player_daily(player_id, day.isoformat()))
+
+
+def advent_doors(client: redis.Redis, today_: date, player_id: str | None) -> tuple[Door, ...]:
+    """The 24 doors as *player_id* sees them on *today_* (none outside December)."""
+    if today_.month != 12:
+        return ()
+    doors = []
+    for number in range(1, ADVENT_DOORS + 1):
+        when = today_.replace(day=number)
+        if when > today_:
+            doors.append(Door(number, "locked"))
+            continue
+        game = daily_of(client, player_id, when)
+        if when == today_:
+            doors.append(Door(number, "today", game.total if game and game.finished else None))
+        elif game is not None and game.finished:
+            doors.append(Door(number, "played", game.total))
+        else:
+            doors.append(Door(number, "missed"))
+    return tuple(doors)
