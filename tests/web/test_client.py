@@ -90,14 +90,18 @@ class Player:
         return state
 
     def play(self, state: Any) -> Any:
-        """Plays *state*'s game to its end, scoring the first open row each turn."""
+        """Plays *state*'s game to its end, scoring the first open row each turn; the whole
+        game as it ends (a move answers only what it changed: ``Played``)."""
         score = _op("score")
+        game_id = state.id
         while not state.finished:
             row = next(iter(state.potential.to_dict()))
-            body = _models().ScoreBody(category=row, move=len(state.moves))
-            state = score.sync(client=self.client, game_id=state.id, body=body)
-            assert isinstance(state, _models().GameState), state
-        return state
+            body = _models().ScoreBody(category=row, move=state.move_count)
+            state = score.sync(client=self.client, game_id=game_id, body=body)
+            assert isinstance(state, _models().Played), state
+        game = _op("get_game").sync(client=self.client, game_id=game_id)
+        assert isinstance(game, _models().GameState) and game.total == state.total, game
+        return game
 
 
 def test_a_generated_client_plays_every_kind_of_game(api: ModuleType, base_url: str) -> None:
