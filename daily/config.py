@@ -21,6 +21,7 @@ LIMIT_VARS = {
     "moves": "DAILY_LIMIT_MOVES",
     "pages": "DAILY_LIMIT_PAGES",
     "dailies": "DAILY_LIMIT_DAILIES",
+    "deletes": "DAILY_LIMIT_DELETES",
 }
 
 Clock = Callable[[], datetime]

@@ -163,10 +163,19 @@ def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quo
     assert record.day is not None
     quota.check()
     index = [keys.player_daily(record.player_id, record.day.isoformat()), *index_keys]
-    found, created = store.start(client, config, record, index)
+    found, created = _start_indexed(client, config, record, index)
     if created:
         quota.count()
     return found, created
+
+
+def _start_indexed(client: redis.Redis, config: Config, record: Record,
+                   index: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
+    """Starts a game under the player's *index* keys, listed first on their key set (so
+    deleting the player finds them without a scan)."""
+    ttl_s = int(store.expires_in(record, config)) + 1
+    players.note_keys(client, record.player_id, index, ttl_s)
+    return store.start(client, config, record, index)
 
 
 def start_code(
@@ -179,7 +188,7 @@ def start_code(
     assert found is not None
     record = _new(player_id, config, modes.FRIEND.id, ruleset, options, dice.SeedRef.friend(code),
                   id=game_id, code=code, closes_at=found.closes)  # fmt: skip
-    return store.start(client, config, record, [keys.player_friend(player_id, code)])
+    return _start_indexed(client, config, record, [keys.player_friend(player_id, code)])
 
 
 def join_code(client: redis.Redis, config: Config, player_id: str, code: str, target: bool,
@@ -211,7 +220,7 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
     record = _new(player_id, config, modes.FRIEND.id, found.ruleset, dict(found.options),
                   dice.SeedRef.parse(found.seed_ref), code=code, target=target,
                   practice=not ranked, closes_at=found.closes)  # fmt: skip
-    return store.start(client, config, record, [friend_key])
+    return _start_indexed(client, config, record, [friend_key])
 
 
 def code_closed(found: FriendCode, config: Config) -> CodeClosedError:
@@ -337,6 +346,8 @@ def finish(client: redis.Redis, config: Config, record: Record) -> Record:
     reads that heal a lost count): they agree on one share code and count it once.
     """
     store.keep(client, record)
+    if record.day is not None or record.code is not None:  # its index keys are kept too
+        players.keep_keys(client, record.player_id)
     if record.kind.shares and record.share is None and not record.practice:
         record = dataclasses.replace(record, share=store.share_code(client, config, record))
     if not record.submitted:

@@ -30,7 +30,7 @@ from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSaf
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, dice
+from daily import __version__, accounts, dice
 from daily.errors import DeletedTodayError, SignInLinkError
 from daily.modes import MODES, find_mode
 from daily.store import boards, games, keys, players
@@ -47,7 +47,7 @@ LINK_MAX_AGE = timedelta(days=1)
 THEMES = ("auto", "light", "dark")
 _THEME_KEY = "theme"
 #: The session field that remembers the day a player was deleted on this browser.
-_DELETED_KEY = "deleted_on"
+_DELETED_KEY = auth.DELETED_KEY
 _GUEST = re.compile(r"Guest ([0-9a-f]{4})")
 #: How many days of history the page reads (a year and more).
 HISTORY_DAYS = 400
@@ -329,7 +329,7 @@ def delete() -> str:
         raise bad_request("tick the box to confirm the deletion")
     player_id = auth.current_player_id()
     if player_id is not None:
-        players.delete(current_redis(), player_id, (keys.board_best_day(), keys.board_streak()))
+        accounts.delete(current_redis(), current_config(), player_id)
     today = dice.today(current_config().now(), current_config().timezone).date
     theme_ = session.get(_THEME_KEY)
     session.clear()

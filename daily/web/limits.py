@@ -1,10 +1,11 @@
 """Rate limits (Flask-Limiter, counters in the service's own Redis or cluster).
 
-Four limits, each configurable (``DAILY_LIMIT_PLAYERS``, ``DAILY_LIMIT_MOVES``,
-``DAILY_LIMIT_PAGES``, ``DAILY_LIMIT_DAILIES``; ``off`` lifts one): new players per
-client address (named or guests: a second account costs the same either way), moves
-(rolls and scores) per player, every other request per address, and daily games
-started per address (a farm of accounts, one daily each, meets it). Defaults are
+Five limits, each configurable (``DAILY_LIMIT_PLAYERS``, ``DAILY_LIMIT_MOVES``,
+``DAILY_LIMIT_PAGES``, ``DAILY_LIMIT_DAILIES``, ``DAILY_LIMIT_DELETES``; ``off`` lifts
+one): new players per client address (named or guests: a second account costs the same
+either way), moves (rolls and scores) per player, every other request per address, daily
+games started per address (a farm of accounts, one daily each, meets it), and player
+deletions per address. Defaults are
 generous: a person playing by hand never meets them. A limit met is a 429 with the
 error JSON (or the error page) and ``Retry-After``. When Redis is down the limiter
 lets requests through, and the views answer 503 themselves; the limiter then logs one
@@ -38,17 +39,20 @@ DEFAULTS = {
     "moves": "120 per minute",
     "pages": "600 per minute",
     "dailies": "50 per day",
+    "deletes": "10 per hour",
 }
 #: Endpoints of the limits applied to views (``pages`` counts every request; ``players``
 #: and ``dailies`` are counted where a player or a daily game is made: see :func:`count`).
 ENDPOINTS = {
     "moves": ("api.roll", "api.score"),
+    "deletes": ("account.delete",),
 }
 MESSAGES = {
     "players": "too many new players from your address",
     "moves": "too many moves",
     "pages": "too many requests from your address",
     "dailies": "too many daily games started from your address",
+    "deletes": "too many players deleted from your address",
 }
 #: The WSGI environ key of the wall-clock time a request arrived (see :class:`StampArrival`).
 ARRIVED = "daily.arrived"
@@ -66,6 +70,7 @@ class Limits:
     moves: str | None
     pages: str | None
     dailies: str | None
+    deletes: str | None
 
     @classmethod
     def from_config(cls, config: Config) -> Limits:
@@ -243,6 +248,7 @@ def init_app(app: Flask) -> Limiter:
         headers_enabled=False,  # Retry-After goes on a 429 alone (see add_retry_after)
     )
     _limit(app, limiter, "moves", chosen.moves, player_or_address)
+    _limit(app, limiter, "deletes", chosen.deletes, client_address)
     _quiet_outages(limiter.logger)
     app.after_request(add_retry_after)
     app.extensions["daily.limiter"] = limiter

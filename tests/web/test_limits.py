@@ -103,7 +103,9 @@ def test_defaults_are_generous(make_app: Any) -> None:
     for _ in range(40):
         assert client.get("/rules/maxi").status_code == 200
     assert limits.Limits.from_config(client.application.extensions["daily.config"]) == (
-        limits.Limits("30 per hour", "120 per minute", "600 per minute", "50 per day")
+        limits.Limits(
+            "30 per hour", "120 per minute", "600 per minute", "50 per day", "10 per hour"
+        )
     )
 
 
