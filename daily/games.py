@@ -111,8 +111,10 @@ def choose_engine(rules: Ruleset) -> str:
     """
     if builder.status(rules, default_cache_dir()).state == "ready":
         return "exact"
-    if builder.may_build(rules):
-        builder.start([rules], default_cache_dir())  # the next game gets the exact one
+    # The next game gets the exact one; a variant's table is built only where it is needed
+    # (a ranked game's check, a hint or an analysis asked for), not for a computer game.
+    if builder.may_build(rules) and builder.spec_str(rules) == rules.id:
+        builder.start([rules], default_cache_dir())
     return "heuristic"
 
 
@@ -187,7 +189,8 @@ def start_code(
     found = store.load_code(client, code)
     assert found is not None
     record = _new(player_id, config, modes.FRIEND.id, ruleset, options, dice.SeedRef.friend(code),
-                  id=game_id, code=code, closes_at=found.closes)  # fmt: skip
+                  id=game_id, code=code, closes_at=found.closes,
+                  practice=not _is_rankable(found))  # fmt: skip
     return _start_indexed(client, config, record, [keys.player_friend(player_id, code)])
 
 
@@ -203,9 +206,10 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
     if mine is not None:
         return mine, False
     now = config.now()
-    ranked = found.window.is_open(now)
-    if not ranked and now < found.practice_at(config.timezone):
+    is_open = found.window.is_open(now)
+    if not is_open and now < found.practice_at(config.timezone):
         raise code_closed(found, config)
+    ranked = is_open and _is_rankable(found)
     if ranked and found.day is not None:
         daily = store.index_lookup(client, keys.player_daily(player_id, found.day.isoformat()))
         if daily is not None:
@@ -221,6 +225,12 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
                   dice.SeedRef.parse(found.seed_ref), code=code, target=target,
                   practice=not ranked, closes_at=found.closes)  # fmt: skip
     return _start_indexed(client, config, record, [friend_key])
+
+
+def _is_rankable(found: FriendCode) -> bool:
+    """Whether games on *found* may be ranked: only if a table can check them (every
+    ranked game is checked; a code with ``saved_rolls`` is practice, see docs/integrity.md)."""
+    return reviews.is_checkable(find_ruleset(found.ruleset, found.options))
 
 
 def code_closed(found: FriendCode, config: Config) -> CodeClosedError:
