@@ -100,3 +100,82 @@ def test_delete_is_rate_limited_per_address(make_app: Any) -> None:
         answers.append(delete(client, headers=player(client, f"P{n}")))
     assert [a.status_code for a in answers] == [200, 200, 429]
     assert int(answers[-1].headers["Retry-After"]) >= 1
+
+
+# -- every ranked game is checked, or not ranked ----------------------------------------------
+
+
+def test_a_code_no_table_can_check_is_practice(make_app: Any) -> None:
+    app = make_app(now=NOON)
+    client = app.test_client()
+    ana, bo = player(client, "Ana"), player(client, "Bo")
+    banked = {"saved_rolls": True}
+    made = start(client, ana, mode="friend", ruleset="maxi", options=banked).get_json()
+    assert not made["ranked"] and made["practice"], made
+    assert play_out(client, ana, made)["rank"] is None
+    joined = start(client, bo, mode="friend", code=made["code"]).get_json()
+    assert not joined["ranked"] and joined["practice"]  # before: 615, rank 1, never checked
+    assert play_out(client, bo, joined)["board"] is None
+    solo = play_out(client, ana, start(client, ana, mode="solo", options=banked,
+                                       ruleset="maxi").get_json())  # fmt: skip
+    shared = start(client, bo, mode="friend", code=solo["share_code"]).get_json()
+    assert shared["practice"] and play_out(client, bo, shared)["rank"] is None
+    with app.app_context():
+        for code in (made["code"], solo["share_code"]):
+            assert current_redis().zcard(keys.board_friend(code.replace("-", ""))) == 0
+
+
+def test_a_withdrawn_daily_leaves_every_board_it_reached(make_app: Any) -> None:
+    from daily import reviews as flow
+    from daily.store import games
+    from daily.store import reviews as queue
+
+    totals, ids = {}, {}
+    who: dict[str, str] = {}
+    for day in (1, 2, 3):  # advent doors 1 to 3, a three-day streak
+        app = make_app(now=NOON.replace(day=day))
+        client = app.test_client()
+        who = who or player(client, "Ana")
+        state = start(client, who, mode="daily").get_json()
+        # Day 2 scores the last row first: three different totals.
+        state = _play_last(client, who, state) if day == 2 else play_out(client, who, state)
+        totals[day], ids[day] = state["total"], state["id"]
+    with app.app_context():
+        redis, config = current_redis(), app.extensions["daily.config"]
+        me = final_player(who)
+        record = games.load(redis, ids[3])
+        assert record is not None
+        before = _aggregates(client, who)
+        assert before == (max(totals.values()), 3, sum(totals.values()))
+        # What the sweep does with a clairvoyant game counted before its table existed.
+        queue.save_verdict(redis, record.id, 9.9, True, NOON.timestamp())
+        queue.withdraw(redis, record)
+        queue.withdraw(redis, record)  # a retried withdrawal takes nothing twice
+    best = max(totals[1], totals[2])
+    assert _aggregates(client, who) == (best, 2, totals[1] + totals[2])  # before: all three
+    page = client.get(f"{API}/leaderboards/daily/{NOON.date()}", headers=who).get_json()
+    assert page["me"] is None
+    share = client.get(f"{API}/games/{ids[3]}", headers=who).get_json()["share_code"]
+    assert client.get(f"{API}/leaderboards/friend/{share}").get_json()["total"] == 0
+    with app.app_context():
+        flow.release(current_redis(), config, ids[3])  # the operator: counted again, once
+        assert current_redis().hget(keys.player_best_days(me), NOON.date().isoformat())
+    assert _aggregates(client, who) == before
+
+
+def _play_last(client: Any, who: dict[str, str], state: dict[str, Any]) -> dict[str, Any]:
+    while not state["finished"]:
+        row = list(state["potential"])[-1]
+        answer = client.post(f"{API}/games/{state['id']}/score", json={"category": row},
+                             headers=who)  # fmt: skip
+        state = answer.get_json()
+    return state
+
+
+def _aggregates(client: Any, who: dict[str, str]) -> tuple[int, int, int]:
+    """The player's best day, streak and advent sum, as the boards show them."""
+    found = []
+    for board in ("best-day", "streak", "advent/2026"):
+        page = client.get(f"{API}/leaderboards/{board}", headers=who).get_json()
+        found.append(page["me"]["score"] if page["me"] else 0)
+    return found[0], found[1], found[2]
