@@ -179,3 +179,71 @@ def _aggregates(client: Any, who: dict[str, str]) -> tuple[int, int, int]:
         page = client.get(f"{API}/leaderboards/{board}", headers=who).get_json()
         found.append(page["me"]["score"] if page["me"] else 0)
     return found[0], found[1], found[2]
+
+
+# -- hygiene: logs, caches, addresses ---------------------------------------------------------
+
+
+def test_no_sign_in_link_reaches_the_access_log(
+    make_app: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = make_app(now=NOON).test_client()
+    client.post(f"{API}/games", json={"mode": "solo"})
+    link = client.post("/me/link").get_data(as_text=True)
+    token = link.split("/signin/")[1].split('"')[0].split("<")[0]
+    assert len(token) > 20
+    capsys.readouterr()
+    assert client.get(f"/signin/{token}").status_code == 200
+    logged = capsys.readouterr().err
+    assert '"path":"/signin/[redacted]"' in logged and token not in logged
+
+
+PERSONAL = ["/api/v1/players/me", "/api/v1/games/{id}", "/me", "/me/history", "/play/{id}",
+            "/api/v1/leaderboards/best-day"]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", PERSONAL)
+def test_personal_answers_are_kept_out_of_shared_caches(make_app: Any, path: str) -> None:
+    client = make_app(now=NOON).test_client()
+    game = client.post(f"{API}/games", json={"mode": "solo"}).get_json()
+    answer = client.get(path.format(id=game["id"]))
+    assert answer.status_code == 200 and answer.headers["Cache-Control"] == "private, no-store"
+    anonymous = make_app(now=NOON).test_client().get("/rules/maxi")
+    assert "no-store" not in anonymous.headers.get("Cache-Control", "")
+
+
+def test_a_client_reaching_the_app_directly_cannot_spoof_its_address(make_app: Any) -> None:
+    app = make_app(now=NOON, rate_limits={**dict.fromkeys(limits.DEFAULTS, "off"),
+                                          "players": "1 per hour"},
+                   trusted_proxies="10.0.0.2, 10.9.0.0/16")  # fmt: skip
+    client = app.test_client()
+
+    def new_player(peer: str, forwarded: str) -> int:
+        headers = {"X-Forwarded-For": forwarded}
+        answer = client.post(f"{API}/players", json={"name": "A"}, headers=headers,
+                             environ_base={"REMOTE_ADDR": peer})  # fmt: skip
+        return int(answer.status_code)
+
+    # Directly, from 198.51.100.9: a forged header gets no fresh budget (before: it did).
+    assert new_player("198.51.100.9", "203.0.113.1") == 201
+    assert new_player("198.51.100.9", "203.0.113.2") == 429
+    # Through the proxies: the first address from the right that is not theirs counts,
+    # whatever the client wrote to its left.
+    assert new_player("10.0.0.2", "203.0.113.5, 10.9.1.1") == 201
+    assert new_player("10.0.0.2", "203.0.113.6") == 201
+    assert new_player("10.9.4.4", "1.2.3.4, 203.0.113.5") == 429
+
+
+def test_ipv6_addresses_are_limited_by_their_64(make_app: Any) -> None:
+    app = make_app(now=NOON, rate_limits={**dict.fromkeys(limits.DEFAULTS, "off"),
+                                          "players": "2 per hour"})  # fmt: skip
+    client = app.test_client()
+
+    def new_player(address: str) -> int:
+        answer = client.post(f"{API}/players", json={"name": "A"},
+                             environ_base={"REMOTE_ADDR": address})  # fmt: skip
+        return int(answer.status_code)
+
+    block = [f"2001:db8:1:2:{n:x}::1" for n in range(3)]  # before: a fresh budget each
+    assert [new_player(a) for a in block] == [201, 201, 429]
+    assert new_player("2001:db8:1:3::1") == 201  # the next /64 is somebody else
