@@ -56,7 +56,7 @@ def is_checkable(rules: Ruleset) -> bool:
     >>> from daily.rules import find_ruleset
     >>> is_checkable(find_ruleset("maxi", {"bonus": "50@75"}))
     True
-    >>> is_checkable(find_ruleset("yatzy", {"saved_rolls": True}))
+    >>> is_checkable(find_ruleset("maxi", {"saved_rolls": True}))
     False
     """
     try:
