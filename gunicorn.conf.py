@@ -9,8 +9,11 @@ numbers and what to put in front.
 
 Environment: ``WEB_CONCURRENCY`` (worker processes, default 2), ``DAILY_THREADS`` (threads a
 worker, default 32), ``PORT`` (gunicorn binds 0.0.0.0:$PORT when it is set), and
-``DAILY_TRUSTED_PROXIES`` (as for the app: the number of proxies in front). Command-line
-options override these settings.
+``DAILY_TRUSTED_PROXIES`` (as for the app: the proxies in front, by address or CIDR).
+Command-line options override these settings.
+
+No log line carries a token: the app's access log and gunicorn's own loggers (its access log
+too, should a command line turn it on) pass through :mod:`daily.redact`.
 
 Metrics: every worker writes its Prometheus values to files in ``PROMETHEUS_MULTIPROC_DIR``
 (a fresh temporary folder when it is unset), which a scrape of ``/metrics`` adds up.
@@ -19,6 +22,7 @@ Metrics: every worker writes its Prometheus values to files in ``PROMETHEUS_MULT
 from __future__ import annotations
 
 import atexit
+import ipaddress
 import os
 import shutil
 import tempfile
@@ -39,16 +43,24 @@ def _count(name: str, default: int) -> int:
 
 
 def _forwarded_allow_ips() -> str:
-    # The app trusts X-Forwarded-For and -Proto from DAILY_TRUSTED_PROXIES hops (ProxyFix).
-    # gunicorn reads X-Forwarded-Proto itself from the addresses listed here: none without a
-    # proxy (a client could claim https), any with one (the proxy is the only peer; the app
-    # picks the right hop). FORWARDED_ALLOW_IPS, gunicorn's own variable, still wins.
+    # The app trusts X-Forwarded-For and -Proto from the proxies DAILY_TRUSTED_PROXIES names.
+    # gunicorn reads X-Forwarded-Proto itself from the addresses listed here: the same ones
+    # (none without a proxy: a client could claim https). FORWARDED_ALLOW_IPS, gunicorn's
+    # own variable, still wins.
     if os.environ.get("FORWARDED_ALLOW_IPS"):
         return os.environ["FORWARDED_ALLOW_IPS"]
-    proxies = os.environ.get("DAILY_TRUSTED_PROXIES", "0").strip() or "0"
-    if not proxies.isdigit():
-        raise SystemExit(f"gunicorn.conf.py: DAILY_TRUSTED_PROXIES must be a number: {proxies!r}")
-    return "*" if int(proxies) > 0 else ""
+    proxies = [p.strip() for p in os.environ.get("DAILY_TRUSTED_PROXIES", "").split(",")]
+    for proxy in filter(None, proxies):
+        try:
+            if proxy.isdigit():
+                raise ValueError(proxy)
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise SystemExit(
+                "gunicorn.conf.py: DAILY_TRUSTED_PROXIES names the proxies by address or CIDR "
+                f"(10.0.0.2, 10.0.0.0/8), got {proxy!r}"
+            ) from None
+    return ",".join(filter(None, proxies))
 
 
 def _metrics_dir() -> str:
@@ -85,7 +97,11 @@ _metrics_dir()
 
 
 def on_starting(server: Any) -> None:
-    """Empties the metrics folder: values of an earlier run must not be added to this one's."""
+    """Empties the metrics folder (values of an earlier run must not be added to this one's)
+    and keeps tokens out of gunicorn's log lines (the workers inherit the filters)."""
+    from daily import redact
+
+    redact.install()
     for stale in Path(os.environ[_METRICS_VAR]).glob("*.db"):
         stale.unlink()
 

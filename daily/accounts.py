@@ -2,6 +2,11 @@
 
 Like :mod:`daily.games`, it is handed the Redis client and the configuration and never
 imports Flask; the web layer parses, calls one function here and renders the result.
+
+A deleted player leaves a tombstone (:func:`daily.store.players.delete`): their token and
+any copy of their cookie are refused for good, so "delete, then play today again" under the
+same identity never starts a second ranked game. Delete touches only the player's own keys
+(never a scan of the keyspace), and the web layer rate limits it per address.
 """
 
 from __future__ import annotations
@@ -10,7 +15,8 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from daily import modes
-from daily.errors import DeletedTodayError
+from daily.config import Config
+from daily.errors import DeletedTodayError, StorageError
 from daily.store import keys, players
 from daily.store.players import MAX_NAME as MAX_NAME
 from daily.store.players import Player as Player
@@ -51,12 +57,22 @@ def next_link_generation(client: redis.Redis, player_id: str) -> int:
     return players.next_link_generation(client, player_id)
 
 
-def delete(client: redis.Redis, player_id: str) -> int:
+def delete(client: redis.Redis, config: Config, player_id: str) -> int:
     """Deletes *player_id*: name, history, streak and links; their games stay, anonymous.
 
-    Returns the number of keys removed.
+    The player also leaves the boards with one entry per player (best day, streak); their
+    games stay on the boards of their days and codes. Returns the number of keys removed.
     """
-    return players.delete(client, player_id, (keys.board_best_day(), keys.board_streak()))
+    personal = (keys.board_best_day(), keys.board_streak())
+    return players.delete(client, player_id, config.now().timestamp(), personal)
+
+
+def is_deleted(client: redis.Redis, player_id: str) -> bool:
+    """Whether *player_id* was deleted; False when Redis cannot say (the view answers 503)."""
+    try:
+        return players.is_deleted(client, player_id)
+    except StorageError:
+        return False
 
 
 def check_may_start(mode: modes.Mode, deleted_on: date | None, today: date) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,9 +22,11 @@ LIMIT_VARS = {
     "moves": "DAILY_LIMIT_MOVES",
     "pages": "DAILY_LIMIT_PAGES",
     "dailies": "DAILY_LIMIT_DAILIES",
+    "deletes": "DAILY_LIMIT_DELETES",
 }
 
 Clock = Callable[[], datetime]
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 class ConfigError(DailyError):
@@ -58,8 +61,9 @@ class Config:
     secret_keys: tuple[str, ...] = field(default=(), repr=False)
     #: Rate limits by name (see LIMIT_VARS) that replace the defaults; ``off`` lifts one.
     rate_limits: Mapping[str, str] = field(default_factory=dict)
-    #: How many reverse proxies in front set X-Forwarded-For (the client address) and -Proto.
-    trusted_proxies: int = 0
+    #: The reverse proxies in front, by address or CIDR: only a request from one of them may
+    #: say, in X-Forwarded-For and -Proto, who the client is and how it came.
+    trusted_proxies: tuple[Network, ...] = ()
     #: How long a friend code is ranked after it is made (a daily's code: at most its day).
     code_lifetime: timedelta = timedelta(days=7)
     #: How long an unfinished game, and a guest who never finished one, is kept when idle.
@@ -116,7 +120,7 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     retention = overrides.pop("board_retention_days", env.get("DAILY_BOARD_RETENTION_DAYS", 400))
     limits = {name: env[var] for name, var in LIMIT_VARS.items() if env.get(var)}
     limits.update(overrides.pop("rate_limits", {}))
-    proxies = overrides.pop("trusted_proxies", env.get("DAILY_TRUSTED_PROXIES", 0))
+    proxies = overrides.pop("trusted_proxies", env.get("DAILY_TRUSTED_PROXIES", ""))
     code_days = overrides.pop("code_lifetime", env.get("DAILY_CODE_DAYS", 7))
     idle_days = overrides.pop("idle_lifetime", env.get("DAILY_IDLE_DAYS", 30))
     lifetime = _days(code_days, "DAILY_CODE_DAYS")
@@ -130,13 +134,39 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         timezone=zone,
         board_retention_days=int(retention),
         rate_limits=limits,
-        trusted_proxies=int(proxies),
+        trusted_proxies=parse_proxies(proxies),
         code_lifetime=lifetime,
         idle_lifetime=idle,
         metrics_token=overrides.pop("metrics_token", env.get("DAILY_METRICS_TOKEN") or None),
         clock=clock,
         **overrides,
     )
+
+
+def parse_proxies(text: str | tuple[Network, ...]) -> tuple[Network, ...]:
+    """Reads ``DAILY_TRUSTED_PROXIES``: addresses or CIDR blocks, separated by commas.
+
+    >>> parse_proxies("10.0.0.2, 192.168.0.0/16, ::1")
+    (IPv4Network('10.0.0.2/32'), IPv4Network('192.168.0.0/16'), IPv6Network('::1/128'))
+    >>> parse_proxies("1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    daily.config.ConfigError: DAILY_TRUSTED_PROXIES names the proxies by address or CIDR ...
+    """
+    if isinstance(text, tuple):
+        return text
+    found = []
+    for item in filter(None, (part.strip() for part in str(text).split(","))):
+        try:
+            if item.isdigit():  # the old count of proxies: it trusted any peer
+                raise ValueError(item)
+            found.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ConfigError(
+                "DAILY_TRUSTED_PROXIES names the proxies by address or CIDR "
+                f"(10.0.0.2, 10.0.0.0/8), got {item!r}"
+            ) from None
+    return tuple(found)
 
 
 def _secrets(mode: str, text: str) -> tuple[str, ...]:

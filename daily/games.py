@@ -115,8 +115,10 @@ def choose_engine(rules: Ruleset) -> str:
     """
     if builder.status(rules, default_cache_dir()).state == "ready":
         return "exact"
-    if builder.may_build(rules):
-        builder.start([rules], default_cache_dir())  # the next game gets the exact one
+    # The next game gets the exact one; a variant's table is built only where it is needed
+    # (a ranked game's check, a hint or an analysis asked for), not for a computer game.
+    if builder.may_build(rules) and builder.spec_str(rules) == rules.id:
+        builder.start([rules], default_cache_dir())
     return "heuristic"
 
 
@@ -173,10 +175,19 @@ def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quo
     assert record.day is not None
     quota.check()
     index = [keys.player_daily(record.player_id, record.day.isoformat()), *index_keys]
-    found, created = store.start(client, config, record, index)
+    found, created = _start_indexed(client, config, record, index)
     if created:
         quota.count()
     return found, created
+
+
+def _start_indexed(client: redis.Redis, config: Config, record: Record,
+                   index: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
+    """Starts a game under the player's *index* keys, listed first on their key set (so
+    deleting the player finds them without a scan)."""
+    ttl_s = int(store.expires_in(record, config)) + 1
+    players.note_keys(client, record.player_id, index, ttl_s)
+    return store.start(client, config, record, index)
 
 
 def start_code(
@@ -188,8 +199,9 @@ def start_code(
     found = store.load_code(client, code)
     assert found is not None
     record = _new(player_id, config, modes.FRIEND.id, ruleset, options, dice.SeedRef.friend(code),
-                  id=game_id, code=code, closes_at=found.closes)  # fmt: skip
-    return store.start(client, config, record, [keys.player_friend(player_id, code)])
+                  id=game_id, code=code, closes_at=found.closes,
+                  practice=not _is_rankable(found))  # fmt: skip
+    return _start_indexed(client, config, record, [keys.player_friend(player_id, code)])
 
 
 def join_code(client: redis.Redis, config: Config, player_id: str, code: str, target: bool,
@@ -204,9 +216,10 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
     if mine is not None:
         return mine, False
     now = config.now()
-    ranked = found.window.is_open(now)
-    if not ranked and now < found.practice_at(config.timezone):
+    is_open = found.window.is_open(now)
+    if not is_open and now < found.practice_at(config.timezone):
         raise code_closed(found, config)
+    ranked = is_open and _is_rankable(found)
     if ranked and found.day is not None:
         daily = store.index_lookup(client, keys.player_daily(player_id, found.day.isoformat()))
         if daily is not None:
@@ -221,7 +234,13 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
     record = _new(player_id, config, modes.FRIEND.id, found.ruleset, dict(found.options),
                   dice.SeedRef.parse(found.seed_ref), code=code, target=target,
                   practice=not ranked, closes_at=found.closes)  # fmt: skip
-    return store.start(client, config, record, [friend_key])
+    return _start_indexed(client, config, record, [friend_key])
+
+
+def _is_rankable(found: FriendCode) -> bool:
+    """Whether games on *found* may be ranked: only if a table can check them (every
+    ranked game is checked; a code with ``saved_rolls`` is practice, see docs/integrity.md)."""
+    return reviews.is_checkable(find_ruleset(found.ruleset, found.options))
 
 
 def code_closed(found: FriendCode, config: Config) -> CodeClosedError:
@@ -373,6 +392,8 @@ def finish(client: redis.Redis, config: Config, record: Record) -> Record:
     reads that heal a lost count): they agree on one share code and count it once.
     """
     store.keep(client, record)
+    if record.day is not None or record.code is not None:  # its index keys are kept too
+        players.keep_keys(client, record.player_id)
     if record.kind.shares and record.share is None and not record.practice:
         record = dataclasses.replace(record, share=store.share_code(client, config, record))
     if not record.submitted:

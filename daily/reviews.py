@@ -7,26 +7,33 @@ as under review, and no board counts it until an operator releases it (:func:`re
 is then counted, once) or removes it (:func:`remove`: kept, never ranked). ``daily review``
 is the operator's command; :mod:`daily.store.reviews` only stores what is decided here.
 
-A game whose table is not built yet (``maxi`` while its background build runs) is counted as
-usual and waits; :func:`check_unchecked` (run by the sweep of pending results and by
-``daily review check``) checks those once the table exists, and withdraws a flagged one from
-its own boards (its date's or code's board and the board of its share code) while it is
-under review.
+A game whose table is not built yet (``maxi`` while its background build runs, or a
+variant such as ``maxi:bonus=50@75``) is counted as usual and waits; its table is asked of
+the build queue (:mod:`daily.strategy.builder`: one build at a time per host).
+:func:`check_unchecked` (run by the sweep, from requests, and by ``daily review check``)
+checks those whose table exists, whatever waits ahead of them, and withdraws a flagged one
+from every board it reached (its date's or code's board, the board of its share code, and
+best day, streak and advent) while it is under review.
+
+A game whose rules no table can value (``saved_rolls``) is never ranked: every code with
+those options is practice (:func:`is_checkable`), so no unchecked game reaches a board.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from daily import dice, metrics
 from daily.config import Config
 from daily.errors import DailyError, ReplayError, RulesError
+from daily.rules import Ruleset
 from daily.store import games as store
 from daily.store import reviews
 from daily.store.games import Record
 from daily.store.reviews import HELD, RELEASED, REMOVED, Held
-from daily.strategy import luck
+from daily.strategy import builder, luck
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, default_cache_dir, table_for
 
@@ -40,10 +47,30 @@ class ReviewError(DailyError, ValueError):
     """An operator's review command that does not apply (an unknown or unheld game)."""
 
 
-#: How many waiting games one sweep checks (about 20 ms each for maxi): a request that
-#: sweeps stays quick, and ``daily review check`` does the rest at once.
-SWEEP_BATCH = 10
+#: How many waiting games one sweep checks (about 20 ms each for maxi), and for how long
+#: at most: a request that sweeps stays quick, and ``daily review check`` does the rest.
+SWEEP_BATCH = 25
+SWEEP_BUDGET_S = 1.0
+#: How many waiting games one sweep looks at: those whose table is still missing go to the
+#: back of the list, so they never stand in front of the ones that can be checked.
+SWEEP_SCAN = 200
 SWEEP_INTERVAL_S = 60
+
+
+def is_checkable(rules: Ruleset) -> bool:
+    """Whether a strategy table can value games of *rules* (not with ``saved_rolls``).
+
+    >>> from daily.rules import find_ruleset
+    >>> is_checkable(find_ruleset("maxi", {"bonus": "50@75"}))
+    True
+    >>> is_checkable(find_ruleset("maxi", {"saved_rolls": True}))
+    False
+    """
+    try:
+        model_of(rules)
+    except RulesError:
+        return False
+    return True
 
 
 def submit(client: redis.Redis, config: Config, record: Record) -> None:
@@ -51,7 +78,8 @@ def submit(client: redis.Redis, config: Config, record: Record) -> None:
 
     This is the one place where a finished game reaches the boards; repeating it is a no-op.
     """
-    results = store.results_of(record)
+    # A game no table can check reaches no board (its code is practice from the start).
+    results = store.results_of(record) if is_checkable(record.rules) else []
     # Only a game that would reach a board is checked (a practice game never is).
     held = bool(results) and is_held(client, config, record)
     store.submit(client, config, record, [] if held else results)
@@ -71,10 +99,8 @@ def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
     # Games that reach no public board are never checked (solo games without a share code...).
     if not record.kind.reviewed or record.total is None or "luck" in record.extra:
         return False
-    try:
-        model_of(record.rules)
-    except RulesError:  # saved_rolls: no table can value it, so it is never checked
-        return False
+    if not is_checkable(record.rules):
+        return False  # never counted either (see submit)
     table = _table(record)
     if table is None:
         reviews.queue_unchecked(client, record.id, config.now().timestamp())
@@ -83,10 +109,13 @@ def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
 
 
 def _table(record: Record) -> Table | None:
-    """The exact table of the game's rules, or None while it is not built."""
+    """The exact table of the game's rules, or None while it is not built (its build is
+    then asked of the queue: a ranked game's table is always needed)."""
     try:
         return table_for(record.rules, default_cache_dir())
-    except RulesError:  # not built yet: the background build has not finished
+    except RulesError:  # not built yet: queued, or the background build has not finished
+        if builder.may_build(record.rules):
+            builder.start([record.rules], default_cache_dir())
         return None
 
 
@@ -130,21 +159,41 @@ def _held_record(client: redis.Redis, game_id: str) -> Record:
     return record
 
 
-def check_unchecked(client: redis.Redis, config: Config, limit: int = 1000) -> int:
-    """Checks the counted games that waited for their table; returns how many it held."""
-    found = 0
+def check_unchecked(
+    client: redis.Redis,
+    config: Config,
+    limit: int = 1000,
+    batch: int | None = None,
+    budget_s: float | None = None,
+) -> int:
+    """Checks the counted games that waited for their table; returns how many it held.
+
+    Looks at the *limit* games that waited longest and checks at most *batch* of them
+    within *budget_s* seconds; a game whose table is still missing goes to the back of the
+    list, so a sweep always reaches the games that can be checked.
+    """
+    found = checked = 0
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    waiting: list[str] = []
     for game_id in reviews.unchecked_ids(client, limit):
+        if (batch is not None and checked >= batch) or (
+            deadline is not None and time.monotonic() > deadline
+        ):
+            break
         record = store.load(client, game_id)
         if record is None or reviews.status_of(record) is not None or "luck" in record.extra:
             reviews.unlist_unchecked(client, game_id)
             continue
         table = _table(record)
         if table is None:
-            continue  # still not built: it waits
+            waiting.append(game_id)  # still not built: it waits, behind the others
+            continue
+        checked += 1
         if _check(client, config, record, table):
             reviews.withdraw(client, record)
             found += 1
         reviews.unlist_unchecked(client, game_id)
+    reviews.requeue_unchecked(client, waiting, config.now().timestamp())
     return found
 
 
@@ -152,7 +201,9 @@ def sweep_unchecked(client: redis.Redis, config: Config) -> int | None:
     """Checks a few unchecked games if no process did in the last minute; None if skipped."""
     if not reviews.claim_sweep(client, SWEEP_INTERVAL_S):
         return None
-    return check_unchecked(client, config, limit=SWEEP_BATCH)
+    return check_unchecked(
+        client, config, limit=SWEEP_SCAN, batch=SWEEP_BATCH, budget_s=SWEEP_BUDGET_S
+    )
 
 
 def held(client: redis.Redis, limit: int = 100) -> list[Held]:

@@ -283,8 +283,14 @@ def count_daily(client: redis.Redis, result: Result, retention_days: int, zone: 
 
 
 def count_best_day(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
-    """Raises the player's best day to this result if it is better (max is idempotent)."""
+    """Raises the player's best day to this result if it is better (max is idempotent).
+
+    What the day gave is kept on the player's best-days hash first, so a withdrawn game
+    can be taken back (:func:`uncount_best_day`).
+    """
+    assert result.day is not None
     packed = pack(result.total, result.finished_at)
+    client.hset(keys.player_best_days(result.player_id), result.day.isoformat(), packed)
     client.zadd(keys.board_best_day(), {member(result.player_id): packed}, gt=True)
 
 
@@ -313,6 +319,137 @@ def count_friend(client: redis.Redis, result: Result, retention_days: int, zone:
     assert result.code is not None
     packed = pack(result.total, result.finished_at)
     client.zadd(keys.board_friend(result.code), {member(result.player_id): packed}, nx=True)
+
+
+# Withdrawing: each board step taken back, for a game held after it was counted.
+
+# Takes a door's score off the advent sum if that door is counted for the player; the sum
+# keeps its finish-time tie-break. The player leaves the board with their last door.
+_UNADVENT = """
+local mask = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+local bit = 2 ^ (tonumber(ARGV[2]) - 1)
+if math.floor(mask / bit) % 2 == 0 then return 0 end
+local shift = tonumber(ARGV[4])
+local old = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '0')
+local before = math.floor(old / shift)
+if mask == bit then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 1
+end
+redis.call('HSET', KEYS[2], ARGV[1], string.format('%d', mask - bit))
+local sum = math.max(0, before - tonumber(ARGV[3]))
+redis.call('ZADD', KEYS[1], string.format('%d', sum * shift + (old - before * shift)), ARGV[1])
+return 1
+"""
+
+# Unmarks a day in the player's bitmap and recomputes the streak from the whole bitmap:
+# the best run, the last day played and the run that ends on it. Returns the best run.
+_UNSTREAK = """
+redis.call('SETBIT', KEYS[1], tonumber(ARGV[1]), 0)
+local bits = redis.call('GET', KEYS[1]) or ''
+local best, last, run, current = 0, -1, 0, 0
+for i = 0, #bits * 8 - 1 do
+  local byte = string.byte(bits, math.floor(i / 8) + 1)
+  if math.floor(byte / 2 ^ (7 - i % 8)) % 2 == 1 then
+    current = current + 1
+    last, run = i, current
+    best = math.max(best, current)
+  else
+    current = 0
+  end
+end
+if best == 0 then
+  redis.call('DEL', KEYS[2])
+else
+  redis.call('HSET', KEYS[2], 'last', last, 'run', run, 'best', best)
+end
+return best
+"""
+
+# Sets a player's entry to the true score ARGV[2], keeping its finish-time tie-break; a
+# score of -1 takes the player off. Nothing happens when the player is not on the board.
+_RESCORE = """
+local old = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not old then return 0 end
+if tonumber(ARGV[2]) < 0 then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+local shift = tonumber(ARGV[3])
+local tie = tonumber(old) - math.floor(tonumber(old) / shift) * shift
+redis.call('ZADD', KEYS[1], string.format('%d', tonumber(ARGV[2]) * shift + tie), ARGV[1])
+return 1
+"""
+
+
+@guarded
+def withdraw(client: redis.Redis, result: Result) -> None:
+    """Takes *result* back off every board it was counted on: its date's or code's board
+    and the aggregate ones (best day, streak, advent). Repeating it changes nothing."""
+    check(result)
+    for step in withdraw_steps(result):
+        step(client, result)
+
+
+#: A step taken back: (client, result) -> None.
+Undo = Callable[[redis.Redis, Result], None]
+
+
+def withdraw_steps(result: Result) -> list[Undo]:
+    """The steps that take *result* back, one per step of :func:`steps`."""
+    if result.mode == "friend":
+        return [uncount_friend]
+    if result.mode != "daily" or result.day is None:
+        return []
+    found: list[Undo] = [uncount_daily, uncount_best_day, uncount_streak]
+    if advent_door(result.day) is not None:
+        found.append(uncount_advent)
+    return found
+
+
+def uncount_daily(client: redis.Redis, result: Result) -> None:
+    """Takes the player off the result's date board."""
+    assert result.day is not None
+    client.zrem(Board.daily(result.day).key, member(result.player_id))
+
+
+def uncount_friend(client: redis.Redis, result: Result) -> None:
+    """Takes the player off the result's friend code board."""
+    assert result.code is not None
+    client.zrem(keys.board_friend(result.code), member(result.player_id))
+
+
+def uncount_best_day(client: redis.Redis, result: Result) -> None:
+    """Drops the day from the player's best days; their best is the best day left.
+
+    A best day counted before the best-days hash existed is taken off when it is this game's.
+    """
+    assert result.day is not None
+    days = keys.player_best_days(result.player_id)
+    client.hdel(days, result.day.isoformat())
+    left = [float(v) for v in client.hvals(days)]
+    board, name = keys.board_best_day(), member(result.player_id)
+    if left:
+        client.zadd(board, {name: int(max(left))})
+    elif client.zscore(board, name) == pack(result.total, result.finished_at):
+        client.zrem(board, name)
+
+
+def uncount_streak(client: redis.Redis, result: Result) -> None:
+    """Unmarks the day played, then sets the player's best run to what is left."""
+    assert result.day is not None
+    player_keys = [keys.player_days(result.player_id), keys.player_streak(result.player_id)]
+    best = int(_script(client, _UNSTREAK)(keys=player_keys, args=[day_number(result.day)]))
+    args: list[str | int] = [member(result.player_id), best if best else -1, SHIFT]
+    _script(client, _RESCORE)(keys=[keys.board_streak()], args=args)
+
+
+def uncount_advent(client: redis.Redis, result: Result) -> None:
+    """Takes the result's door off the player's advent sum (once)."""
+    assert result.day is not None
+    door = advent_door(result.day)
+    assert door is not None
+    year = result.day.year
+    args = (member(result.player_id), door, result.total, SHIFT)
+    _script(client, _UNADVENT)(keys=[keys.board_advent(year), keys.advent_doors(year)], args=args)
 
 
 def _script(client: redis.Redis, source: str) -> redis.commands.core.Script:

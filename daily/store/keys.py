@@ -35,6 +35,11 @@ def player_friend(player_id: str, code: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:friend:{code}"
 
 
+def player_keys(player_id: str) -> str:
+    """The set of a player's index keys (daily and friend), so deleting them scans nothing."""
+    return f"{PREFIX}:player:{{{player_id}}}:keys"
+
+
 def game(game_id: str) -> str:
     """The hash of a game: its settings, its compact move log and its result."""
     return f"{PREFIX}:game:{{{game_id}}}"
@@ -123,6 +128,11 @@ def player_days(player_id: str) -> str:
 def player_streak(player_id: str) -> str:
     """The hash of a player's streak: ``last`` day played, its ``run``, the ``best`` run."""
     return f"{PREFIX}:player:{{{player_id}}}:streak"
+
+
+def player_best_days(player_id: str) -> str:
+    """The hash of what each counted daily gave the best-day board: day -> packed score."""
+    return f"{PREFIX}:player:{{{player_id}}}:best-days"
 
 
 # Operations.

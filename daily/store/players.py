@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import time
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -183,34 +183,84 @@ def next_link_generation(client: redis.Redis, player_id: str) -> int:
 @guarded
 def keep(client: redis.Redis, player_id: str) -> None:
     """Keeps a player for good (a guest signed in on another browser is no longer temporary)."""
-    client.persist(keys.player(player_id))
+    pipe = client.pipeline(transaction=True)  # one slot: the player's tag
+    pipe.persist(keys.player(player_id))
+    pipe.persist(keys.player_keys(player_id))
+    pipe.execute()
+
+
+# Notes index keys on the player's key set (KEYS[2]) with the lifetime of the player's
+# record (KEYS[1]): at least ARGV[1] seconds while the record expires, for good once kept.
+_NOTE = """
+redis.call('SADD', KEYS[2], unpack(ARGV, 2))
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[2], math.max(ttl, tonumber(ARGV[1])))
+else
+  redis.call('PERSIST', KEYS[2])
+end
+return 1
+"""
 
 
 @guarded
-def delete(client: redis.Redis, player_id: str, personal_boards: Iterable[str] = ()) -> int:
+def note_keys(client: redis.Redis, player_id: str, index_keys: Sequence[str], ttl_s: int) -> None:
+    """Lists *index_keys* among the player's keys, before they are claimed: a crash between
+    leaves a listed key that does not exist, never an unlisted one."""
+    if index_keys:
+        note = client.register_script(_NOTE)
+        note(keys=[keys.player(player_id), keys.player_keys(player_id)], args=[ttl_s, *index_keys])
+
+
+@guarded
+def keep_keys(client: redis.Redis, player_id: str) -> None:
+    """Keeps the player's key set for good (their finished game keeps its index keys)."""
+    client.persist(keys.player_keys(player_id))
+
+
+#: The field of a deleted player's record: when it was deleted. Nothing else stays.
+DELETED = "deleted"
+
+
+def own_keys(player_id: str) -> list[str]:
+    """The keys every player may have, whatever they played (the index keys are listed apart)."""
+    return [
+        keys.player(player_id),
+        keys.player_games(player_id),
+        keys.player_days(player_id),
+        keys.player_streak(player_id),
+        keys.player_best_days(player_id),
+        keys.player_keys(player_id),
+    ]
+
+
+@guarded
+def delete(
+    client: redis.Redis, player_id: str, now: float, personal_boards: Iterable[str] = ()
+) -> int:
     """Deletes a player's name, history indexes and streak; their games stay, anonymous.
 
-    *personal_boards* are the sorted sets that hold one entry per player (best day,
-    longest streak): the player leaves those. Returns the number of keys removed.
+    Only the player's own keys are touched: the fixed ones and the index keys listed on
+    their key set, all on the player's slot, deleted in one transaction. What stays is a
+    tombstone (the record with its ``deleted`` time alone), so the player's token and
+    cookie are refused for good. *personal_boards* are the sorted sets that hold one entry
+    per player (best day, longest streak): the player leaves those. Returns the number of
+    keys removed.
     """
     from daily.store.boards import member  # here: boards imports this module
 
-    tag = keys.player(player_id)
-    found = [str(k) for k in client.scan_iter(match=_glob_escape(tag) + ":*", count=500)]
-    pipe = client.pipeline(transaction=False)
-    for key in [tag, *found]:
-        pipe.delete(key)
+    listed = sorted(str(k) for k in client.smembers(keys.player_keys(player_id)))
+    doomed = [*own_keys(player_id), *listed]
+    pipe = client.pipeline(transaction=True)
+    pipe.delete(*doomed)
+    pipe.hset(keys.player(player_id), DELETED, f"{now:.3f}")
+    removed = int(pipe.execute()[0])
     for board in personal_boards:
-        pipe.zrem(board, member(player_id))
-    return sum(int(n) for n in pipe.execute()[: len(found) + 1])
+        client.zrem(board, member(player_id))
+    return removed
 
 
-def _glob_escape(text: str) -> str:
-    """*text* with the glob pattern characters of Redis escaped.
-
-    >>> _glob_escape("daily:player:{ab}")
-    'daily:player:{ab}'
-    >>> _glob_escape("a*b?[c]")
-    'a\\\\*b\\\\?\\\\[c\\\\]'
-    """
-    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+@guarded
+def is_deleted(client: redis.Redis, player_id: str) -> bool:
+    """Whether *player_id* was deleted (its token and cookie are refused)."""
+    return bool(client.hexists(keys.player(player_id), DELETED))

@@ -138,15 +138,19 @@ def unlist_unchecked(client: redis.Redis, game_id: str) -> None:
 
 @guarded
 def withdraw(client: redis.Redis, record: Record) -> None:
-    """Takes a counted game off its own boards while it is under review."""
+    """Takes a counted game off every board it reached while it is under review: its own
+    boards and the aggregate ones (best day, streak, advent)."""
     from daily.store import games
 
-    member = boards.member(record.player_id)
     for result in games.results_of(record):  # the same boards that submit counted it on
-        if result.mode == "friend" and result.code is not None:
-            client.zrem(boards.Board.friend(result.code).key, member)
-        elif result.day is not None:
-            client.zrem(boards.Board.daily(result.day).key, member)
+        boards.withdraw(client, result)
+
+
+@guarded
+def requeue_unchecked(client: redis.Redis, game_ids: list[str], now: float) -> None:
+    """Moves games that still wait for their table to the back of the list."""
+    if game_ids:
+        client.zadd(keys.reviews_unchecked(), dict.fromkeys(game_ids, now), xx=True)
 
 
 @guarded

@@ -11,6 +11,12 @@ the next builder, holding the lock, deletes every temporary file a dead one left
 
 Progress goes to ``<key>.progress`` (JSON, replaced atomically) for :func:`status` to read;
 the build time goes to ``<key>.json`` once the table is done.
+
+One build at a time per cache folder: every build also holds ``<cache>/build.lock``, so
+its memory (under 1 GiB for ``maxi`` and each of its variants, docs/strategy.md) is the
+ceiling whatever clients ask. Tables asked for while a build runs wait in a queue, one file
+each under ``<cache>/queue/``, oldest first; one background process (:func:`start`) builds
+them in turn, and any request that finds the queue without its builder starts a new one.
 """
 
 from __future__ import annotations
@@ -206,6 +212,11 @@ def statuses(rulesets: Sequence[Ruleset], cache_dir: Path) -> list[TableStatus]:
 # Building
 
 
+def _host_lock(cache_dir: Path) -> Path:
+    """The lock that lets one build run at a time over everything using *cache_dir*."""
+    return Path(cache_dir) / "build.lock"
+
+
 def build(
     ruleset: Ruleset,
     cache_dir: Path,
@@ -214,10 +225,17 @@ def build(
     workers: int = 1,
 ) -> bool:
     """Builds the table of *ruleset* unless it exists, holding the lock; waits for a running
-    build instead of starting a second. Returns whether this call built it.
+    build (of this table or any other in *cache_dir*) instead of starting a second.
+    Returns whether this call built it.
 
     *progress* is called with (done, total) in units of work, as :func:`solver.solve` does.
     """
+    with _locked(_host_lock(cache_dir), wait=True):
+        return _build(ruleset, cache_dir, progress=progress, workers=workers)
+
+
+def _build(ruleset: Ruleset, cache_dir: Path, *, progress: Any = None, workers: int = 1) -> bool:
+    """:func:`build`, the caller holding the host's build lock."""
     from daily.strategy.solver import solve
 
     paths = _paths(ruleset, cache_dir)
@@ -258,29 +276,105 @@ def _reporter(path: Path, started: float, progress: Any) -> Callable[[float, flo
     return report
 
 
-_CHILDREN: dict[str, subprocess.Popen[bytes]] = {}
-_CHILDREN_LOCK = threading.Lock()
+# The queue: one file per table asked for, named by its key, holding its spec.
+
+
+def _queue_dir(cache_dir: Path) -> Path:
+    return Path(cache_dir) / "queue"
+
+
+def enqueue(rulesets: Sequence[Ruleset], cache_dir: Path) -> None:
+    """Queues the tables of *rulesets* (in order, after those queued before; once each)."""
+    folder = _queue_dir(cache_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    base = time.time_ns()
+    for n, ruleset in enumerate(rulesets):
+        entry = folder / model_of(ruleset).key
+        if entry.exists():
+            continue  # queued already: it keeps its place
+        tmp = folder / f".{entry.name}.{os.getpid()}.{threading.get_ident()}"
+        tmp.write_text(spec_str(ruleset))
+        os.utime(tmp, ns=(base + n, base + n))
+        os.replace(tmp, entry)
+
+
+def queued(cache_dir: Path) -> list[Ruleset]:
+    """The tables waiting in the queue, first to build first."""
+    folder = _queue_dir(cache_dir)
+    if not folder.is_dir():
+        return []
+    entries = []
+    for entry in folder.iterdir():
+        if entry.name.startswith("."):
+            continue
+        try:
+            entries.append((entry.stat().st_mtime_ns, entry.name, entry.read_text()))
+        except OSError:  # built and taken off meanwhile
+            continue
+    found = []
+    for _, name, spec in sorted(entries):
+        try:
+            found.append(parse_spec(spec))
+        except RulesError:  # not a table this version knows: dropped, never retried
+            (folder / name).unlink(missing_ok=True)
+    return found
+
+
+def _dequeue(ruleset: Ruleset, cache_dir: Path) -> None:
+    (_queue_dir(cache_dir) / model_of(ruleset).key).unlink(missing_ok=True)
+
+
+def run_queue(cache_dir: Path, workers: int = 1) -> list[str]:
+    """Builds every queued table in turn, if no other builder holds *cache_dir*'s build lock;
+    returns what it did, a line a table (nothing when another builder runs)."""
+    done: list[str] = []
+    # Looked at again after the lock is let go: a table queued while the last build ended
+    # found the lock held and started no builder, so this one takes it.
+    while queued(cache_dir):
+        with _locked(_host_lock(cache_dir), wait=False) as mine:
+            if not mine:
+                return done
+            while todo := queued(cache_dir):
+                ruleset = todo[0]
+                _warm(ruleset)
+                started = time.monotonic()
+                try:
+                    built = _build(ruleset, Path(cache_dir), workers=workers)
+                    took = f"built in {time.monotonic() - started:.1f} s" if built else ""
+                except Exception as e:  # one failed build must not hold up the tables after it
+                    took = f"failed: {type(e).__name__}: {e}"
+                _dequeue(ruleset, cache_dir)
+                done.append(f"{spec_str(ruleset)}: {took or 'already built'}")
+    return done
+
+
+_CHILD: list[subprocess.Popen[bytes]] = []
+_CHILD_LOCK = threading.Lock()
 
 
 def start(rulesets: Sequence[Ruleset], cache_dir: Path) -> bool:
-    """Starts one background process that builds every table of *rulesets* still missing,
-    in order; returns whether it started one. Never waits for the build.
+    """Queues every table of *rulesets* still missing and starts the background process that
+    builds the queue, unless one runs; returns whether it started one. Never waits.
+
+    However many requests ask for however many tables, one build runs at a time.
     """
     todo = [r for r in rulesets if status(r, cache_dir).state == "missing"]
     if not todo:
         return False
-    name = "|".join(spec_str(r) for r in todo)
-    with _CHILDREN_LOCK:
-        running = _CHILDREN.get(name)
-        if running is not None and running.poll() is None:
-            return False
+    enqueue(todo, cache_dir)
+    with _CHILD_LOCK:
+        if _CHILD and _CHILD[0].poll() is None:
+            return False  # this process's builder runs: it takes the new entries too
+        with _locked(_host_lock(cache_dir), wait=False) as free:
+            if not free:
+                return False  # another process's builder runs (it reads the queue to the end)
         command = [sys.executable, "-m", "daily.strategy.builder", "--cache", str(cache_dir)]
         child = subprocess.Popen(
-            command + [spec_str(r) for r in todo],
+            [*command, "--queue"],
             stdin=subprocess.DEVNULL,
             start_new_session=True,  # a Ctrl-C in the server's terminal does not kill it
         )
-        _CHILDREN[name] = child
+        _CHILD[:] = [child]
     # Reaps the child when it ends (no zombie), without blocking anyone.
     threading.Thread(target=child.wait, daemon=True).start()
     return True
@@ -298,12 +392,18 @@ def _warm(ruleset: Ruleset) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m daily.strategy.builder --cache DIR SPEC...``: builds each missing table."""
+    """``python -m daily.strategy.builder --cache DIR SPEC...``: builds each missing table;
+    with ``--queue``, builds the queued tables instead (see :func:`run_queue`)."""
     parser = argparse.ArgumentParser(description="Builds missing strategy tables in order.")
     parser.add_argument("--cache", required=True)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("specs", nargs="+")
+    parser.add_argument("--queue", action="store_true", help="build the queued tables")
+    parser.add_argument("specs", nargs="*")
     args = parser.parse_args(argv)
+    if args.queue:
+        for line in run_queue(Path(args.cache), workers=args.workers):
+            print(line, flush=True)
+        return 0
     for spec in args.specs:
         ruleset = parse_spec(spec)
         _warm(ruleset)

@@ -46,7 +46,7 @@ LINK_MAX_AGE = timedelta(days=1)
 THEMES = ("auto", "light", "dark")
 _THEME_KEY = "theme"
 #: The session field that remembers the day a player was deleted on this browser.
-_DELETED_KEY = "deleted_on"
+_DELETED_KEY = auth.DELETED_KEY
 
 
 # -- shared context ----------------------------------------------------------------------------
@@ -253,7 +253,7 @@ def delete() -> str:
         raise bad_request("tick the box to confirm the deletion")
     player_id = auth.current_player_id()
     if player_id is not None:
-        accounts.delete(current_redis(), player_id)
+        accounts.delete(current_redis(), current_config(), player_id)
     today = service.today(current_config())
     theme_ = session.get(_THEME_KEY)
     session.clear()

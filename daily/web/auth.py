@@ -22,6 +22,8 @@ from daily.web.errors import HttpError
 
 _TOKEN_SALT = "daily.player-token"
 _SESSION_KEY = "player_id"
+#: The session field that remembers the day a player was deleted on this browser.
+DELETED_KEY = "deleted_on"
 #: A browser guest is kept this long at first; each game it starts keeps it as long as
 #: that game, and a finished game keeps it for good.
 GUEST_GRACE = timedelta(days=1)
@@ -60,6 +62,11 @@ def current_player_id(create: bool = False) -> str | None:
     """
     if "player_id" not in g:
         g.player_id = _from_header() or _from_session()
+        g.player_deleted = g.player_id is not None and accounts.is_deleted(
+            current_redis(), g.player_id
+        )
+    if g.player_deleted:
+        _refuse_deleted()
     if g.player_id is not None and create and _is_expired_guest(g.player_id):
         g.player_id = None
     if g.player_id is None and create:
@@ -72,6 +79,17 @@ def current_player_id(create: bool = False) -> str | None:
         session[_SESSION_KEY] = g.player_id
         session.permanent = True
     return g.player_id  # type: ignore[no-any-return]
+
+
+def _refuse_deleted() -> None:
+    # A deleted player's token, or a copy of their cookie, never plays again (no second
+    # ranked game on a day or code they started); a browser starts over as a new guest,
+    # without today's ranked games.
+    if not g.get("player_from_header"):
+        session.clear()
+        session[DELETED_KEY] = history.today(current_config()).isoformat()
+        session.permanent = True
+    raise unauthorized("this player was deleted")
 
 
 def _is_expired_guest(player_id: str) -> bool:

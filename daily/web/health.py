@@ -20,6 +20,7 @@ from typing import TextIO
 from flask import Blueprint, Flask, Response, g, jsonify, request
 
 from daily import __version__, backend
+from daily.redact import install, redact
 from daily.strategy import builder
 from daily.strategy.solver import default_cache_dir
 from daily.web import answers, current_redis
@@ -71,7 +72,7 @@ def access_entry(response: Response, started: float) -> dict[str, object]:
     return {
         "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
         "method": request.method,
-        "path": request.path,
+        "path": redact(request.path),  # a sign-in link's path is its token
         "status": response.status_code,
         "ms": round((time.perf_counter() - started) * 1000, 2),
         "bytes": response.calculate_content_length(),
@@ -101,6 +102,7 @@ def init_app(app: Flask) -> None:
         log.addHandler(handler)
         log.setLevel(logging.INFO)
         log.propagate = False  # one line per request, not again through the root logger
+    install()  # no token in any request line: ours, werkzeug's or gunicorn's
     app.register_blueprint(bp)
     app.before_request(_start_timer)
     app.after_request(_finish)

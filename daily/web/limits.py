@@ -1,10 +1,11 @@
 """Rate limits (Flask-Limiter, counters in the service's own Redis or cluster).
 
-Four limits, each configurable (``DAILY_LIMIT_PLAYERS``, ``DAILY_LIMIT_MOVES``,
-``DAILY_LIMIT_PAGES``, ``DAILY_LIMIT_DAILIES``; ``off`` lifts one): new players per
-client address (named or guests: a second account costs the same either way), moves
-(rolls and scores) per player, every other request per address, and daily games
-started per address (a farm of accounts, one daily each, meets it). Defaults are
+Five limits, each configurable (``DAILY_LIMIT_PLAYERS``, ``DAILY_LIMIT_MOVES``,
+``DAILY_LIMIT_PAGES``, ``DAILY_LIMIT_DAILIES``, ``DAILY_LIMIT_DELETES``; ``off`` lifts
+one): new players per client address (named or guests: a second account costs the same
+either way), moves (rolls and scores) per player, every other request per address, daily
+games started per address (a farm of accounts, one daily each, meets it), and player
+deletions per address. Defaults are
 generous: a person playing by hand never meets them. A limit met is a 429 with the
 error JSON (or the error page) and ``Retry-After``. When Redis is down the limiter
 lets requests through, and the views answer 503 themselves; the limiter then logs one
@@ -13,6 +14,7 @@ warning line a request (:class:`OneLineOutage`), not a traceback.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 from collections.abc import Callable
@@ -22,10 +24,9 @@ from typing import Any
 from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from limits import RateLimitItem, parse_many
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from daily import backend, metrics
-from daily.config import LIMIT_VARS, Config, ConfigError
+from daily.config import LIMIT_VARS, Config, ConfigError, Network
 from daily.errors import ErrorCode
 from daily.web import auth
 from daily.web.errors import HttpError
@@ -36,17 +37,20 @@ DEFAULTS = {
     "moves": "120 per minute",
     "pages": "600 per minute",
     "dailies": "50 per day",
+    "deletes": "10 per hour",
 }
 #: Endpoints of the limits applied to views (``pages`` counts every request; ``players``
 #: and ``dailies`` are counted where a player or a daily game is made: see :func:`count`).
 ENDPOINTS = {
     "moves": ("api.roll", "api.score"),
+    "deletes": ("account.delete",),
 }
 MESSAGES = {
     "players": "too many new players from your address",
     "moves": "too many moves",
     "pages": "too many requests from your address",
     "dailies": "too many daily games started from your address",
+    "deletes": "too many players deleted from your address",
 }
 #: The WSGI environ key of the wall-clock time a request arrived (see :class:`StampArrival`).
 ARRIVED = "daily.arrived"
@@ -64,6 +68,7 @@ class Limits:
     moves: str | None
     pages: str | None
     dailies: str | None
+    deletes: str | None
 
     @classmethod
     def from_config(cls, config: Config) -> Limits:
@@ -84,8 +89,29 @@ class Limits:
 
 
 def client_address() -> str:
-    """The client's address (the proxy's view of it when DAILY_TRUSTED_PROXIES is set)."""
-    return request.remote_addr or "unknown"
+    """The address the per-address limits count (see :func:`address_key`): the client's,
+    as a trusted proxy forwarded it (:class:`TrustedProxies`)."""
+    return address_key(request.remote_addr or "unknown")
+
+
+def address_key(address: str) -> str:
+    """What a limit counts for *address*: an IPv6 address's /64 (one subscriber's whole
+    block: a client can take a fresh address in it at will), else the address itself.
+
+    >>> address_key("2001:db8:1:2:aaaa::1"), address_key("2001:db8:1:2:bbbb::9")
+    ('2001:db8:1:2::/64', '2001:db8:1:2::/64')
+    >>> address_key("::ffff:198.51.100.7"), address_key("198.51.100.7"), address_key("x")
+    ('198.51.100.7', '198.51.100.7', 'x')
+    """
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)
 
 
 def player_or_address() -> str:
@@ -168,6 +194,51 @@ class StampArrival:
         return self.app(environ, start_response)
 
 
+class TrustedProxies:
+    """WSGI middleware: the client's address and scheme as a trusted proxy forwarded them.
+
+    Only a request whose peer is one of the named proxies (``DAILY_TRUSTED_PROXIES``) may
+    set them, so a client that reaches the app directly cannot spoof its address.
+    ``X-Forwarded-For`` is read from the right, past every trusted proxy: what a client
+    wrote to its left is never taken.
+    """
+
+    def __init__(self, app: Callable[..., Any], proxies: tuple[Network, ...]) -> None:
+        self.app = app
+        self.proxies = proxies
+
+    def is_trusted(self, address: str) -> bool:
+        """Whether *address* is one of the trusted proxies."""
+        try:
+            parsed = ipaddress.ip_address(address.strip())
+        except ValueError:
+            return False
+        return any(parsed in network for network in self.proxies)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        """Rewrites ``REMOTE_ADDR`` and the URL scheme of a request a trusted proxy sent."""
+        peer = str(environ.get("REMOTE_ADDR", ""))
+        if self.is_trusted(peer):
+            environ["REMOTE_ADDR"] = self.client_of(peer, environ.get("HTTP_X_FORWARDED_FOR", ""))
+            proto = str(environ.get("HTTP_X_FORWARDED_PROTO", "")).split(",")[-1].strip()
+            if proto.lower() in ("http", "https"):
+                environ["wsgi.url_scheme"] = proto.lower()
+        return self.app(environ, start_response)
+
+    def client_of(self, peer: str, forwarded: str) -> str:
+        """The first address from the right of *forwarded* that no trusted proxy has."""
+        client = peer
+        for hop in reversed([h.strip() for h in str(forwarded).split(",") if h.strip()]):
+            try:
+                ipaddress.ip_address(hop)
+            except ValueError:
+                break  # not an address: whoever wrote it is not to be believed
+            client = hop
+            if not self.is_trusted(hop):
+                break
+        return client
+
+
 def _is_exempt() -> bool:
     return request.endpoint in EXEMPT or request.endpoint is None
 
@@ -224,8 +295,8 @@ def init_app(app: Flask) -> Limiter:
     """Installs the limiter on *app*, after its blueprints are registered."""
     config: Config = app.extensions["daily.config"]
     if config.trusted_proxies:
-        n = config.trusted_proxies
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
+        proxied = TrustedProxies(app.wsgi_app, config.trusted_proxies)
+        app.wsgi_app = proxied  # type: ignore[method-assign]
     chosen = Limits.from_config(config)
     uri, options = backend.limiter_storage(config, app.extensions["daily.redis"])
     limiter = Limiter(
@@ -240,6 +311,7 @@ def init_app(app: Flask) -> Limiter:
         headers_enabled=False,  # Retry-After goes on a 429 alone (see add_retry_after)
     )
     _limit(app, limiter, "moves", chosen.moves, player_or_address)
+    _limit(app, limiter, "deletes", chosen.deletes, client_address)
     _quiet_outages(limiter.logger)
     app.after_request(add_retry_after)
     app.extensions["daily.limiter"] = limiter

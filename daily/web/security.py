@@ -17,7 +17,7 @@ import hashlib
 import hmac
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, request
+from flask import Flask, Response, g, request
 
 from daily import backend
 from daily.config import Config, ConfigError
@@ -108,10 +108,26 @@ def refuse_cross_site() -> None:
         raise cross_site()
 
 
+#: The Cache-Control of an answer about the player asking: no shared cache keeps it.
+PRIVATE = "private, no-store"
+
+
+def is_personal() -> bool:
+    """Whether the answer is about the player asking: they were identified (a token or a
+    cookie's player), or it is one of their own pages (``/me``, a sign-in link)."""
+    if g.get("player_id") is not None or request.headers.get("Authorization"):
+        return True
+    return (request.endpoint or "").startswith("account.") and request.path.startswith(
+        ("/me", "/signin")
+    )
+
+
 def add_headers(response: Response) -> Response:
-    """Adds the security headers to every response."""
+    """Adds the security headers to every response, and keeps personal ones out of caches."""
     for name, value in HEADERS.items():
         response.headers.setdefault(name, value)
+    if is_personal():
+        response.headers["Cache-Control"] = PRIVATE
     if current_config().is_production:
         response.headers.setdefault("Strict-Transport-Security", HSTS)
     return response

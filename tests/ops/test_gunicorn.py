@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import runpy
 import shutil
@@ -72,10 +73,10 @@ def test_every_name_in_the_conf_is_a_gunicorn_setting(
     ("env", "expected"),
     [
         ({"WEB_CONCURRENCY": "5", "DAILY_THREADS": "8"}, (5, 8, "")),
-        ({"DAILY_TRUSTED_PROXIES": "1"}, (2, 32, "*")),
-        ({"DAILY_TRUSTED_PROXIES": "0"}, (2, 32, "")),
+        ({"DAILY_TRUSTED_PROXIES": "10.0.0.2, 10.1.0.0/16"}, (2, 32, "10.0.0.2,10.1.0.0/16")),
+        ({"DAILY_TRUSTED_PROXIES": ""}, (2, 32, "")),
         (
-            {"DAILY_TRUSTED_PROXIES": "2", "FORWARDED_ALLOW_IPS": "10.0.0.0/8"},
+            {"DAILY_TRUSTED_PROXIES": "10.0.0.2", "FORWARDED_ALLOW_IPS": "10.0.0.0/8"},
             (2, 32, "10.0.0.0/8"),
         ),
     ],
@@ -94,6 +95,25 @@ def test_a_bad_worker_count_stops_gunicorn(
 ) -> None:
     with pytest.raises(SystemExit, match="WEB_CONCURRENCY must be a positive whole number"):
         read_conf(monkeypatch, tmp_path, WEB_CONCURRENCY=bad)
+
+
+@pytest.mark.parametrize("bad", ["1", "proxy.example", "10.0.0.300"])
+def test_proxies_are_named_by_address(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                      bad: str) -> None:  # fmt: skip
+    with pytest.raises(SystemExit, match="names the proxies by address or CIDR"):
+        read_conf(monkeypatch, tmp_path, DAILY_TRUSTED_PROXIES=bad)
+
+
+def test_gunicorns_log_lines_carry_no_token(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = read_conf(monkeypatch, tmp_path)
+    settings["on_starting"](None)
+    # gunicorn's access line (--access-logfile): its format with a mapping of atoms.
+    atoms = {"h": "198.51.100.7", "r": "GET /signin/eyJhIjoxfQ.ZmK9.abc HTTP/1.1", "s": "200"}
+    with caplog.at_level(logging.INFO, logger="gunicorn.access"):
+        logging.getLogger("gunicorn.access").info('%(h)s "%(r)s" %(s)s', atoms)
+    assert caplog.messages == ['198.51.100.7 "GET /signin/[redacted] HTTP/1.1" 200']
 
 
 @pytest.fixture

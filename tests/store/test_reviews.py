@@ -3,6 +3,7 @@ operator releases it (counted exactly once) or removes it (kept, never ranked)."
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -215,3 +216,28 @@ def test_a_held_game_that_a_crash_left_unlisted_is_listed_again(
     flow.submit(client, settings(), seer)
     assert [h.game_id for h in reviews.held(client)] == [seer.id]
     assert not on_board(client, "seer")
+
+
+def test_games_without_a_table_never_stall_the_sweep(
+    client: redis.Redis, table: Table, strategy_cache: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    # Twelve ranked games of a variant whose table nobody builds wait at the head of the
+    # list (before: the sweep looked at the first ten for good); a clairvoyant one is behind.
+    forced = {"forced": True}
+    monkeypatch.setenv("DAILY_CACHE", str(tmp_path / "empty"))
+    for n in range(12):
+        code = f"WAIT{n:04d}"
+        waiting = dataclasses.replace(friend_record(f"p{n}", code), options=forced)
+        record, _ = games.start(client, settings(), waiting, [keys.player_friend(f"p{n}", code)])
+        state = record.state(SECRET)
+        while not state.is_finished:
+            move = Roll(()) if state.rolls_left else _first_row(state)
+            record, state = service.play(client, settings(), record, move)
+    seer = play(client, "seer", line(table, foresight=True))
+    assert reviews.unchecked(client) == 13 and on_board(client, "seer")
+    monkeypatch.setenv("DAILY_CACHE", str(strategy_cache))  # yatzy's table now exists
+    assert flow.sweep_unchecked(client, settings()) == 1  # one sweep, no operator's command
+    assert not on_board(client, "seer") and [h.game_id for h in reviews.held(client)] == [seer.id]
+    assert reviews.unchecked(client) == 12  # the variants wait, at the back of the list
+    assert flow.sweep_unchecked(client, settings()) is None  # once a minute at most

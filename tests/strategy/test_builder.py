@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -89,3 +90,32 @@ def test_the_build_is_estimated_from_its_start(tmp_path: Path) -> None:
     finally:
         child.communicate(timeout=300)
     assert builder.status(YATZY, tmp_path).state == "ready"
+
+
+def test_many_clients_asking_for_many_tables_start_one_build_at_a_time(tmp_path: Path) -> None:
+    wanted = [YACHT, find_ruleset("yacht", {"forced": True}), YATZY,
+              find_ruleset("yatzy", {"forced": True})]  # fmt: skip
+    barrier = threading.Barrier(8)
+
+    def client(n: int) -> None:  # each asks for every table, in its own order
+        barrier.wait()
+        for ruleset in wanted[n % 4 :] + wanted[: n % 4]:
+            builder.start([ruleset], tmp_path)
+
+    clients = [threading.Thread(target=client, args=(n,)) for n in range(8)]
+    for thread in clients:
+        thread.start()
+    most, seen = 0, set()
+    deadline = time.monotonic() + 300
+    while any(builder.status(r, tmp_path).state != "ready" for r in wanted):
+        assert time.monotonic() < deadline, "timed out"
+        building = {builder.spec_str(r) for r in wanted
+                    if builder.status(r, tmp_path).state == "building"}  # fmt: skip
+        most, seen = max(most, len(building)), seen | building
+        builder.start(wanted, tmp_path)  # clients keep asking while they get 503s
+        time.sleep(0.02)
+    for thread in clients:
+        thread.join()
+    assert most == 1 and len(seen) >= 2  # seen building, never two at once
+    assert builder.queued(tmp_path) == []
+    assert all(builder.temp_files(r, tmp_path) == [] for r in wanted)

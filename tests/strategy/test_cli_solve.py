@@ -22,10 +22,12 @@ def test_solve_builds_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[st
     # The bar: percent of the work, the time spent and the time left.
     assert "solving yacht: 100.0%|" in err and " elapsed, " in err and " left" in err
     assert table_path(find_ruleset("yacht"), tmp_path).exists()
-    # Nothing else is left in the folder but the lock and the build time.
+    # Nothing else is left in the folder but the locks (the table's, the folder's one build
+    # at a time) and the build time.
     key = table_path(find_ruleset("yacht"), tmp_path).stem
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        f"{key}.{e}" for e in ("json", "lock", "npy")
+        "build.lock",
+        *(f"{key}.{e}" for e in ("json", "lock", "npy")),
     ]
 
 

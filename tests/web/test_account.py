@@ -136,7 +136,8 @@ def test_delete_erases_the_player_and_keeps_the_boards_honest(make_app: Any) -> 
     page = client.post("/me/delete", data={"confirm": "yes"})
     assert page.status_code == 200 and 'id="deleted"' in page.get_data(as_text=True)
     left = [k for k in redis.scan_iter(match=f"daily:player:{{{player_id}}}*")]
-    assert left == []
+    assert left == [keys.player(player_id)]  # the tombstone: when, and nothing else
+    assert list(redis.hgetall(keys.player(player_id))) == ["deleted"]
     # The game stays on the day's board, without the name.
     board = client.get(f"/api/v1/leaderboards/daily/{DECEMBER.date().isoformat()}").get_json()
     names = [e["name"] for e in board["entries"]]

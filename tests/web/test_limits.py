@@ -103,7 +103,9 @@ def test_defaults_are_generous(make_app: Any) -> None:
     for _ in range(40):
         assert client.get("/rules/maxi").status_code == 200
     assert limits.Limits.from_config(client.application.extensions["daily.config"]) == (
-        limits.Limits("30 per hour", "120 per minute", "600 per minute", "50 per day")
+        limits.Limits(
+            "30 per hour", "120 per minute", "600 per minute", "50 per day", "10 per hour"
+        )
     )
 
 
@@ -163,7 +165,9 @@ def test_errors_other_than_redis_keep_their_traceback() -> None:
 
 
 def test_behind_a_trusted_proxy_the_forwarded_address_counts(make_app: Any) -> None:
-    app = make_app(now=NOON, rate_limits={**OFF, "players": "1 per hour"}, trusted_proxies=1)
+    app = make_app(
+        now=NOON, rate_limits={**OFF, "players": "1 per hour"}, trusted_proxies="127.0.0.1"
+    )  # the test client's address
     client = app.test_client()
 
     def create(address: str) -> int:
