@@ -53,8 +53,8 @@ def played_json(found: service.View, move: Move) -> dict[str, Any]:
     """
     body = _changed(found)
     if found.party is None:
-        scored = isinstance(move, Score) and move.row in body["scorecard"]
-        body["scorecard"] = {move.row: body["scorecard"][move.row]} if scored else {}
+        rows = [move.row] if isinstance(move, Score) else []
+        body["scorecard"] = {row: body["scorecard"][row] for row in rows}
     return answers.dump(answers.Played, body)
 
 
