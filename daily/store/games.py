@@ -13,6 +13,7 @@ finish a game; a finished game, and its player, are kept.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import logging
@@ -169,12 +170,25 @@ def _seed_day(mode: str, seed_ref: str) -> date | None:
     return dice.SeedRef.parse(seed_ref).day if find_mode(mode).one_per is OnePer.DAY else None
 
 
+def _short_seed(seed_ref: str) -> str:
+    # A random seed's 64 hex digits as 43 base64 ones: the value stays under 64 bytes.
+    if seed_ref.startswith("hex:"):
+        return "b64:" + base64.urlsafe_b64encode(bytes.fromhex(seed_ref[4:])).decode().rstrip("=")
+    return seed_ref
+
+
+def _long_seed(stored: str) -> str:
+    if stored.startswith("b64:"):
+        return "hex:" + base64.urlsafe_b64decode(stored[4:] + "=").hex()
+    return stored
+
+
 def to_fields(record: Record) -> dict[str, str]:
     """The hash fields that store *record* in the compact form."""
     fields = {
         _HEADER: _json([record.mode, record.ruleset, round(record.created, 3)]),
         _PLAYER: record.player_id,
-        _SEED: record.seed_ref,
+        _SEED: _short_seed(record.seed_ref),
         _LOG: record.log(),
         **record.extra,
     }
@@ -211,14 +225,14 @@ def from_fields(game_id: str, fields: Mapping[str, str], moves: Sequence[str] = 
     mode, ruleset, created = json.loads(fields[_HEADER])
     options = json.loads(fields[_OPTIONS]) if _OPTIONS in fields else {}
     rules = find_ruleset(ruleset, options)
-    day = _seed_day(mode, fields[_SEED])
+    day = _seed_day(mode, _long_seed(fields[_SEED]))
     if _DAY in fields:
         day = date.fromisoformat(fields[_DAY]) if fields[_DAY] else None
     code = json.loads(fields[_CODE]) if _CODE in fields else None
     level = json.loads(fields[_LEVEL]) if _LEVEL in fields else None
     return Record(
         id=game_id, mode=mode, ruleset=ruleset, options=options,
-        player_id=fields[_PLAYER], seed_ref=fields[_SEED], created=float(created),
+        player_id=fields[_PLAYER], seed_ref=_long_seed(fields[_SEED]), created=float(created),
         moves=decode_moves(rules, fields.get(_LOG, "")), day=day,
         on_code=OnCode(code[0], bool(code[1]), bool(code[2]), code[3]) if code else None,
         party_part=PartyPart(tuple(json.loads(fields[_PLAYERS])))
