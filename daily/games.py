@@ -340,12 +340,15 @@ def play(
     _check_open(record, config)
     state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
     try:
-        record = store.append(client, config, record, move, state, digest)
+        after = store.append(client, config, record, move, state, digest)
     except AlreadyApplied:  # a copy of this request was stored since the game was read
         found = store.load(client, record.id)
         if found is None:
             raise
         return _as_is(found, config)
+    if isinstance(state, GameState):
+        record.after(config.secret_key, move, state)
+    record = after
     if state.is_finished:
         record = _finish(client, config, record)
     elif record.kind.is_computer:

@@ -18,6 +18,7 @@ Maxi game fits in 60 bytes and a move is appended without reading the log back:
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -206,7 +207,23 @@ class Record:
         """
         if self.kind.is_party:
             return self.party(secret).state
-        return replay(self.rules, self.source(secret), self.moves)
+        key = self._memo_key(secret, self.moves)
+        found = _REPLAYED.get(key)
+        if found is None:
+            found = replay(self.rules, self.source(secret), self.moves)
+            remember(key, found)
+        return found
+
+    def after(self, secret: str, move: Move, state: GameState) -> None:
+        """Notes that the log of this record and *move* replays to *state* (a move just
+        applied), so the next move of the game in this process replays nothing."""
+        if not self.kind.is_party:  # as the log keeps it: a hold's positions in order
+            stored = Roll(tuple(sorted(move.hold))) if isinstance(move, Roll) else move
+            remember(self._memo_key(secret, (*self.moves, stored)), state)
+
+    def _memo_key(self, secret: str, moves: tuple[Move, ...]) -> tuple[object, ...]:
+        options = tuple(sorted(self.options.items())) if self.options else ()
+        return (secret, self.seed_ref, self.stream, self.ruleset, options, moves)
 
     def source(self, secret: str) -> DiceSource:
         """The dice stream of the game."""
@@ -265,6 +282,21 @@ class Record:
             total=body["total"], finished_at=body["finished_at"], share=body["share"],
             submitted=body["submitted"], extra=body.get("extra", {}),
         )  # fmt: skip
+
+
+#: How many replayed states a process keeps: the games moving through it right now.
+MEMO_SIZE = 4096
+_REPLAYED: dict[tuple[object, ...], GameState] = {}
+_MEMO_LOCK = threading.Lock()
+
+
+def remember(key: tuple[object, ...], state: GameState) -> None:
+    """Keeps *state* as the replay of *key* (a pure function's memo: the same log and seed
+    always replay to the same state), dropping the oldest past :data:`MEMO_SIZE`."""
+    with _MEMO_LOCK:
+        _REPLAYED[key] = state
+        while len(_REPLAYED) > MEMO_SIZE:
+            del _REPLAYED[next(iter(_REPLAYED))]
 
 
 def dumps(record: Record) -> str:

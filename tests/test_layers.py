@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The pure core: no Flask, no Redis, no clock of its own.
 CORE = ("daily/rules/", "daily/strategy/", "daily/dice.py", "daily/codes.py", "daily/modes.py",
         "daily/party.py", "daily/computer.py", "daily/errors.py", "daily/config.py",
-        "daily/verify.py", "daily/metrics.py")  # fmt: skip
+        "daily/verify.py", "daily/metrics.py", "daily/record.py", "daily/redact.py")  # fmt: skip
 #: The service modules: handed the client and the config, they hold the flows and rules.
 SERVICES = ("daily/games.py", "daily/reviews.py", "daily/accounts.py", "daily/history.py",
             "daily/friends.py", "daily/rankings.py", "daily/analyses.py",

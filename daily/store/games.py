@@ -13,6 +13,7 @@ finish a game; a finished game, and its player, are kept.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import logging
@@ -147,36 +148,65 @@ class AlreadyApplied(DailyError):
     """The request's idempotency key is the one of the last move stored: it was applied."""
 
 
-# The compact form of a game's hash: one JSON field of what never changes (h), the move
-# log (m), then what a game gains as it goes: total (t) and end (e) once finished,
-# submitted (u), share code (s), the computer's moves (c), the idempotency digest of the
-# last move (i); any other field (review, luck) is kept by its own name.
-_HEADER, _LOG, _TOTAL, _ENDED, _SUBMITTED, _SHARE, _COMPUTER, _KEY = "hmteusci"
-_COMPACT = {_HEADER, _LOG, _TOTAL, _ENDED, _SUBMITTED, _SHARE, _COMPUTER, _KEY}
+# The compact form of a game's hash: every value short, so Redis keeps the hash as one
+# small listpack (values up to 64 bytes). What never changes: the header h (mode, ruleset,
+# start), player p, seed reference r, and where they apply options o, the code part k,
+# the party's players n, the computer's level and engine l, the dice stream v, and the
+# date d when the seed does not name it. Then the move log m, and what a game gains as it
+# goes: total t and end e once finished, submitted u, share code s, the computer's moves
+# c, the idempotency digest of the last move i. Any other field (review, luck) keeps its
+# own name.
+_HEADER, _PLAYER, _SEED, _OPTIONS, _CODE, _PLAYERS, _LEVEL, _STREAM, _DAY = "hproknlvd"
+_LOG, _TOTAL, _ENDED, _SUBMITTED, _SHARE, _COMPUTER, _KEY = "mteusci"
+_COMPACT = set("hproknlvdmteusci")
 
 
-def _header(record: Record) -> str:
-    head: dict[str, Any] = {"m": record.mode, "r": record.ruleset, "p": record.player_id,
-                            "s": record.seed_ref, "c": round(record.created, 3)}  # fmt: skip
-    if record.options:
-        head["o"] = dict(record.options)
-    if record.day is not None:
-        head["d"] = record.day.isoformat()
-    if record.on_code is not None:
-        on = record.on_code
-        head["k"] = [on.code, int(on.target), int(on.practice), on.closes_at]
-    if record.party_part is not None:
-        head["n"] = list(record.party_part.players)
-    if record.computer_part is not None:
-        head["l"] = [record.computer_part.level, record.computer_part.engine]
-    if record.stream != DEFAULT_STREAM:
-        head["v"] = record.stream
-    return json.dumps(head, separators=(",", ":"))
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _seed_day(mode: str, seed_ref: str) -> date | None:
+    # A daily's date is its seed's: stored only where it is not (none so far).
+    return dice.SeedRef.parse(seed_ref).day if find_mode(mode).one_per is OnePer.DAY else None
+
+
+def _short_seed(seed_ref: str) -> str:
+    # A random seed's 64 hex digits as 43 base64 ones: the value stays under 64 bytes.
+    if seed_ref.startswith("hex:"):
+        return "b64:" + base64.urlsafe_b64encode(bytes.fromhex(seed_ref[4:])).decode().rstrip("=")
+    return seed_ref
+
+
+def _long_seed(stored: str) -> str:
+    if stored.startswith("b64:"):
+        return "hex:" + base64.urlsafe_b64decode(stored[4:] + "=").hex()
+    return stored
 
 
 def to_fields(record: Record) -> dict[str, str]:
     """The hash fields that store *record* in the compact form."""
-    fields = {_HEADER: _header(record), _LOG: record.log(), **record.extra}
+    fields = {
+        _HEADER: _json([record.mode, record.ruleset, round(record.created, 3)]),
+        _PLAYER: record.player_id,
+        _SEED: _short_seed(record.seed_ref),
+        _LOG: record.log(),
+        **record.extra,
+    }
+    if record.options:
+        fields[_OPTIONS] = _json(dict(record.options))
+    if record.day != _seed_day(record.mode, record.seed_ref):
+        fields[_DAY] = record.day.isoformat() if record.day else ""
+    if record.on_code is not None:
+        on = record.on_code
+        fields[_CODE] = _json([on.code, int(on.target), int(on.practice), on.closes_at])
+    if record.party_part is not None:
+        fields[_PLAYERS] = _json(list(record.party_part.players))
+    if record.computer_part is not None:
+        fields[_LEVEL] = _json([record.computer_part.level, record.computer_part.engine])
+        if record.computer_part.moves:
+            fields[_COMPUTER] = encode_moves(record.rules, record.computer_part.moves)
+    if record.stream != DEFAULT_STREAM:
+        fields[_STREAM] = record.stream
     if record.finished_at is not None and record.total is not None:
         fields[_TOTAL] = str(record.total)
         fields[_ENDED] = repr(round(record.finished_at, 3))
@@ -184,8 +214,6 @@ def to_fields(record: Record) -> dict[str, str]:
         fields[_SUBMITTED] = "1"
     if record.share:
         fields[_SHARE] = record.share
-    if record.computer_part is not None and record.computer_part.moves:
-        fields[_COMPUTER] = encode_moves(record.rules, record.computer_part.moves)
     return fields
 
 
@@ -194,21 +222,25 @@ def from_fields(game_id: str, fields: Mapping[str, str], moves: Sequence[str] = 
     list is *moves*)."""
     if _HEADER not in fields:
         return _from_first_form(game_id, fields, moves)
-    head = json.loads(fields[_HEADER])
-    rules = find_ruleset(head["r"], head.get("o"))
-    code = head.get("k")
-    level = head.get("l")
-    computer = fields.get(_COMPUTER, "")
+    mode, ruleset, created = json.loads(fields[_HEADER])
+    options = json.loads(fields[_OPTIONS]) if _OPTIONS in fields else {}
+    rules = find_ruleset(ruleset, options)
+    day = _seed_day(mode, _long_seed(fields[_SEED]))
+    if _DAY in fields:
+        day = date.fromisoformat(fields[_DAY]) if fields[_DAY] else None
+    code = json.loads(fields[_CODE]) if _CODE in fields else None
+    level = json.loads(fields[_LEVEL]) if _LEVEL in fields else None
     return Record(
-        id=game_id, mode=head["m"], ruleset=head["r"], options=head.get("o", {}),
-        player_id=head["p"], seed_ref=head["s"], created=float(head["c"]),
-        moves=decode_moves(rules, fields.get(_LOG, "")),
-        day=date.fromisoformat(head["d"]) if "d" in head else None,
+        id=game_id, mode=mode, ruleset=ruleset, options=options,
+        player_id=fields[_PLAYER], seed_ref=_long_seed(fields[_SEED]), created=float(created),
+        moves=decode_moves(rules, fields.get(_LOG, "")), day=day,
         on_code=OnCode(code[0], bool(code[1]), bool(code[2]), code[3]) if code else None,
-        party_part=PartyPart(tuple(head["n"])) if "n" in head else None,
-        computer_part=ComputerPart(level[0], level[1], decode_moves(rules, computer))
+        party_part=PartyPart(tuple(json.loads(fields[_PLAYERS])))
+        if _PLAYERS in fields else None,
+        computer_part=ComputerPart(level[0], level[1],
+                                   decode_moves(rules, fields.get(_COMPUTER, "")))
         if level else None,
-        stream=head.get("v", DEFAULT_STREAM),
+        stream=fields.get(_STREAM, DEFAULT_STREAM),
         finished=_TOTAL in fields,
         total=int(fields[_TOTAL]) if _TOTAL in fields else None,
         finished_at=float(fields[_ENDED]) if _ENDED in fields else None,

@@ -53,9 +53,8 @@ def played_json(found: service.View, move: Move) -> dict[str, Any]:
     """
     body = _changed(found)
     if found.party is None:
-        card = body["scorecard"]
-        scored = isinstance(move, Score) and move.row in card
-        body["scorecard"] = {move.row: card[move.row]} if isinstance(move, Score) and scored else {}
+        rows = [move.row] if isinstance(move, Score) else []
+        body["scorecard"] = {row: body["scorecard"][row] for row in rows}
     return answers.dump(answers.Played, body)
 
 

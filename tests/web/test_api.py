@@ -381,3 +381,42 @@ def test_friend_record_never_gives_the_seed(app: Any) -> None:
     record = client.get(f"/api/v1/games/{final['id']}/record", headers=headers).get_json()
     assert "seed" not in record and record["code"] == final["code"].replace("-", "")
     assert verify(json.dumps(record), SECRET).total == final["total"]
+
+
+def _first_form(player_id: str, **result: str) -> dict[str, str]:
+    """A daily's hash as the service wrote it before the compact record (long names)."""
+    return {"mode": "daily", "ruleset": "maxi", "options": "{}", "player": player_id,
+            "seed": f"daily:{DAY}", "created": repr(NOON.timestamp()), "target": "0",
+            "finished": "0", "submitted": "0", "practice": "0", "date": DAY.isoformat(),
+            "moved_at": "0", **result}  # fmt: skip
+
+
+def test_a_game_of_the_first_form_verifies_plays_on_and_is_rewritten(app: Any) -> None:
+    client = app.test_client()
+    headers = new_player(client)
+    player_id = client.get("/api/v1/players/me", headers=headers).get_json()["player_id"]
+    done, under_way = "oldfinished00001", "oldunderway00001"
+    source = dice.stream(dice.daily_seed(SECRET, DAY))
+    log = [{"hold": [0, 1]}, *({"score": row} for row in find_ruleset("maxi").row_ids)]
+    total = replay(find_ruleset("maxi"), source, log).total
+    with app.app_context():
+        redis = current_redis()
+        ended = {"finished": "1", "submitted": "1", "total": str(total),
+                 "finished_at": repr(NOON.timestamp() + 60), "luck": "0.5"}  # fmt: skip
+        redis.hset(keys.game(done), mapping=_first_form(player_id, **ended))
+        redis.rpush(keys.game_moves(done), *(json.dumps(m) for m in log))
+        redis.hset(keys.game(under_way), mapping=_first_form(player_id))
+        redis.rpush(keys.game_moves(under_way), *(json.dumps(m) for m in log[:2]))
+        redis.expire(keys.game(under_way), 3600)
+    record = client.get(f"/api/v1/games/{done}/record", headers=headers).get_json()
+    assert record["moves"] == log and verify(json.dumps(record), SECRET).total == total
+    url = f"/api/v1/games/{under_way}"
+    answer = client.post(f"{url}/score", json={"category": "twos", "move": 2}, headers=headers)
+    assert answer.status_code == 200 and answer.get_json()["move_count"] == 3
+    assert client.get(url, headers=headers).get_json()["moves"] == [*log[:2], {"score": "twos"}]
+    with app.app_context():  # both rewritten in the compact form, expiring and extras kept
+        redis = current_redis()
+        assert not redis.exists(keys.game_moves(done), keys.game_moves(under_way))
+        assert redis.hget(keys.game(done), "m") == "$" + "abcdefghijklmnopqrst"
+        assert redis.hget(keys.game(done), "luck") == "0.5"
+        assert redis.ttl(keys.game(under_way)) > 0 and redis.ttl(keys.game(done)) == -1
