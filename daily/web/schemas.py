@@ -1,6 +1,6 @@
 """The API's request bodies as typed models: read by :func:`parse`, documented by their schema.
 
-Each limit lives once, where it belongs (a name's length in :mod:`daily.store.players`, a
+Each limit lives once, where it belongs (a name's length in :mod:`daily.accounts`, a
 party's size in :mod:`daily.party`, the levels in :mod:`daily.strategy.bots`); the models
 and the OpenAPI document (:mod:`daily.web.openapi`) both read it from there. A refused
 body answers 400 with the first problem in words: a missing or unknown field, or what a
