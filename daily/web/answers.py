@@ -17,6 +17,7 @@ from pydantic.config import JsonDict
 
 from daily import rankings
 from daily.modes import ModeId
+from daily.results import Review
 from daily.strategy.bots import Level
 from daily.web.schemas import Answer
 
@@ -69,8 +70,6 @@ class Step(Answer):
 
 
 Engine = Literal["exact", "heuristic"]
-#: The review statuses a player sees (see :func:`daily.store.reviews.shown_status`).
-Review = Literal["held", "removed"]
 #: Who won a computer game (see :func:`daily.computer.outcome`).
 Winner = Literal["you", "computer", "tie"]
 

@@ -150,8 +150,8 @@ def _daily_answer(puzzle: dice.Day) -> schemas.DailyAnswer:
     )
 
 
-def _summary(record: Record) -> dict[str, Any]:
-    return {"id": record.id, "finished": record.finished, "total": record.total}
+def _summary(record: Record) -> schemas.DailyGame:
+    return schemas.DailyGame(id=record.id, finished=record.finished, total=record.total)
 
 
 def _date(text: str) -> date:
@@ -292,7 +292,7 @@ def _start_daily(body: schemas.NewDaily, player_id: str) -> tuple[Record, bool]:
 
 def _start_friend(body: schemas.NewFriend, player_id: str) -> tuple[Record, bool]:
     if body.code is None:  # a fresh code
-        rules = bodies.rules(body.ruleset, body.options)
+        rules = bodies.rules(body.ruleset or schemas.DEFAULT_RULESET, body.options)
         return service.start_code(current_redis(), current_config(), player_id, *rules)
     code = bodies.code(body.code)
     return service.join_code(current_redis(), current_config(), player_id, code, body.target,

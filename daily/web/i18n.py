@@ -40,7 +40,7 @@ DEFAULT = "en"
 ALIASES = {"no": "nb", "nn": "nb"}
 TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"
 _SESSION_KEY = "language"
-#: The name a guest gets (see :func:`daily.store.players.guest_name`).
+#: The name a guest gets until it picks one: "Guest" and the first four digits of its id.
 GUEST = re.compile(r"Guest ([0-9a-f]{4})")
 
 babel = Babel()

@@ -8,15 +8,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from daily import computer, dice
+from daily import computer, dice, results
 from daily import games as service
 from daily import party as parties
 from daily.codes import code_str
 from daily.modes import SeedKind
 from daily.record import Record
 from daily.rules import GameState, Move, Score
-from daily.store import games as store
-from daily.store import reviews
 from daily.web import answers, current_config, current_redis
 
 # A party's sheets leave out the dice on the table: only the current player has them.
@@ -77,12 +75,11 @@ def _changed(found: service.View) -> dict[str, Any]:
 def _result_json(found: service.View) -> dict[str, Any]:
     record = found.record
     share = record.share or record.code
-    board = store.board_of(record)
     return {
         "share_code": code_str(share) if share else None,
-        "board": board.id if board else None,
+        "board": results.board_id(record),
         "rank": found.rank,
-        "review": reviews.shown_status_of(current_redis(), record.id),
+        "review": results.review_of(current_redis(), record.id),
     }
 
 
@@ -155,7 +152,7 @@ def record_json(found: Record) -> dict[str, Any]:
     ref = dice.SeedRef.parse(found.seed_ref)
     seed = ref.seed(config.secret_key)
     # Only once no ranked game can be played on these dice any more (see seed_reveals_at).
-    if store.is_seed_public(current_redis(), config, found):
+    if results.is_seed_public(current_redis(), config, found):
         body["seed"] = seed.hex()
     elif ref.kind != SeedKind.RANDOM:  # named, not given: `daily verify` derives it
         body["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value

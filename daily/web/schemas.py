@@ -1,6 +1,6 @@
 """The API's request bodies as typed models: read by :func:`parse`, documented by their schema.
 
-Each limit lives once, where it belongs (a name's length in :mod:`daily.store.players`, a
+Each limit lives once, where it belongs (a name's length in :mod:`daily.accounts`, a
 party's size in :mod:`daily.party`, the levels in :mod:`daily.strategy.bots`); the models
 and the OpenAPI document (:mod:`daily.web.openapi`) both read it from there. A refused
 body answers 400 with the first problem in words: a missing or unknown field, or what a
@@ -31,7 +31,9 @@ class Body(BaseModel):
 
 # What a field must be, in the refusal's words (and the document's descriptions).
 NAME = Field(description="a string", json_schema_extra=_NAME_SCHEMA)
-RULESET = Field("maxi", description="a string (a ruleset id)")
+#: The ruleset of a new game whose body names none.
+DEFAULT_RULESET = "maxi"
+RULESET = Field(DEFAULT_RULESET, description="a string (a ruleset id)")
 OPTIONS: Any = Field(default_factory=dict, description="an object (the ruleset's options)")
 MOVE = Field(
     None,
@@ -74,15 +76,13 @@ class NewFriend(Body):
     mode: Literal["friend"]
     code: str | None = Field(None, description="a friend code (XXXX-XXXX) to play")
     target: bool = Field(False, description="true or false (with a code)")
-    ruleset: str = RULESET
+    ruleset: str | None = Field(None, description="a string (a ruleset id; maxi if none)")
     options: dict[str, Any] = OPTIONS
 
     @model_validator(mode="after")
     def _code_or_rules(self) -> NewFriend:
-        # A code names its own rules; a fresh code has no creator to aim at. The defaults are
-        # accepted either way: generated clients send every field that has one.
-        default = NewFriend.model_fields["ruleset"].default
-        if self.code is not None and (self.ruleset != default or self.options):
+        # A code names its own rules; a fresh code has no creator to aim at.
+        if self.code is not None and (self.ruleset is not None or self.options):
             raise ValueError("a game on a code plays its ruleset: send no ruleset or options")
         if self.code is None and self.target:
             raise ValueError("target needs a code: send the code to play")
@@ -187,6 +187,14 @@ class PlayerAnswer(Answer):
     token: Annotated[str | None, Field(description="only when the player is made")] = None
 
 
+class DailyGame(Answer):
+    """The asking player's game of a day: its id, whether it is over, its total so far."""
+
+    id: str
+    finished: bool
+    total: int | None
+
+
 class DailyAnswer(Answer):
     """A day's puzzle: its number, commitment and closing time; its seed once revealed."""
 
@@ -198,7 +206,7 @@ class DailyAnswer(Answer):
     reveals_at: str = Field(json_schema_extra=_TIME)
     advent_door: int | None
     seed: str | None = Field(description="hex, once revealed")
-    game: dict[str, Any] | None = Field(description="the asking player's game")
+    game: DailyGame | None = Field(description="the asking player's game")
 
 
 class ErrorBody(BaseModel):
