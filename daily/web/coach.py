@@ -95,7 +95,12 @@ def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
         return html, 503, {"Retry-After": str(wait.refresh), "Refresh": str(wait.refresh)}
     lines = [_line(d) for d in body["decisions"]]
     return render_template(
-        "analysis.html", record=record, ruleset=record.rules, body=body, lines=lines
+        "analysis.html",
+        record=record,
+        mode=record.kind,
+        ruleset=record.rules,
+        body=body,
+        lines=lines,
     )
 
 

@@ -35,6 +35,7 @@ from daily.web.i18n import (
 )
 from daily.web.play_strings import play_strings
 from daily.web.security import next_path
+from daily.web.sheets import mode_meta
 from daily.web.sheets import option_view as option_view
 from daily.web.sheets import sheet_meta as sheet_meta
 
@@ -226,14 +227,19 @@ def play(game_id: str) -> str | Response:
     if record.kind.is_party:
         return redirect(url_for("party.play", game_id=record.id))
     ruleset = record.rules
-    boot: dict[str, Any] = {"game": record.id, "sheet": sheet_meta(ruleset), "mode": record.mode}
+    mode = record.kind
+    boot: dict[str, Any] = {
+        "game": record.id,
+        "sheet": sheet_meta(ruleset),
+        "mode": mode_meta(mode),
+    }
     if record.day is not None:
         boot["number"] = dice.Day(record.day, current_config().timezone).number
     target = friend_codes.target_of(current_redis(), current_config(), record)
     if target is not None:
         name = target.name or gettext("your friend")
         boot["target"] = {"name": name, "finished": target.finished, "byTurn": target.by_turn}
-    return render_template("play.html", record=record, ruleset=ruleset, boot=boot)
+    return render_template("play.html", record=record, mode=mode, ruleset=ruleset, boot=boot)
 
 
 @bp.get("/advent")

@@ -15,6 +15,7 @@ from daily.party import MAX_PLAYERS, MIN_PLAYERS
 from daily.rules import BASE_RULESETS
 from daily.web import auth, current_config
 from daily.web.pages import option_view, sheet_meta
+from daily.web.sheets import mode_meta
 
 bp = Blueprint("party", __name__)
 
@@ -38,7 +39,12 @@ def play(game_id: str) -> str:
     if not record.kind.is_party:
         raise NotFoundError(f"no such party game: {game_id!r}")
     names = record.party(current_config().secret_key).names
-    boot: dict[str, Any] = {"game": record.id, "sheet": sheet_meta(record.rules), "names": names}
+    boot: dict[str, Any] = {
+        "game": record.id,
+        "sheet": sheet_meta(record.rules),
+        "mode": mode_meta(record.kind),
+        "names": names,
+    }
     return render_template(
         "party.html", record=record, ruleset=record.rules, names=names, boot=boot
     )

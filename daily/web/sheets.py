@@ -3,6 +3,7 @@ options; and the pages that show it (the rules, the solo setup) on the pages blu
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,7 @@ from flask_babel import gettext
 from werkzeug.wrappers import Response
 
 from daily.errors import NotFoundError
+from daily.modes import Mode
 from daily.rules import BASE_RULESETS, Option, Ruleset, find_ruleset
 from daily.web.i18n import option_name, row_name, row_rule, ruleset_name, value_str
 
@@ -66,6 +68,17 @@ def sheet_meta(ruleset: Ruleset) -> dict[str, Any]:
         "par": bonus_par(ruleset),
         "upperRows": sum(1 for r in ruleset.rows if r.is_upper),
     }
+
+
+def mode_meta(mode: Mode) -> dict[str, object]:
+    """What the play script reads of a game's *mode*: its flags, without the id to compare.
+
+    >>> from daily.modes import find_mode
+    >>> flags = mode_meta(find_mode("computer"))
+    >>> flags["opponent"] == "computer", flags["hints"], flags["board"], "id" in flags
+    (True, True, None, False)
+    """
+    return {f.name: getattr(mode, f.name) for f in dataclasses.fields(mode) if f.name != "id"}
 
 
 def pace_example(ruleset: Ruleset) -> dict[str, Any]:

@@ -44,3 +44,31 @@ def test_a_refused_move_is_explained_in_german(
     page.wait_for_selector(f"#message:text-is('{expected}')")
     assert error["message"] not in page.inner_text("#message")
     shoot(page, "play-error-de")
+
+
+def test_a_roll_without_network_says_so_and_the_game_goes_on(
+    serve: Callable[..., str], new_context: Callable[..., Any]
+) -> None:
+    base = serve(now=NOW)
+    context = new_context()
+    page = context.new_page()
+    page.goto(base + "/")
+    started = context.request.post(f"{base}/api/v1/games", data={"mode": "daily"})
+    assert started.ok, started.text()
+    game_id = started.json()["id"]
+    page.goto(f"{base}/play/{game_id}")
+    page.wait_for_selector("body[data-moves='0']")
+    roll = f"**/api/v1/games/{game_id}/roll"
+    page.route(roll, lambda route: route.abort("internetdisconnected"))
+    page.locator("#roll").click()
+    no_answer = page.evaluate(
+        "JSON.parse(document.getElementById('strings').textContent).errorNoAnswer"
+    )
+    page.wait_for_function(
+        "t => document.querySelector('#message').textContent === t", arg=no_answer
+    )
+    # The move was not sent again (it may have landed); the page reloaded the game instead.
+    page.unroute(roll)
+    page.wait_for_function("!document.querySelector('#roll').disabled")
+    page.locator("#roll").click()
+    page.wait_for_selector("body[data-moves='1']")

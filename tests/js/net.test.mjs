@@ -1,14 +1,17 @@
-// The network client against a real HTTP server on loopback: what it sends, what it answers.
+// The network client against a real HTTP server on loopback: what it sends, what it answers,
+// and which calls it sends again when no answer came.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { after, before, test } from 'node:test';
+import { after, before, beforeEach, test } from 'node:test';
 import { module } from './helpers.mjs';
 
-const { PREFIX, request, requestInit } = await module('net.js');
+const { PREFIX, WAITS, request, requestInit } = await module('net.js');
 
 let server;
 let origin;
+let drops = 0; // how many of the next requests the server hangs up on without an answer
 const seen = [];
+const FAST = [1, 1]; // the retry waits, shortened
 
 before(async () => {
   server = createServer((req, res) => {
@@ -16,15 +19,18 @@ before(async () => {
     req.on('data', (chunk) => { body += chunk; });
     req.on('end', () => {
       seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      if (drops > 0) { drops -= 1; req.socket.destroy(); return; }
       if (req.url.endsWith('/broken')) { res.writeHead(502, { 'Content-Type': 'text/html' }); res.end('<h1>Bad gateway</h1>'); return; }
       const status = req.url.endsWith('/missing') ? 404 : 200;
-      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.writeHead(status, { 'Content-Type': 'application/json', Connection: 'close' });
       res.end(JSON.stringify(status === 200 ? { echo: body ? JSON.parse(body) : null } : { error: { code: 'not_found' } }));
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${server.address().port}`;
 });
+
+beforeEach(() => { seen.length = 0; drops = 0; });
 
 after(() => server.close());
 
@@ -34,9 +40,9 @@ test('a call without a body asks for JSON and sends no content type', () => {
 });
 
 test('a move is posted as JSON under the API prefix', async () => {
-  const result = await request('POST', '/games/g1/roll', { hold: [0, 2], move: 3 }, origin);
+  const result = await request('POST', '/games/g1/roll', { hold: [0, 2], move: 3 }, { origin });
   assert.deepEqual(result, { ok: true, status: 200, data: { echo: { hold: [0, 2], move: 3 } } });
-  const sent = seen.at(-1);
+  const [sent] = seen;
   assert.equal(sent.method, 'POST');
   assert.equal(sent.url, `${PREFIX}/games/g1/roll`);
   assert.equal(sent.headers['content-type'], 'application/json');
@@ -44,20 +50,44 @@ test('a move is posted as JSON under the API prefix', async () => {
   assert.equal(sent.body, '{"hold":[0,2],"move":3}');
 });
 
-test('an error answer keeps its status and JSON', async () => {
-  const result = await request('GET', '/games/missing', undefined, origin);
+test('an error answer keeps its status and JSON, and is not sent again', async () => {
+  const result = await request('GET', '/games/missing', undefined, { origin, waits: FAST });
   assert.deepEqual(result, { ok: false, status: 404, data: { error: { code: 'not_found' } } });
+  assert.equal(seen.length, 1);
 });
 
-test('an answer that is not JSON (a proxy page) gives data null, not an exception', async () => {
-  const result = await request('GET', '/broken', undefined, origin);
+test('an answer that is not JSON (a proxy page) gives data null', async () => {
+  const result = await request('GET', '/broken', undefined, { origin });
   assert.deepEqual(result, { ok: false, status: 502, data: null });
 });
 
-test('no server at all rejects, as fetch does (no network)', async () => {
+test('a read that got no answer is sent again, after each wait in turn', async () => {
+  drops = 2;
+  const result = await request('GET', '/games/g1', undefined, { origin, waits: FAST });
+  assert.deepEqual(result, { ok: true, status: 200, data: { echo: null } });
+  assert.deepEqual(seen.map((s) => s.url), Array(3).fill(`${PREFIX}/games/g1`));
+  assert.equal(WAITS.length, 2); // on the page: three tries in all
+});
+
+test('a read that never gets an answer gives up with status 0', async () => {
+  drops = 3;
+  const result = await request('GET', '/games/g1', undefined, { origin, waits: FAST });
+  assert.deepEqual(result, { ok: false, status: 0, data: null });
+  assert.equal(seen.length, 3);
+});
+
+test('a move that got no answer is not sent again: it may have landed', async () => {
+  drops = 1;
+  const result = await request('POST', '/games/g1/score', { category: 'chance', move: 7 }, { origin, waits: FAST });
+  assert.deepEqual(result, { ok: false, status: 0, data: null });
+  assert.equal(seen.length, 1);
+});
+
+test('no server at all answers status 0, which the page words as no answer', async () => {
   const closed = createServer();
   await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const port = closed.address().port;
   await new Promise((resolve) => closed.close(resolve));
-  await assert.rejects(request('GET', '/daily', undefined, `http://127.0.0.1:${port}`));
+  const result = await request('GET', '/daily', undefined, { origin: `http://127.0.0.1:${port}`, waits: FAST });
+  assert.deepEqual(result, { ok: false, status: 0, data: null });
 });

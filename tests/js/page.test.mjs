@@ -24,4 +24,5 @@ test('an error is worded by its code, never by the API message', () => {
   assert.equal(errorText(error('illegal_move')), S['error:illegal_move']);
   assert.equal(errorText(error('no_such_code')), S.errorOther);
   assert.equal(errorText({ ok: false, status: 502, data: null }), S.errorNoAnswer);
+  assert.equal(errorText({ ok: false, status: 0, data: null }), S.errorNoAnswer); // no network
 });

@@ -103,6 +103,31 @@ def test_the_node_tests_fixture_is_what_the_server_sends(make_app: Any) -> None:
     assert {key: strings[key] for key in fixture["strings"]} == fixture["strings"]
 
 
+# -- modes by their flags ---------------------------------------------------------------------
+
+# A comparison with a mode's id: `record.mode == "daily"`, `state.mode === 'computer'`,
+# `mode.id in ("solo", "computer")`. Reading a flag (`mode.board == "daily"`) is the way.
+MODE_ID = re.compile(r"\bmode(?:\.id)?\s*(?:==|!=|not\s+in\b|in\b)")
+SCRIPTS_AND_TEMPLATES = sorted([*MODULES.glob("*.js"), *(ROOT / "templates").glob("*.html")])
+
+
+def test_the_mode_id_check_sees_comparisons() -> None:
+    for comparison in ['record.mode == "daily"', "state.mode === 'friend'", "mode.id in (a, b)"]:
+        assert MODE_ID.search(comparison), comparison
+    for reading in ['mode.board == "daily"', "mode.is_computer", "{ mode: 'party' }", "data-mode"]:
+        assert not MODE_ID.search(reading), reading
+
+
+@pytest.mark.parametrize("path", SCRIPTS_AND_TEMPLATES, ids=lambda path: path.name)
+def test_templates_and_the_script_read_a_modes_flags_never_its_id(path: Path) -> None:
+    found = [
+        f"{path.name}:{number}: {line.strip()}"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if MODE_ID.search(line)
+    ]
+    assert found == []
+
+
 # -- function length -------------------------------------------------------------------------
 
 # Strings, template literals, comments and regex literals, whose braces are not code.

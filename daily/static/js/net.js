@@ -1,10 +1,13 @@
 /* The network client: every call to the JSON API (/api/v1, docs/api.md) goes through
    request(). The server deals every die and checks every move, so nothing here decides a
    score. A call answers { ok, status, data } (data: the JSON body, or null when there was
-   none); it rejects only when fetch itself does (no network). */
+   none) and never rejects: no network at all answers status 0, which errorText() words as
+   "the server could not be reached". */
 import { $, errorText } from './page.js';
 
 export const PREFIX = '/api/v1';
+/** Milliseconds to wait before each retry of a read that got no answer (a phone between cells). */
+export const WAITS = [300, 1000];
 
 /** The fetch() arguments of an API call: JSON both ways, the session cookie sent. */
 export function requestInit(method, body) {
@@ -16,9 +19,25 @@ export function requestInit(method, body) {
   return init;
 }
 
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/* Only a GET is sent again, and only when no answer came: a move that may have landed is
+   not repeated (the page reloads the game instead), and an answer, even an error, is final. */
+async function answerOf(url, init, waits) {
+  for (let tries = 0; ; tries += 1) {
+    try {
+      return await fetch(url, init);
+    } catch (e) {
+      if (init.method !== 'GET' || tries >= waits.length) return null;
+      await pause(waits[tries]);
+    }
+  }
+}
+
 /** Calls the API at *origin* ('' on the page: this site). */
-export async function request(method, path, body, origin = '') {
-  const response = await fetch(origin + PREFIX + path, requestInit(method, body));
+export async function request(method, path, body, { origin = '', waits = WAITS } = {}) {
+  const response = await answerOf(origin + PREFIX + path, requestInit(method, body), waits);
+  if (!response) return { ok: false, status: 0, data: null };
   let data = null;
   try { data = await response.json(); } catch (e) { data = null; }
   return { ok: response.ok, status: response.status, data };

@@ -38,7 +38,7 @@ export function todayPage(boot) {
   if (!boot.finished) return;
   const share = $('#share');
   fillShare(share, {
-    code: dashed(share.dataset.code), total: share.dataset.total, number: share.dataset.number, mode: 'daily',
+    code: dashed(share.dataset.code), total: share.dataset.total, number: share.dataset.number, daily: true,
   });
   showRank($('#my-rank'), `daily/${boot.date}`);
   showDistribution(boot.date, Number(share.dataset.total));
@@ -62,7 +62,7 @@ export async function friendPage(boot) {
   const share = $('#share');
   if (share) {
     fillShare(share, {
-      code: dashed(share.dataset.code), total: share.dataset.total, ruleset: share.dataset.ruleset, mode: 'friend',
+      code: dashed(share.dataset.code), total: share.dataset.total, ruleset: share.dataset.ruleset, daily: false,
     });
   }
   const result = await api('GET', `/leaderboards/friend/${boot.code}?limit=50`);

@@ -10,7 +10,8 @@ import * as sheets from './sheet.js';
 import { drawResults } from './results.js';
 import { drawWinners, handOver } from './party.js';
 
-const game = { id: '', sheet: null, target: null, state: null }; // state: the server's last answer
+// mode: the mode's flags (web/sheets.mode_meta), never its id; state: the server's last answer
+const game = { id: '', sheet: null, mode: null, target: null, state: null };
 let rowNames = {};
 let busy = false; // a roll or a score is on its way
 
@@ -262,7 +263,7 @@ function onKey(event) {
 }
 
 export function playPage(boot) {
-  Object.assign(game, { id: boot.game, sheet: boot.sheet, target: boot.target || null, state: null });
+  Object.assign(game, { id: boot.game, sheet: boot.sheet, mode: boot.mode, target: boot.target || null, state: null });
   rowNames = Object.fromEntries(boot.sheet.rows.map((r) => [r.id, r.name]));
   tray.openTray(boot.game);
   document.addEventListener('keydown', onKey);

@@ -27,14 +27,15 @@ export function shareText({ daily, number, ruleset, total, grid, link }) {
   return `${head}\n${grid}\n${link}`;
 }
 
-/* Fills the share block: the code, the link, and the text (given, or a line for *mode*). */
-export function fillShare(box, { code, total, number, ruleset, mode, text: given }) {
+/* Fills the share block: the code, the link, and the text (given, or a line for the day's
+   puzzle or a friend's challenge). */
+export function fillShare(box, { code, total, number, ruleset, daily, text: given }) {
   if (!box || !code || box.dataset.filled) return;
   box.dataset.filled = 'yes';
   const link = shareLink(location.origin, code);
   $('[data-share-code]', box).textContent = code;
   $('[data-share-link]', box).value = link;
-  const text = given || (mode === 'daily'
+  const text = given || (daily
     ? fmt(S.shareText, { number, total, link })
     : fmt(S.shareFriend, { total, ruleset, link }));
   $('[data-share-text]', box).value = text;
@@ -188,7 +189,7 @@ async function dailyVerdict(state, rankBox, yay) {
 /* The verdict under the final score: the bonus, the rank where the game has one, the winner
    against the computer; nothing to celebrate while the game is held for review. */
 async function drawVerdict(game) {
-  const { sheet, state, target } = game;
+  const { sheet, state, target, mode } = game;
   const rankBox = $('#final-rank');
   const yay = [];
   const allSame = sheet.rows[sheet.rows.length - 1];
@@ -197,7 +198,7 @@ async function drawVerdict(game) {
   if (state.scorecard[allSame.id] > 0) yay.push(fmt(S.yayAllSame, { row: allSame.name }));
   const words = targetVerdict(target, state.total);
   if (words) rankBox.textContent = words;
-  if (state.mode === 'computer') {
+  if (mode.opponent === 'computer') {
     const said = { you: S.youWin, computer: S.computerWins, tie: S.tie };
     $('#winner').textContent = state.winner ? said[state.winner] : '';
   }
@@ -205,9 +206,9 @@ async function drawVerdict(game) {
     rankBox.textContent = state.review === 'held' ? S.underReview : S.reviewRemoved;
     return;
   }
-  if (state.mode === 'daily') await dailyVerdict(state, rankBox, yay);
+  if (mode.board === 'daily') await dailyVerdict(state, rankBox, yay);
   else if (state.rank && !words) rankBox.textContent = fmt(S.rankOnly, { rank: state.rank });
-  else if (state.mode === 'friend' && state.code && !words) showRank(rankBox, `friend/${state.code.replace('-', '')}`);
+  else if (mode.board === 'friend' && state.code && !words) showRank(rankBox, `friend/${state.code.replace('-', '')}`);
   cheerOnce(game.id, yay);
 }
 
@@ -223,7 +224,7 @@ export function drawResults(game) {
   const grid = shareGrid(sheet, state);
   $('#share-grid').textContent = grid;
   const text = shareText({
-    daily: state.mode === 'daily', number: state.number, ruleset: share.dataset.ruleset,
+    daily: game.mode.seed === 'daily', number: state.number, ruleset: share.dataset.ruleset,
     total: state.total, grid, link: shareLink(location.origin, state.share_code),
   });
   fillShare(share, { code: state.share_code, text });
