@@ -32,7 +32,7 @@ from daily.config import Config
 from daily.errors import ConflictError, DailyError
 from daily.modes import BoardKind, Mode, OnePer, find_mode
 from daily.rules import GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
-from daily.store import boards, keys
+from daily.store import boards, keys, leagues
 from daily.store.guard import guarded
 
 log = logging.getLogger(__name__)
@@ -499,6 +499,8 @@ def submit(
         boards.submit(
             client, result, retention_days=config.board_retention_days, zone=config.timezone
         )
+        # A daily also counts on each of its player's leagues (docs/rankings.md, Leagues).
+        leagues.count(client, result, zone=config.timezone)
     # In this order, one after the other (two cluster slots): a crash between leaves a
     # counted game listed as pending, which the game service's retry_pending clears.
     client.hset(keys.game(record.id), "submitted", "1")
