@@ -11,7 +11,7 @@ from typing import Any
 
 from daily import __version__
 from daily.store import boards
-from daily.web import answers, schemas
+from daily.web import answers, leagues, schemas
 from daily.web.boards import MAX_OFFSET
 
 
@@ -33,6 +33,9 @@ def _answers() -> dict[str, Any]:
         "BoardPage": answers.BoardPage,
         "Distribution": answers.Distribution,
         "Record": answers.Record,
+        "League": leagues.LeagueAnswer,
+        "Leagues": leagues.LeaguesAnswer,
+        "LeagueBoard": leagues.StandingAnswer,
     }
     for name, model in named.items():
         schema: dict[str, Any] = dict(schemas.answer_schema(model))
@@ -195,6 +198,7 @@ def document() -> dict[str, Any]:
         "paths": {
             **{f"{API}{path}": item for path, item in _game_paths(state).items()},
             **{f"{API}{path}": item for path, item in _ranking_paths().items()},
+            **{f"{API}{path}": item for path, item in _league_paths().items()},
             "/healthz": _HEALTH,
         },
     }
@@ -353,4 +357,94 @@ def _ranking_paths() -> dict[str, Any]:
                 },
             }
         },
+    }
+
+
+_LEAGUE_ID = [
+    {
+        "name": "league_id",
+        "in": "path",
+        "required": True,
+        "description": "the league's id, the end of its invite link (unknown: 404)",
+        "schema": {"type": "string"},
+    }
+]
+_MEMBER = [
+    {
+        "name": "player_id",
+        "in": "path",
+        "required": True,
+        "description": "`me` (or the asker's id) to leave; another member's id to remove them",
+        "schema": {"type": "string"},
+    }
+]
+
+
+def _league_board(summary: str) -> dict[str, Any]:
+    return {
+        "get": {
+            "summary": summary,
+            "parameters": [*_LEAGUE_ID, *_BOARD_DAY],
+            "responses": {
+                "200": _json(_ref("LeagueBoard"), "the board, best first"),
+                **_errors(400, 401, 404),
+            },
+        }
+    }
+
+
+def _league_paths() -> dict[str, Any]:
+    """The leagues (:mod:`leagues`), below ``/api/v1``: 409 `league_full` or
+    `too_many_leagues` at a limit, 403 `not_owner` for the owner's actions."""
+    league = _json(_ref("League"), "the league as the asker sees it")
+    name = _body(_model(leagues.NewLeague))
+    return {
+        "/leagues": {
+            "get": {
+                "summary": "The leagues the asking player is in.",
+                "responses": {"200": _json(_ref("Leagues"), "the leagues"), **_errors(401)},
+            },
+            "post": {
+                "summary": "Start a league; the asker owns it and is its first member.",
+                "requestBody": name,
+                "responses": {"201": league, **_errors(400, 401, 409, 413, 415)},
+            },
+        },
+        "/leagues/{league_id}": {
+            "get": {
+                "summary": "A league: name and owner for anyone, members for its members.",
+                "parameters": _LEAGUE_ID,
+                "responses": {"200": league, **_errors(401, 404)},
+            },
+            "patch": {
+                "summary": "Rename a league (its owner only).",
+                "parameters": _LEAGUE_ID,
+                "requestBody": name,
+                "responses": {"200": league, **_errors(400, 401, 403, 404, 413, 415)},
+            },
+        },
+        "/leagues/{league_id}/members": {
+            "post": {
+                "summary": "Join a league (again: no change).",
+                "parameters": _LEAGUE_ID,
+                "responses": {"200": league, **_errors(401, 404, 409)},
+            }
+        },
+        "/leagues/{league_id}/members/{player_id}": {
+            "delete": {
+                "summary": "Leave a league (`me`), or remove a member (its owner only).",
+                "parameters": [*_LEAGUE_ID, *_MEMBER],
+                "responses": {
+                    "200": league,
+                    "204": {"description": "left the league"},
+                    **_errors(400, 401, 403, 404),
+                },
+            }
+        },
+        "/leagues/{league_id}/days/{day}": _league_board(
+            "A league's board of one day's daily (members only)."
+        ),
+        "/leagues/{league_id}/weeks/{day}": _league_board(
+            "A league's table of the week holding the day: best five days summed (members only)."
+        ),
     }
