@@ -148,6 +148,15 @@ def leave(client: redis.Redis, config: Config, player_id: str, league_id: str) -
         raise NotFoundError(f"you are not in league {league_id}")
 
 
+def leave_all(client: redis.Redis, config: Config, player_id: str) -> int:
+    """Leaves every league of *player_id* (before the player is deleted); returns how many."""
+    ids = store.leagues_of(client, player_id)
+    for league_id in ids:
+        store.leave(client, league_id, player_id, _today(config))
+        store.unclaim(client, player_id, league_id)
+    return len(ids)
+
+
 def remove(
     client: redis.Redis, config: Config, owner_id: str, league_id: str, player_id: str
 ) -> League:

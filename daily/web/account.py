@@ -30,7 +30,7 @@ from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSaf
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, dice
+from daily import __version__, dice, leagues
 from daily.errors import DeletedTodayError, SignInLinkError
 from daily.modes import MODES, find_mode
 from daily.store import boards, games, keys, players
@@ -329,6 +329,7 @@ def delete() -> str:
         raise bad_request("tick the box to confirm the deletion")
     player_id = auth.current_player_id()
     if player_id is not None:
+        leagues.leave_all(current_redis(), current_config(), player_id)
         players.delete(current_redis(), player_id, (keys.board_best_day(), keys.board_streak()))
     today = dice.today(current_config().now(), current_config().timezone).date
     theme_ = session.get(_THEME_KEY)

@@ -202,3 +202,14 @@ def test_limits_on_members_and_leagues(
         leagues.join(client, CONFIG, ana, theirs)
     assert len(store.leagues_of(client, cy)) == 2 and len(store.leagues_of(client, ana)) == 2
     assert leagues.get(client, cy, theirs).size == 1
+
+
+def test_leave_all_before_a_player_is_deleted(client: redis.Redis) -> None:
+    ana, bo = named(client, "Ana", "Bo")
+    ids = [leagues.create(client, CONFIG, ana, name).id for name in ("One", "Two")]
+    leagues.join(client, CONFIG, bo, ids[0])
+    store.count(client, daily(bo, 300, MONDAY), zone=UTC)
+    assert leagues.leave_all(client, CONFIG, bo) == 1
+    assert leagues.get(client, ana, ids[0]).size == 1
+    assert lines(leagues.day_standing(client, CONFIG, ana, ids[0], MONDAY)) == []
+    assert leagues.leave_all(client, CONFIG, ana) == 2 and leagues.mine(client, ana) == ()
