@@ -199,6 +199,7 @@ def tabs(board: Board) -> list[tuple[str, str, str]]:
         shown.append(("advent", gettext("Advent"), url_for("boards.advent_page", year=year)))
     if board.kind == "friend":
         shown.append(("friend", gettext("Friend code"), request.path))
+    shown.append(("leagues", gettext("Leagues"), url_for("leagues.index")))
     return shown
 
 
