@@ -18,6 +18,7 @@ import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from daily import computer, dice, modes, reviews
@@ -155,6 +156,22 @@ def start_daily(
                   dice.SeedRef.daily(puzzle.date),
                   day=puzzle.date)  # fmt: skip
     return _start_ranked_daily(client, config, record, quota)
+
+
+def start_practice(
+    client: redis.Redis, config: Config, player_id: str, day: date
+) -> tuple[Record, bool]:
+    """Starts a past day's daily as practice once its dice are revealed: unranked, on no board
+    and in no streak (one per player and day); returns it and True, or the one there and False.
+    """
+    puzzle = dice.Day(day, config.timezone)
+    if not puzzle.is_revealed(config.now()):
+        at = puzzle.reveals_at.isoformat()
+        raise NotOpenError(f"the puzzle of {day} can be played as practice from {at}",
+                           practice_at=at)  # fmt: skip
+    record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
+                  dice.SeedRef.daily(day), day=day, practice=True)  # fmt: skip
+    return store.start(client, config, record, [keys.player_practice(player_id, day.isoformat())])
 
 
 def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quota: Quota,

@@ -30,6 +30,11 @@ def player_daily(player_id: str, day: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:daily:{day}"
 
 
+def player_practice(player_id: str, day: str) -> str:
+    """The id of a player's practice game of a past daily puzzle, *day* (``YYYY-MM-DD``)."""
+    return f"{PREFIX}:player:{{{player_id}}}:practice:{day}"
+
+
 def player_friend(player_id: str, code: str) -> str:
     """The id of a player's game on friend code *code* (normalized)."""
     return f"{PREFIX}:player:{{{player_id}}}:friend:{code}"

@@ -58,6 +58,7 @@ def _install(app: Flask) -> None:
     from daily.web import (
         account,
         api,
+        archive,
         assets,
         boards,
         coach,
@@ -78,7 +79,7 @@ def _install(app: Flask) -> None:
     app.register_blueprint(api.bp)
     i18n.init_app(app)
     for blueprint in (pages.bp, boards.bp, party.bp, coach.bp, account.bp, assets.bp,
-                      leagues.bp):  # fmt: skip
+                      leagues.bp, archive.bp):  # fmt: skip
         app.register_blueprint(blueprint)
     sweep.init_app(app)
     limits.init_app(app)  # last: it wraps the registered views

@@ -172,7 +172,7 @@ def history_of(player_id: str) -> list[Played]:
         record = games.load(client, game_id)
         if record is None or record.mode != "daily" or record.day is None:
             continue
-        if not record.finished or record.total is None:
+        if not record.finished or record.total is None or record.practice:
             continue
         state = record.state(config.secret_key)
         number = dice.Day(record.day, config.timezone).number

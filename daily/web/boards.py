@@ -15,6 +15,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from flask_babel import format_date, gettext
 from werkzeug.wrappers import Response as Redirect
 
+from daily import dice
 from daily.codes import code_str, parse_code
 from daily.store import boards, games
 from daily.store.boards import Board, Page
@@ -221,6 +222,7 @@ def daily_page(day: str) -> str:
         tab,
         day_before=before.isoformat() if before >= boards.DAY_EPOCH else None,
         day_after=(when + timedelta(days=1)).isoformat() if when < today() else None,
+        practice=dice.Day(when, current_config().timezone).is_revealed(current_config().now()),
     )
 
 

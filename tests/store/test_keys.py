@@ -14,12 +14,13 @@ from daily.store import keys
         (keys.player_games("p1"), "daily:player:{p1}:games"),
         (keys.player_daily("p1", "2026-12-01"), "daily:player:{p1}:daily:2026-12-01"),
         (keys.player_friend("p1", "K7P2QX9D"), "daily:player:{p1}:friend:K7P2QX9D"),
+        (keys.player_practice("p1", "2026-11-30"), "daily:player:{p1}:practice:2026-11-30"),
         (keys.game("g1"), "daily:game:{g1}"),
         (keys.game_moves("g1"), "daily:game:{g1}:moves"),
         (keys.friend_code("K7P2QX9D"), "daily:code:{K7P2QX9D}"),
         (keys.pending_results(), "daily:results:pending"),
     ],
-    ids=["player", "games", "daily", "friend", "game", "moves", "code", "pending"],
+    ids=["player", "games", "daily", "friend", "practice", "game", "moves", "code", "pending"],
 )
 def test_key_strings(key: str, expected: str) -> None:
     assert key == expected
