@@ -120,7 +120,13 @@ def read(board: Board) -> Page:
 
 
 def _json(board: Board) -> Response:
-    return jsonify(answers.dump(answers.BoardPage, read(board).to_dict()))
+    response = jsonify(answers.dump(answers.BoardPage, read(board).to_dict()))
+    # A page that polls a board (a challenge's creator waiting for friends) sends the ETag
+    # back: an unchanged board answers 304 with no body.
+    response.headers["Cache-Control"] = "no-cache"
+    response.add_etag()
+    response.make_conditional(request)  # turns it into a 304 in place when unchanged
+    return response
 
 
 @bp.get(f"{API}/leaderboards/daily/<day>")

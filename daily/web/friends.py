@@ -45,7 +45,10 @@ def friend(code: str) -> str:
     if is_creator:
         mine = theirs  # the creator's own game is the one on the code
     ruleset = find_ruleset(found.ruleset, found.options)
-    boot = {"code": normalized, "game": mine.id if mine else None}
+    boot: dict[str, Any] = {"code": normalized, "game": mine.id if mine else None}
+    if is_creator and theirs is not None and theirs.finished:
+        boot["creatorTotal"] = theirs.total  # the creator's page lists who beat it
+        boot["creator"] = found.creator
     status, daily_game = code_status(found, player_id)
     return render_template(
         "friend.html",

@@ -141,6 +141,20 @@ def js_strings() -> dict[str, str]:
             "Under review: this game is kept off the rankings until an operator has checked it."
         ),
         "reviewRemoved": gettext("Removed from the rankings after review."),
+        # A challenge's creator hears back (static/js/challenge.js): each friend's verdict.
+        "friendWins": gettext(
+            "%(name)s wins: %(theirs)s to your %(mine)s.",
+            name="{name}",
+            theirs="{theirs}",
+            mine="{mine}",
+        ),
+        "creatorWins": gettext(
+            "You win against %(name)s: %(mine)s to %(theirs)s.",
+            name="{name}",
+            theirs="{theirs}",
+            mine="{mine}",
+        ),
+        "friendTie": gettext("A tie with %(name)s: %(mine)s each.", name="{name}", mine="{mine}"),
         "copied": gettext("Copied"),
         "copyFailed": gettext("Select the text and copy it"),
         "nameSaved": gettext("Saved"),
