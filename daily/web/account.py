@@ -30,7 +30,7 @@ from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSaf
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, dice, leagues
+from daily import __version__, dice, leagues, stats
 from daily.errors import DeletedTodayError, SignInLinkError
 from daily.modes import MODES, find_mode
 from daily.store import boards, games, keys, players
@@ -82,7 +82,10 @@ def me() -> str:
     """The player's page: name, language, dice, theme, and the ways to history, link, delete."""
     player = _current_player()
     is_guest = player is None or _GUEST.fullmatch(player.name) is not None
-    return render_template("me.html", player=player, is_guest=is_guest)
+    config = current_config()
+    figures = stats.stats_of(current_redis(), config, player.id if player else None,
+                             dice.today(config.now(), config.timezone).date)  # fmt: skip
+    return render_template("me.html", player=player, is_guest=is_guest, stats=figures)
 
 
 @bp.post("/me/name")

@@ -18,7 +18,7 @@ from flask_babel import get_locale, get_translations, gettext, ngettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, dice
+from daily import __version__, dice, stats
 from daily.errors import DailyError
 from daily.rules import (
     find_ruleset,
@@ -229,9 +229,13 @@ def today() -> str:
         "game": mine.id if mine else None,
         "finished": bool(mine and mine.finished),
     }
+    finished = bool(mine and mine.finished)
+    config = current_config()
+    figures = stats.stats_of(current_redis(), config, player_id, day.date) if finished else None
     return render_template(
         "today.html",
         day=day,
+        stats=figures,
         mine=mine,
         boot=boot,
         rulesets=sheets.ruleset_choices(),
