@@ -9,6 +9,7 @@ import * as tray from './dice.js';
 import * as sheets from './sheet.js';
 import { drawResults } from './results.js';
 import { drawWinners, handOver } from './party.js';
+import * as feel from './feel.js';
 
 const game = { id: '', sheet: null, target: null, state: null }; // state: the server's last answer
 let rowNames = {};
@@ -202,6 +203,7 @@ async function roll() {
   accept(result.data);
   tray.saveHolds(game.state);
   tray.land(diceBox(), rolled);
+  feel.buzz(10);
   // Focus stays on Roll while it can roll; after the last roll, on the best row to score.
   if (!rollButton().disabled) rollButton().focus();
   else {
@@ -231,6 +233,7 @@ async function pick(row) {
   if (!result.ok) { showError(result); await reload(); return; }
   sheets.forget();
   accept(result.data);
+  if (!sheets.isParty(state)) feel.scored(row, state, game.state);
   if (!game.state.finished && !document.body.classList.contains('handing-over')) rollButton().focus();
   else if (game.state.finished) $('#results').focus();
 }
