@@ -10,6 +10,7 @@ import * as sheets from './sheet.js';
 import { drawResults } from './results.js';
 import { drawWinners, handOver } from './party.js';
 import * as feel from './feel.js';
+import { askName } from './name.js';
 
 const game = { id: '', sheet: null, target: null, state: null }; // state: the server's last answer
 let rowNames = {};
@@ -148,7 +149,10 @@ function drawEnd() {
   $('.kbd-help').hidden = true;
   $('#results').hidden = false;
   if (sheets.isParty(game.state)) drawWinners(game.state, game.id);
-  else drawResults(game);
+  else {
+    drawResults(game);
+    askName();
+  }
 }
 
 function draw() {
