@@ -9,6 +9,12 @@ rank of a player, the top 50, the 50 around a player and the day's distribution.
 entry is MEMORY USAGE of a board over its size, and the growth of ``used_memory`` (what the
 allocator really gave) while the date's board filled.
 
+Leagues (``--league-size``, default 10,000): one league's day boards of that many members for
+each day of the week so far, and players in ``--leagues`` leagues (default 10, that one among
+them) finishing a daily: the Redis time of a whole count on their leagues per submit (the
+SMEMBERS of their leagues and one EVALSHA per league, in one pipeline), and the reads of the
+big league's day board and week table.
+
 Aims: each operation under 1 ms on the Redis side at 1M entries; under 100 bytes per entry.
 """
 
@@ -31,6 +37,7 @@ import redis
 from servers import free_port
 
 from daily.store import boards, keys
+from daily.store import leagues as league_store
 from daily.store.boards import Board, Result, Step
 
 DAY = date(2026, 12, 14)
@@ -177,12 +184,67 @@ def measure_memory(client: redis.Redis, grown: int, players: int) -> None:
     print(f"  a player's streak state (bitmap + hash): {per_player / len(streak_keys):6.1f} B")
 
 
+def fill_league(client: redis.Redis, league_id: str, ids: list[str]) -> None:
+    """A league whose members are *ids*, with a day board for each day of DAY's week so far."""
+    client.hset(keys.league(league_id), mapping={"name": "bench", "owner": boards.member(ids[0]),
+                                                 "created": 0})  # fmt: skip
+    for i in range(0, len(ids), BATCH):
+        client.zadd(
+            keys.league_members(league_id), dict.fromkeys(map(boards.member, ids[i : i + BATCH]), 0)
+        )
+    rng = random.Random(league_id)
+    first = league_store.monday(DAY)
+    for n in range((DAY - first).days + 1):
+        day = date.fromordinal(first.toordinal() + n)
+        fill(client, keys.league_day(league_id, day.isoformat()), ids,
+             lambda: int(rng.gauss(330, 60)) % 650)  # fmt: skip
+
+
+def measure_leagues(client: redis.Redis, size: int, per_player: int, count: int) -> None:
+    """Times a daily counted on *per_player* leagues, one of *size* members, and its reads."""
+    big = "benchleague"
+    crowd = [secrets.token_hex(8) for _ in range(size)]
+    fill_league(client, big, crowd)
+    small = [f"benchsmall{n}" for n in range(per_player - 1)]
+    rng = random.Random(3)
+    players = [secrets.token_hex(8) for _ in range(count)]
+    for league_id in small:
+        fill_league(client, league_id, crowd[:40])
+    for player_id in players:
+        for league_id in [big, *small]:
+            league_store.claim(client, player_id, league_id, per_player)
+            league_store.join(client, league_id, player_id, 0, size + count)
+    print(f"leagues: {count} players, each in {per_player} leagues, one of {size:,} members:")
+    found: dict[str, list[float]] = {}
+    began = time.perf_counter()
+    with slowlog(client, found):
+        for player_id in players:
+            result = Result(
+                f"g-{player_id}", player_id, "daily", rng.randrange(650), at(DAY, rng), DAY
+            )
+            assert league_store.count(client, result, zone=UTC) == per_player
+    wall = (time.perf_counter() - began) / count * 1e6
+    summary("SMEMBERS of the player's leagues", found["smembers"])
+    summary("EVALSHA: a day and its week, per league", found["evalsha"])
+    per_submit = (sum(found["smembers"]) + sum(found["evalsha"])) / count
+    print(f"  {'a whole count, per submit':<34} {per_submit:7.1f} µs of Redis time "
+          f"({wall:,.0f} µs wall, two round trips)")  # fmt: skip
+    for board in (league_store.day_board(big, DAY), league_store.week_board(big, DAY)):
+        found = {}
+        with slowlog(client, found):
+            for player_id in rng.sample(crowd, min(count, 500)):
+                boards.page(client, board, limit=50, me=player_id)
+        summary(f"top 50 and my line: {board.kind}", found["evalsha"])
+
+
 def main() -> None:
     """Fills the boards, prints the figures and whether each aim is met."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=1_000_000)
     parser.add_argument("--ops", type=int, default=2000, help="timed calls per operation")
     parser.add_argument("--deadline", type=float, default=600, help="kill Redis after this")
+    parser.add_argument("--league-size", type=int, default=10_000, help="members of a league")
+    parser.add_argument("--leagues", type=int, default=10, help="leagues of a player")
     args = parser.parse_args()
     rng = random.Random(1)
     ids = [secrets.token_hex(8) for _ in range(args.players)]
@@ -205,6 +267,7 @@ def main() -> None:
         measure_reads(client, Board.daily(DAY), ids, args.ops, bands=True)
         measure_reads(client, Board.streak(), ids, min(args.ops, 500))
         measure_memory(client, grown, args.players)
+        measure_leagues(client, args.league_size, args.leagues, min(args.ops, 1000))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from daily import modes
+from daily import leagues, modes
 from daily.config import Config
 from daily.errors import DeletedTodayError, StorageError
 from daily.store import keys, players
@@ -60,9 +60,11 @@ def next_link_generation(client: redis.Redis, player_id: str) -> int:
 def delete(client: redis.Redis, config: Config, player_id: str) -> int:
     """Deletes *player_id*: name, history, streak and links; their games stay, anonymous.
 
-    The player also leaves the boards with one entry per player (best day, streak); their
-    games stay on the boards of their days and codes. Returns the number of keys removed.
+    The player first leaves their leagues, and also leaves the boards with one entry per
+    player (best day, streak); their games stay on the boards of their days and codes.
+    Returns the number of keys removed.
     """
+    leagues.leave_all(client, config, player_id)
     personal = (keys.board_best_day(), keys.board_streak())
     return players.delete(client, player_id, config.now().timestamp(), personal)
 

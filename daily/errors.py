@@ -95,6 +95,9 @@ class ErrorCode(StrEnum):
     INTERNAL = "internal"
     BAD_LINK = "bad_link"
     DELETED_TODAY = "deleted_today"
+    LEAGUE_FULL = "league_full"
+    TOO_MANY_LEAGUES = "too_many_leagues"
+    NOT_OWNER = "not_owner"
 
 
 class DetailedError(DailyError):
@@ -135,3 +138,15 @@ class NotAllowedError(DetailedError):
 
 class NoStrategyError(DetailedError):
     """A ruleset the strategy model cannot play (no hints, analysis or computer for it)."""
+
+
+class LeagueFullError(DetailedError):
+    """A league that holds as many members as it may (details: the ``limit``)."""
+
+
+class TooManyLeaguesError(DetailedError):
+    """A player who is in as many leagues as they may be (details: the ``limit``)."""
+
+
+class NotOwnerError(DetailedError):
+    """Something only a league's owner may do: rename it, remove a member."""

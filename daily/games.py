@@ -169,6 +169,22 @@ def start_daily(
     return _start_ranked_daily(client, config, record, quota)
 
 
+def start_practice(
+    client: redis.Redis, config: Config, player_id: str, day: date
+) -> tuple[Record, bool]:
+    """Starts a past day's daily as practice once its dice are revealed: unranked, on no board
+    and in no streak (one per player and day); returns it and True, or the one there and False.
+    """
+    puzzle = dice.Day(day, config.timezone)
+    if not puzzle.is_revealed(config.now()):
+        at = puzzle.reveals_at.isoformat()
+        raise NotOpenError(f"the puzzle of {day} can be played as practice from {at}",
+                           practice_at=at)  # fmt: skip
+    record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
+                  dice.SeedRef.daily(day), day=day, practice=True)  # fmt: skip
+    return store.start(client, config, record, [keys.player_practice(player_id, day.isoformat())])
+
+
 def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quota: Quota,
                         *index_keys: str) -> tuple[Record, bool]:  # fmt: skip
     """Starts a daily game (counted against the address's dailies a day, once it is new)."""

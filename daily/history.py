@@ -106,8 +106,8 @@ def history_of(client: redis.Redis, config: Config, player_id: str | None) -> Hi
         record = games.load(client, game_id)
         if record is None or record.kind is not modes.DAILY or record.day is None:
             continue
-        if not record.finished or record.total is None:
-            continue
+        if not record.finished or record.total is None or record.practice:
+            continue  # a past day replayed as practice is on no board and in no history
         bonus = record.state(config.secret_key).bonus > 0
         number = dice.Day(record.day, config.timezone).number
         found.append(Played(record.day, number, record.total, bonus, record.id))

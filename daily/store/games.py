@@ -43,7 +43,7 @@ from daily.record import (
     parse_entry,
 )
 from daily.rules import GameState, Move, find_ruleset
-from daily.store import boards, keys
+from daily.store import boards, keys, leagues
 from daily.store.guard import guarded
 
 __all__ = ["FriendCode", "MoveConflict", "Record"]  # Record: re-exported for old imports
@@ -540,6 +540,8 @@ def submit(
         boards.submit(
             client, result, retention_days=config.board_retention_days, zone=config.timezone
         )
+        # A daily also counts on each of its player's leagues (docs/rankings.md, Leagues).
+        leagues.count(client, result, zone=config.timezone)
     # In this order, one after the other (two cluster slots): a crash between leaves a
     # counted game listed as pending, which the game service's retry_pending clears.
     client.hset(keys.game(record.id), _SUBMITTED, "1")

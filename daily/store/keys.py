@@ -30,6 +30,11 @@ def player_daily(player_id: str, day: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:daily:{day}"
 
 
+def player_practice(player_id: str, day: str) -> str:
+    """The id of a player's practice game of a past daily puzzle, *day* (``YYYY-MM-DD``)."""
+    return f"{PREFIX}:player:{{{player_id}}}:practice:{day}"
+
+
 def player_friend(player_id: str, code: str) -> str:
     """The id of a player's game on friend code *code* (normalized)."""
     return f"{PREFIX}:player:{{{player_id}}}:friend:{code}"
@@ -133,6 +138,36 @@ def player_streak(player_id: str) -> str:
 def player_best_days(player_id: str) -> str:
     """The hash of what each counted daily gave the best-day board: day -> packed score."""
     return f"{PREFIX}:player:{{{player_id}}}:best-days"
+
+
+# Leagues: a league's record, members and boards share the league's hash tag (one script
+# checks membership and writes a day and its week together); the player's own list of
+# leagues shares the player's tag.
+
+
+def league(league_id: str) -> str:
+    """The hash of a league: ``name``, ``owner`` (a board member string), ``created``."""
+    return f"{PREFIX}:league:{{{league_id}}}"
+
+
+def league_members(league_id: str) -> str:
+    """The sorted set of a league's members (board member strings), scored by join time."""
+    return f"{PREFIX}:league:{{{league_id}}}:members"
+
+
+def league_day(league_id: str, day: str) -> str:
+    """The sorted set of a league's daily board of *day* (``YYYY-MM-DD``): member -> score."""
+    return f"{PREFIX}:league:{{{league_id}}}:day:{day}"
+
+
+def league_week(league_id: str, monday: str) -> str:
+    """The sorted set of a league's week from *monday*: member -> sum of the best five days."""
+    return f"{PREFIX}:league:{{{league_id}}}:week:{monday}"
+
+
+def player_leagues(player_id: str) -> str:
+    """The set of the ids of the leagues a player is in."""
+    return f"{PREFIX}:player:{{{player_id}}}:leagues"
 
 
 # Operations.

@@ -57,11 +57,13 @@ def _install(app: Flask) -> None:
     from daily.web import (
         account,
         api,
+        archive,
         assets,
         boards,
         coach,
         health,
         i18n,
+        leagues,
         limits,
         metrics,
         pages,
@@ -75,7 +77,8 @@ def _install(app: Flask) -> None:
     security.init_app(app)
     app.register_blueprint(api.bp)
     i18n.init_app(app)
-    for blueprint in (pages.bp, boards.bp, party.bp, coach.bp, account.bp, assets.bp):
+    for blueprint in (pages.bp, boards.bp, party.bp, coach.bp, account.bp, assets.bp,
+                      leagues.bp, archive.bp):  # fmt: skip
         app.register_blueprint(blueprint)
     sweep.init_app(app)
     limits.init_app(app)  # last: it wraps the registered views

@@ -28,7 +28,7 @@ from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSaf
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, accounts
+from daily import __version__, accounts, stats
 from daily import history as service
 from daily.errors import SignInLinkError
 from daily.history import Played
@@ -74,7 +74,10 @@ def me() -> str:
     """The player's page: name, language, dice, theme, and the ways to history, link, delete."""
     player = _current_player()
     is_guest = player is None or GUEST.fullmatch(player.name) is not None
-    return render_template("me.html", player=player, is_guest=is_guest)
+    config = current_config()
+    figures = stats.stats_of(current_redis(), config, player.id if player else None,
+                             service.today(config))  # fmt: skip
+    return render_template("me.html", player=player, is_guest=is_guest, stats=figures)
 
 
 @bp.post("/me/name")

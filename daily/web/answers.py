@@ -139,7 +139,9 @@ class GameState(Played):
     number: int | None = None
     code: str | None = Field(None, description="XXXX-XXXX (friend games, a daily on a code)")
     ranked: bool = Field(description="counts on a board")
-    practice: bool = Field(description="played on a closed code: unranked, on no board")
+    practice: bool = Field(
+        description="practice (a closed code, or a past day replayed): unranked, on no board"
+    )
     commitment: str | None = Field(None, description="games on a code: sha256 hex of its seed")
     closes_at: str | None = Field(
         None,

@@ -287,6 +287,9 @@ def analysis(game_id: str) -> Response:
 
 
 def _start_daily(body: schemas.NewDaily, player_id: str) -> tuple[Record, bool]:
+    if body.day is not None:
+        day = _date(body.day)
+        return service.start_practice(current_redis(), current_config(), player_id, day)
     return service.start_daily(current_redis(), current_config(), player_id, _DAILY_QUOTA)
 
 

@@ -15,7 +15,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from flask_babel import format_date, gettext
 from werkzeug.wrappers import Response as Redirect
 
-from daily import rankings
+from daily import dice, rankings
 from daily.codes import code_str, parse_code
 from daily.rankings import Board, Entry, Page
 from daily.web import answers, auth, current_config, current_redis
@@ -109,7 +109,13 @@ def read(board: Board) -> Page:
 
 def _json(board: Board) -> Response:
     answer = page_answer(read(board))
-    return jsonify(answer.model_dump(mode="json", exclude_unset=True, by_alias=True))
+    response = jsonify(answer.model_dump(mode="json", exclude_unset=True, by_alias=True))
+    # A page that polls a board (a challenge's creator waiting for friends) sends the ETag
+    # back: an unchanged board answers 304 with no body.
+    response.headers["Cache-Control"] = "no-cache"
+    response.add_etag()
+    response.make_conditional(request)  # turns it into a 304 in place when unchanged
+    return response
 
 
 def page_answer(page: Page) -> answers.BoardPage:
@@ -248,6 +254,7 @@ def tabs(board: Board) -> list[tuple[str, str, str]]:
         shown.append(("advent", gettext("Advent"), url_for("boards.advent_page", year=year)))
     if board.kind == "friend":
         shown.append(("friend", gettext("Friend code"), request.path))
+    shown.append(("leagues", gettext("Leagues"), url_for("leagues.index")))
     return shown
 
 
@@ -269,6 +276,7 @@ def daily_page(day: str) -> str:
         tab,
         day_before=before.isoformat() if before >= rankings.DAY_EPOCH else None,
         day_after=(when + timedelta(days=1)).isoformat() if when < today() else None,
+        practice=dice.Day(when, current_config().timezone).is_revealed(current_config().now()),
     )
 
 

@@ -26,14 +26,17 @@ from daily.errors import (
     IllegalMoveError,
     InvalidMoveError,
     InvalidNameError,
+    LeagueFullError,
     NoStrategyError,
     NotAllowedError,
     NotFoundError,
     NotOpenError,
+    NotOwnerError,
     ReplayError,
     RulesError,
     SignInLinkError,
     StorageError,
+    TooManyLeaguesError,
 )
 from daily.modes import ModeError
 from daily.strategy.solver import TableBuildingError, TableMissingError
@@ -97,6 +100,9 @@ TABLE: tuple[tuple[type[Exception], int, ErrorCode | None, Answer], ...] = (
     (StorageError, 503, ErrorCode.STORAGE_UNAVAILABLE, "the store is unavailable, try again soon"),
     (SignInLinkError, 403, ErrorCode.BAD_LINK, None),
     (DeletedTodayError, 409, ErrorCode.DELETED_TODAY, None),
+    (LeagueFullError, 409, ErrorCode.LEAGUE_FULL, None),
+    (TooManyLeaguesError, 409, ErrorCode.TOO_MANY_LEAGUES, None),
+    (NotOwnerError, 403, ErrorCode.NOT_OWNER, None),
 )
 
 

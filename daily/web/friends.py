@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from flask import redirect, render_template, request, url_for
 from flask_babel import format_datetime, gettext
@@ -32,6 +33,11 @@ def friend(code: str) -> str:
         current_redis(), current_config(), normalized, auth.current_player_id()
     )
     mine = found.mine
+    boot: dict[str, Any] = {"code": normalized, "game": mine.id if mine else None}
+    theirs = found.theirs
+    if found.is_creator and theirs is not None and theirs.finished:
+        boot["creatorTotal"] = theirs.total  # the creator's page lists who beat it
+        boot["creator"] = found.found.creator
     return render_template(
         "friend.html",
         status=found.status,
@@ -44,7 +50,7 @@ def friend(code: str) -> str:
         mine=mine,
         is_creator=found.is_creator,
         ruleset=find_ruleset(found.found.ruleset, found.found.options),
-        boot={"code": normalized, "game": mine.id if mine else None},
+        boot=boot,
         names=[name_of(sheet) for sheet in found.sheets],
         table=compare(found.sheets) if found.sheets and found.sheets[0].card else None,
     )

@@ -149,6 +149,12 @@ ERROR_MESSAGES: dict[ErrorCode, LazyString] = {
     ErrorCode.DELETED_TODAY: lazy_gettext(
         "You can play again as a new guest; today's ranked games open again tomorrow."
     ),
+    # Leagues (daily.web.leagues).
+    ErrorCode.LEAGUE_FULL: lazy_gettext("This league is full."),
+    ErrorCode.TOO_MANY_LEAGUES: lazy_gettext(
+        "You are in as many leagues as a player can be. Leave one first."
+    ),
+    ErrorCode.NOT_OWNER: lazy_gettext("Only the league's owner can do that."),
 }
 #: The script's words for a code missing above, and for a request that got no answer.
 OTHER_ERROR = _OTHER_ERROR

@@ -207,9 +207,9 @@ def _component(model: type[BaseModel], components: dict[str, Any]) -> dict[str, 
 
 def api_blueprints_app() -> Flask:
     """A bare app with the blueprints the document covers (no Redis, no settings)."""
-    from daily.web import api, boards, health
+    from daily.web import api, boards, health, leagues
 
     app = Flask("daily")
-    for blueprint in (api.bp, boards.bp, health.bp):
+    for blueprint in (api.bp, boards.bp, health.bp, leagues.bp):
         app.register_blueprint(blueprint)
     return app

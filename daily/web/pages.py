@@ -16,7 +16,7 @@ from flask_babel import get_locale, get_translations, gettext, ngettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, dice, history
+from daily import __version__, dice, history, stats
 from daily import friends as friend_codes
 from daily.errors import DailyError
 from daily.rules import (
@@ -138,6 +138,20 @@ def js_strings() -> dict[str, str]:
             "Under review: this game is kept off the rankings until an operator has checked it."
         ),
         "reviewRemoved": gettext("Removed from the rankings after review."),
+        # A challenge's creator hears back (static/js/challenge.js): each friend's verdict.
+        "friendWins": gettext(
+            "%(name)s wins: %(theirs)s to your %(mine)s.",
+            name="{name}",
+            theirs="{theirs}",
+            mine="{mine}",
+        ),
+        "creatorWins": gettext(
+            "You win against %(name)s: %(mine)s to %(theirs)s.",
+            name="{name}",
+            theirs="{theirs}",
+            mine="{mine}",
+        ),
+        "friendTie": gettext("A tie with %(name)s: %(mine)s each.", name="{name}", mine="{mine}"),
         "copied": gettext("Copied"),
         "copyFailed": gettext("Select the text and copy it"),
         "nameSaved": gettext("Saved"),
@@ -209,9 +223,13 @@ def today() -> str:
         "game": mine.id if mine else None,
         "finished": bool(mine and mine.finished),
     }
+    finished = bool(mine and mine.finished)
+    config = current_config()
+    figures = stats.stats_of(current_redis(), config, player_id, day.date) if finished else None
     return render_template(
         "today.html",
         day=day,
+        stats=figures,
         mine=mine,
         doors=doors,
         boot=boot,

@@ -64,9 +64,12 @@ class ScoreBody(Body):
 
 
 class NewDaily(Body):
-    """Today's daily game."""
+    """Today's daily game; with *day*, a past day's as practice (once its dice are revealed)."""
 
     mode: Literal["daily"]
+    day: str | None = Field(
+        None, description="a past day (YYYY-MM-DD), played as practice: on no board"
+    )
 
 
 class NewFriend(Body):

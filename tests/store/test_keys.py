@@ -16,6 +16,7 @@ from daily.store import keys
         (keys.player_friend("p1", "K7P2QX9D"), "daily:player:{p1}:friend:K7P2QX9D"),
         (keys.player_keys("p1"), "daily:player:{p1}:keys"),
         (keys.player_best_days("p1"), "daily:player:{p1}:best-days"),
+        (keys.player_practice("p1", "2026-11-30"), "daily:player:{p1}:practice:2026-11-30"),
         (keys.game("g1"), "daily:game:{g1}"),
         (keys.game_moves("g1"), "daily:game:{g1}:moves"),
         (keys.friend_code("K7P2QX9D"), "daily:code:{K7P2QX9D}"),
@@ -28,6 +29,7 @@ from daily.store import keys
         "friend",
         "keys",
         "best-days",
+        "practice",
         "game",
         "moves",
         "code",
@@ -55,3 +57,32 @@ def test_a_games_keys_share_one_cluster_slot() -> None:
 )
 def test_review_key_strings(key: str, expected: str) -> None:
     assert key == expected
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (keys.league("L1"), "daily:league:{L1}"),
+        (keys.league_members("L1"), "daily:league:{L1}:members"),
+        (keys.league_day("L1", "2026-12-01"), "daily:league:{L1}:day:2026-12-01"),
+        (keys.league_week("L1", "2026-11-30"), "daily:league:{L1}:week:2026-11-30"),
+        (keys.player_leagues("p1"), "daily:player:{p1}:leagues"),
+    ],
+    ids=["league", "members", "day", "week", "player-leagues"],
+)
+def test_league_key_strings(key: str, expected: str) -> None:
+    assert key == expected
+
+
+def test_a_leagues_keys_share_one_cluster_slot() -> None:
+    # The count script checks membership and writes a day board and its week together.
+    found = {
+        key.split("{")[1].split("}")[0]
+        for key in (
+            keys.league("L1"),
+            keys.league_members("L1"),
+            keys.league_day("L1", "2026-12-01"),
+            keys.league_week("L1", "2026-11-30"),
+        )
+    }
+    assert found == {"L1"}

@@ -2,8 +2,9 @@
    fetch it): today's page (countdown, share, rank, distribution), a friend's code page, and
    the solo and computer pages' start forms. */
 import { $, $$, S, fmt, playerName } from './page.js';
-import { api, start } from './net.js';
+import { start } from './net.js';
 import { fillShare, showDistribution, showRank } from './results.js';
+import { verdicts, watchBoard } from './challenge.js';
 
 /** The time to the next puzzle as h:mm:ss, from the seconds left. */
 export function timeLeft(left) {
@@ -65,13 +66,31 @@ export async function friendPage(boot) {
       code: dashed(share.dataset.code), total: share.dataset.total, ruleset: share.dataset.ruleset, daily: false,
     });
   }
-  const result = await api('GET', `/leaderboards/friend/${boot.code}?limit=50`);
-  if (!result.ok || !result.data.entries.length) return;
+  // The board stays live while the page is open: a friend's result shows without a reload.
+  watchBoard(boot.code, (board) => {
+    showCodeBoard(board);
+    if (boot.creatorTotal !== undefined) showVerdicts(board, boot);
+  });
+}
+
+function showCodeBoard(board) {
+  if (!board.entries.length) return;
   const table = $('#code-board');
-  const body = $('tbody', table);
-  result.data.entries.forEach((entry) => body.appendChild(boardRow(entry, result.data.me)));
+  $('tbody', table).replaceChildren(...board.entries.map((entry) => boardRow(entry, board.me)));
   table.hidden = false;
   $('#code-board-empty').hidden = true;
+}
+
+function showVerdicts(board, boot) {
+  const found = verdicts(board.entries, boot.creator, boot.creatorTotal);
+  if (!found.length) return;
+  $('#challengers').replaceChildren(...found.map(({ key, text }) => {
+    const li = document.createElement('li');
+    li.className = `verdict ${key}`;
+    li.textContent = text;
+    return li;
+  }));
+  $('#challengers-card').hidden = false;
 }
 
 /* The solo and computer pages: a ruleset and its edition options (and the computer's level). */

@@ -9,6 +9,8 @@ import * as tray from './dice.js';
 import * as sheets from './sheet.js';
 import { drawResults } from './results.js';
 import { drawWinners, handOver } from './party.js';
+import * as feel from './feel.js';
+import { askName } from './name.js';
 
 // mode: the mode's flags (web/sheets.mode_meta), never its id; state: the server's last answer
 const game = { id: '', sheet: null, mode: null, target: null, state: null };
@@ -148,7 +150,10 @@ function drawEnd() {
   $('.kbd-help').hidden = true;
   $('#results').hidden = false;
   if (sheets.isParty(game.state)) drawWinners(game.state, game.id);
-  else drawResults(game);
+  else {
+    drawResults(game);
+    askName();
+  }
 }
 
 function draw() {
@@ -209,6 +214,7 @@ async function roll() {
   accept(changed(result.data));
   tray.saveHolds(game.state);
   tray.land(diceBox(), rolled);
+  feel.buzz(10);
   // Focus stays on Roll while it can roll; after the last roll, on the best row to score.
   if (!rollButton().disabled) rollButton().focus();
   else {
@@ -238,6 +244,7 @@ async function pick(row) {
   if (!result.ok) { showError(result); await reload(); return; }
   sheets.forget();
   accept(changed(result.data));
+  if (!sheets.isParty(state)) feel.scored(row, state, game.state);
   if (!game.state.finished && !document.body.classList.contains('handing-over')) rollButton().focus();
   else if (game.state.finished) $('#results').focus();
 }

@@ -1,0 +1,312 @@
+"""Leagues in Redis: a league's record and members, and its daily and weekly boards.
+
+A league's keys share its hash tag, so every script here runs on one cluster slot: the
+members are the truth of who is in it, and a board step checks membership in the same
+script that writes, so a league's boards only ever hold its members. The player's own set of
+leagues (on the player's slot) is an index for counting a finished daily on each of them; it
+is written after the league's side, and a stale entry in it counts nowhere.
+
+The week table holds each member's sum of their best five days of the week (Monday to
+Sunday), recomputed from the league's day boards whenever a day counts; its tie-break keeps
+the finish time of the day that last raised the sum. Scores pack like every board's
+(:func:`daily.store.boards.pack`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta, tzinfo
+from typing import cast
+
+import redis
+from redis.cluster import RedisCluster
+from redis.exceptions import NoScriptError
+
+from daily.store import boards, keys
+from daily.store.boards import Board, Result, member, pack, player_of
+from daily.store.guard import guarded
+
+#: A league's day and week boards are kept this long after their day or week ends.
+KEEP_DAYS = 56
+#: How many of a week's days count towards its table.
+BEST_DAYS = 5
+
+# The answers of the scripts below.
+MISSING, FULL, ALREADY, ADDED, NOT_OWNER, NOT_MEMBER, LEFT, EMPTIED = (
+    "missing", "full", "already", "added", "not_owner", "not_member", "left", "emptied"
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueRecord:
+    """A league as stored: its name, owner, creation time and members in order of joining."""
+
+    id: str
+    name: str
+    owner: str
+    created: float
+    members: tuple[str, ...]
+
+
+def monday(day: date) -> date:
+    """The Monday that starts *day*'s week.
+
+    >>> monday(date(2026, 12, 6)), monday(date(2026, 12, 7))
+    (datetime.date(2026, 11, 30), datetime.date(2026, 12, 7))
+    """
+    return day - timedelta(days=day.weekday())
+
+
+def day_board(league_id: str, day: date) -> Board:
+    """The daily board of *league_id* on *day*."""
+    key = keys.league_day(league_id, day.isoformat())
+    return Board(f"league/{league_id}/day/{day.isoformat()}", key, "league-day")
+
+
+def week_board(league_id: str, day: date) -> Board:
+    """The week table of *league_id* for the week holding *day*."""
+    first = monday(day).isoformat()
+    return Board(f"league/{league_id}/week/{first}", keys.league_week(league_id, first),
+                 "league-week")  # fmt: skip
+
+
+def board_keys(league_id: str, today: date) -> list[str]:
+    """Every board key of *league_id* that may still exist on *today* (kept or upcoming)."""
+    days = [today + timedelta(days=n) for n in range(-KEEP_DAYS - 7, 2)]
+    mondays = sorted({monday(day) for day in days})
+    return [keys.league_day(league_id, d.isoformat()) for d in days] + [
+        keys.league_week(league_id, m.isoformat()) for m in mondays
+    ]
+
+
+# Membership: the player's side (a set with a limit), then the league's side.
+
+# Adds a league to a player's set unless it would pass the limit. 0 full, 1 already, 2 added.
+_CLAIM = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+return 2
+"""
+
+# Adds a member to an existing league unless it is full. -1 no league, 0 full, 1 already, 2 added.
+_JOIN = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 1 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return 2
+"""
+
+# Takes a member out of a league and off its boards (KEYS[3..]); ARGV[2], when set, is the
+# owner the caller must be. The owner leaving hands the league to the longest-standing member;
+# the last member leaving deletes it. -1 no league, -2 not the owner, 0 not a member,
+# 1 left, 2 left and the league is gone.
+_LEAVE = """
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner then return -1 end
+if ARGV[2] ~= '' and owner ~= ARGV[2] then return -2 end
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then return 0 end
+for i = 3, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
+local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+if not first then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return 2
+end
+if owner == ARGV[1] then redis.call('HSET', KEYS[1], 'owner', first) end
+return 1
+"""
+
+# Renames a league if the caller owns it. -1 no league, -2 not the owner, 1 renamed.
+_RENAME = """
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner then return -1 end
+if owner ~= ARGV[1] then return -2 end
+redis.call('HSET', KEYS[1], 'name', ARGV[2])
+return 1
+"""
+
+_CODES = {-2: NOT_OWNER, -1: MISSING, 0: FULL, 1: ALREADY, 2: ADDED}
+_LEAVE_CODES = {-2: NOT_OWNER, -1: MISSING, 0: NOT_MEMBER, 1: LEFT, 2: EMPTIED}
+
+
+@guarded
+def claim(client: redis.Redis, player_id: str, league_id: str, max_leagues: int) -> str:
+    """Adds *league_id* to the player's leagues: ``added``, ``already``, or ``full``."""
+    found = client.register_script(_CLAIM)(
+        keys=[keys.player_leagues(player_id)], args=[league_id, max_leagues]
+    )
+    return _CODES[int(found)]
+
+
+@guarded
+def unclaim(client: redis.Redis, player_id: str, league_id: str) -> None:
+    """Takes *league_id* out of the player's leagues (they left, or joining failed)."""
+    client.srem(keys.player_leagues(player_id), league_id)
+
+
+@guarded
+def create(client: redis.Redis, league_id: str, name: str, owner: str, now: float) -> None:
+    """Stores a new league named *name* with *owner* as its first member (claimed before)."""
+    pipe = client.pipeline(transaction=True)
+    pipe.hset(keys.league(league_id),
+              mapping={"name": name, "owner": member(owner), "created": now})  # fmt: skip
+    pipe.zadd(keys.league_members(league_id), {member(owner): now})
+    pipe.execute()
+
+
+@guarded
+def join(client: redis.Redis, league_id: str, player_id: str, now: float, max_members: int) -> str:
+    """Adds a member: ``added``, ``already``, ``full``, or ``missing`` (no such league)."""
+    found = client.register_script(_JOIN)(
+        keys=[keys.league(league_id), keys.league_members(league_id)],
+        args=[member(player_id), now, max_members],
+    )
+    return _CODES[int(found)]
+
+
+@guarded
+def leave(
+    client: redis.Redis, league_id: str, player_id: str, today: date, owner: str | None = None
+) -> str:
+    """Takes a member out and off the league's boards: ``left``, ``emptied`` (the league is
+    gone), ``not_member``, ``missing``, or ``not_owner`` (*owner* given and not the owner)."""
+    league_keys = [keys.league(league_id), keys.league_members(league_id)]
+    found = client.register_script(_LEAVE)(
+        keys=league_keys + board_keys(league_id, today),
+        args=[member(player_id), member(owner) if owner else ""],
+    )
+    return _LEAVE_CODES[int(found)]
+
+
+@guarded
+def rename(client: redis.Redis, league_id: str, owner: str, name: str) -> str:
+    """Renames a league: ``added`` (done), ``missing``, or ``not_owner``."""
+    found = client.register_script(_RENAME)(
+        keys=[keys.league(league_id)], args=[member(owner), name]
+    )
+    return _CODES[2 if int(found) == 1 else int(found)]
+
+
+@guarded
+def load(client: redis.Redis, league_id: str) -> LeagueRecord | None:
+    """The league *league_id*, or None if there is none."""
+    pipe = client.pipeline(transaction=True)
+    pipe.hgetall(keys.league(league_id))
+    pipe.zrange(keys.league_members(league_id), 0, -1)
+    fields, members = cast(tuple[dict[str, str], list[str]], tuple(pipe.execute()))
+    if not fields:
+        return None
+    return LeagueRecord(
+        id=league_id,
+        name=fields["name"],
+        owner=player_of(fields["owner"]),
+        created=float(fields["created"]),
+        members=tuple(player_of(m) for m in members),
+    )
+
+
+@guarded
+def leagues_of(client: redis.Redis, player_id: str) -> list[str]:
+    """The ids of the leagues *player_id* is in (sorted: a stable order)."""
+    return sorted(str(i) for i in client.smembers(keys.player_leagues(player_id)))
+
+
+# Counting a finished daily on the player's leagues.
+
+# Puts a member's day on the league's day board (the first counted game stands), then sets
+# their week entry to the sum of their best ARGV[6] days of the week (KEYS[4..], the week's
+# day boards). A non-member changes nothing; repeating it changes nothing.
+_COUNT = """
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local shift = tonumber(ARGV[5])
+redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1])
+redis.call('EXPIREAT', KEYS[2], ARGV[3])
+local scores = {}
+for i = 4, #KEYS do
+  local s = redis.call('ZSCORE', KEYS[i], ARGV[1])
+  if s then scores[#scores + 1] = math.floor(tonumber(s) / shift) end
+end
+table.sort(scores, function(a, b) return a > b end)
+local sum = 0
+for i = 1, math.min(tonumber(ARGV[6]), #scores) do sum = sum + scores[i] end
+local old = redis.call('ZSCORE', KEYS[3], ARGV[1])
+if old and math.floor(tonumber(old) / shift) == sum then return 1 end
+local tie = tonumber(ARGV[2]) % shift
+redis.call('ZADD', KEYS[3], string.format('%d', sum * shift + tie), ARGV[1])
+redis.call('EXPIREAT', KEYS[3], ARGV[4])
+return 1
+"""
+
+
+@guarded
+def count(
+    client: redis.Redis,
+    result: Result,
+    league_ids: Sequence[str] | None = None,
+    *,
+    zone: tzinfo,
+) -> int:
+    """Counts a daily *result* on each of its player's leagues (the ones in *league_ids*,
+    or read from the player's set first); returns on how many it counts. Idempotent."""
+    if result.mode != "daily" or result.day is None:
+        return 0
+    ids = leagues_of(client, result.player_id) if league_ids is None else list(league_ids)
+    if not ids:
+        return 0
+    day, first = result.day, monday(result.day)
+    week = [first + timedelta(days=n) for n in range(7)]
+    packed = pack(result.total, result.finished_at)
+    day_end = boards.expires_at(day, KEEP_DAYS, zone)
+    week_end = boards.expires_at(week[-1], KEEP_DAYS, zone)
+    rows = []
+    for league_id in ids:
+        rows.append(
+            [
+                keys.league_members(league_id),
+                keys.league_day(league_id, day.isoformat()),
+                keys.league_week(league_id, first.isoformat()),
+                *(keys.league_day(league_id, d.isoformat()) for d in week),
+            ]
+        )
+    args: list[str | int] = [
+        member(result.player_id),
+        packed,
+        day_end,
+        week_end,
+        boards.SHIFT,
+        BEST_DAYS,
+    ]
+    return sum(_each(client, _COUNT, rows, args))
+
+
+def _each(
+    client: redis.Redis, source: str, rows: list[list[str]], args: list[str | int]
+) -> list[int]:
+    """Runs the script *source* once per key list in *rows*, all in one pipeline: one round
+    trip on a server, one per node on a cluster.
+
+    A server runs it by its hash, and a server that has not cached it yet gets it loaded and
+    the pipeline runs again (every script run here is idempotent). A cluster's pipeline
+    refuses EVALSHA, so there the script's text goes with each call.
+    """
+    if isinstance(client, RedisCluster):
+        pipe = client.pipeline(transaction=False)
+        for row in rows:
+            pipe.execute_command("EVAL", source, len(row), *row, *args)
+        return [int(r) for r in pipe.execute()]
+    sha = hashlib.sha1(source.encode()).hexdigest()
+    for attempt in range(2):
+        pipe = client.pipeline(transaction=False)
+        for row in rows:
+            pipe.evalsha(sha, len(row), *row, *args)
+        found = pipe.execute(raise_on_error=False)
+        if attempt or not any(isinstance(r, NoScriptError) for r in found):
+            break
+        client.script_load(source)
+    for r in found:
+        if isinstance(r, Exception):
+            raise r
+    return [int(r) for r in found]

@@ -1,0 +1,38 @@
+"""Game feel: a scored row flashes and the phone buzzes; under prefers-reduced-motion, neither."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.browser.test_site import PHONE
+
+#: Records navigator.vibrate's calls (headless chromium has no vibration motor to ask).
+RECORD_BUZZ = (
+    "window.buzzes = []; navigator.vibrate = (p) => { window.buzzes.push(p); return true; };"
+)
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_scored_row_flashes_unless_motion_is_reduced(
+    serve: Callable[..., str], new_context: Callable[..., Any], motion: str
+) -> None:
+    base = serve()
+    context = new_context(viewport=PHONE, reduced_motion=motion)
+    context.add_init_script(RECORD_BUZZ)
+    started = context.request.post(
+        f"{base}/api/v1/games", data={"mode": "solo", "ruleset": "yatzy"}
+    )
+    page = context.new_page()
+    page.goto(f"{base}/play/{started.json()['id']}")
+    page.locator("button.pick").first.dispatch_event("click")  # past the first game's lesson
+    page.locator("body[data-moves='1']").wait_for(state="attached")
+    flashed = page.locator("tr.just-scored").count()
+    buzzes = page.evaluate("window.buzzes")
+    if motion == "reduce":
+        assert (flashed, buzzes) == (0, [])
+    else:
+        assert flashed == 1 and buzzes == [15]
+        page.locator("tr.just-scored").wait_for(state="detached", timeout=2000)  # over in 0.7 s

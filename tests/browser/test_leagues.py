@@ -1,0 +1,83 @@
+"""A league in two browsers: made on a phone, joined from its invite link on a desktop, its
+day board and week table right across three days of a week (a frozen clock per day), and
+axe-core clean on its pages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.test_site import AXE_JS, DESKTOP, PHONE, SERIOUS, _name, _play
+
+MONDAY = datetime(2026, 11, 30, 12, tzinfo=UTC)
+
+
+def _board(page: Any, caption: str) -> list[tuple[str, str, str]]:
+    """The rows of the board whose caption starts with *caption*: (rank, name, score)."""
+    table = page.locator("table.board", has=page.locator(f"caption:text-matches('^{caption}')"))
+    return [
+        (row.locator(".rank").inner_text(), row.locator(".name").inner_text(),
+         row.locator(".score").inner_text())
+        for row in table.locator("tbody tr").all()
+    ]  # fmt: skip
+
+
+def test_a_league_made_joined_and_played_across_days(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    base = serve(now=MONDAY)
+    ana, bo = new_context(viewport=PHONE), new_context(viewport=DESKTOP)
+    _name(ana, base, "Ana")
+    _name(bo, base, "Bo")
+    page = ana.new_page()
+    page.goto(base + "/leagues")
+    page.get_by_label("League name").fill("Family")
+    page.get_by_role("button", name="Start the league").click()
+    invite = page.locator("input.invite").input_value()
+    other = bo.new_page()
+    other.goto(invite)
+    shoot(other, "league-invite-1280")
+    other.get_by_role("button", name="Join the league").click()
+    assert other.get_by_role("heading", name="Invite friends").is_visible()
+    totals: dict[str, list[int]] = {"Ana": [], "Bo": []}
+    for n in range(3):  # Monday to Wednesday; Bo skips Tuesday
+        day = serve(now=MONDAY + timedelta(days=n))  # cookies are per host, not port
+        totals["Ana"].append(_play(ana, day, {"mode": "daily"})["total"])
+        if n != 1:
+            totals["Bo"].append(_play(bo, day, {"mode": "daily"}, last=True)["total"])
+    page.goto(day + invite.removeprefix(base))
+    today = sorted(((totals[p][-1], p) for p in totals), reverse=True)
+    assert [(r[1], int(r[2])) for r in _board(page, "December 2, 2026")] == [
+        (p, t) for t, p in today
+    ]
+    week = sorted(((sum(totals[p]), p) for p in totals), reverse=True)
+    assert [(r[1], int(r[2])) for r in _board(page, "Week of")] == [(p, t) for t, p in week]
+    shoot(page, "league-390")
+    other.goto(day + invite.removeprefix(base))
+    shoot(other, "league-1280")
+    assert [r[1] for r in _board(other, "Week of")] == [p for _, p in week]
+
+
+def test_league_pages_pass_axe(serve: Callable[..., str], new_context: Callable[..., Any]) -> None:
+    if not AXE_JS.exists():
+        pytest.skip(f"{AXE_JS} is missing (.ci/run installs axe-core from npm)")
+    base = serve(now=MONDAY)
+    found = {}
+    for scheme in ("light", "dark"):
+        context = new_context(viewport=PHONE, color_scheme=scheme, bypass_csp=True)
+        _name(context, base, "Ana")
+        made = context.request.post(f"{base}/api/v1/leagues", data={"name": "Family"}).json()
+        stranger = new_context(viewport=PHONE, color_scheme=scheme, bypass_csp=True).new_page()
+        page = context.new_page()
+        for where, path in [(page, "/leagues"), (page, f"/leagues/{made['id']}"),
+                            (stranger, f"/leagues/{made['id']}")]:  # fmt: skip
+            where.goto(base + path)
+            where.add_script_tag(path=str(Path(AXE_JS)))
+            result = where.evaluate(SERIOUS)
+            if result:
+                found[f"{scheme} {path}"] = result
+    assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())

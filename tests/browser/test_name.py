@@ -1,0 +1,63 @@
+"""Names when they matter: at a guest's first finish the results ask for a name, the guest
+name filled in; a look-alike name is refused with the usual message; "Not now" is final."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tests.browser.test_site import DECEMBER, PHONE
+
+
+def _almost(context: Any, base: str) -> str:
+    """A daily played through the API up to its last row: the id of the game."""
+    state = context.request.post(f"{base}/api/v1/games", data={"mode": "daily"}).json()
+    while len([v for v in state["scorecard"].values() if v is None]) > 1:
+        row = next(iter(state["potential"]))
+        url = f"{base}/api/v1/games/{state['id']}/score"
+        state = context.request.post(url, data={"category": row}).json()
+    return str(state["id"])
+
+
+def _finish(page: Any, base: str, game_id: str) -> None:
+    page.goto(f"{base}/play/{game_id}")
+    page.locator("button.pick").first.dispatch_event("click")
+    page.wait_for_timeout(300)
+    if page.locator("#confirm[open]").count():  # the last row scores 0: it asks first
+        page.locator("#confirm-yes").click()
+    page.locator("#results").wait_for()
+
+
+def test_the_first_finish_asks_a_guest_for_a_name(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    base = serve(now=DECEMBER)
+    context = new_context(viewport=PHONE)
+    page = context.new_page()
+    _finish(page, base, _almost(context, base))
+    form = page.locator("#name-prompt")
+    form.wait_for()
+    assert page.locator("#name-prompt-input").input_value().startswith("Guest ")
+    shoot(page, "name-prompt-390", full_page=False)
+    page.locator("#name-prompt-input").fill("\u0410na")  # a Cyrillic A: looks like "Ana"
+    form.get_by_role("button", name="Save name").click()
+    page.get_by_text("imitates another").wait_for()
+    page.locator("#name-prompt-input").fill("Bo")
+    form.get_by_role("button", name="Save name").click()
+    form.wait_for(state="hidden")
+    assert context.request.get(f"{base}/api/v1/players/me").json()["name"] == "Bo"
+
+
+def test_not_now_is_final(serve: Callable[..., str], new_context: Callable[..., Any]) -> None:
+    base = serve(now=DECEMBER)
+    context = new_context(viewport=PHONE)
+    page = context.new_page()
+    game_id = _almost(context, base)
+    _finish(page, base, game_id)
+    page.locator("#name-skip").click()
+    page.locator("#name-prompt").wait_for(state="hidden")
+    page.reload()
+    page.locator("#results").wait_for()
+    page.wait_for_timeout(500)  # the prompt would have come with the results
+    assert page.locator("#name-prompt").is_hidden()
+    assert context.request.get(f"{base}/api/v1/players/me").json()["name"].startswith("Guest ")

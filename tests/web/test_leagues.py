@@ -1,0 +1,179 @@
+"""Leagues over HTTP: made, joined and played across a week (a frozen clock per day), refusals
+that change nothing, and the pages."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from daily import leagues
+
+pytestmark = pytest.mark.redis
+
+MONDAY = date(2026, 11, 30)
+API = "/api/v1/leagues"
+
+
+def at_noon(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+
+
+def new_player(client: Any, name: str) -> tuple[str, dict[str, str]]:
+    body = client.post("/api/v1/players", json={"name": name}).get_json()
+    return body["player_id"], {"Authorization": f"Bearer {body['token']}"}
+
+
+def play_daily(client: Any, headers: dict[str, str], last: bool) -> int:
+    """Plays today's daily to the end (the first or last open row each turn); its total."""
+    state = client.post("/api/v1/games", json={"mode": "daily"}, headers=headers).get_json()
+    while not state["finished"]:
+        rows = list(state["potential"])
+        state = client.post(f"/api/v1/games/{state['id']}/score",
+                            json={"category": rows[-1] if last else rows[0]},
+                            headers=headers).get_json()  # fmt: skip
+    return int(state["total"])
+
+
+def rows(body: dict[str, Any]) -> list[tuple[int, str, int]]:
+    return [(e["rank"], e["name"], e["score"]) for e in body["entries"]]
+
+
+def ranked(scores: dict[str, int]) -> list[tuple[int, str, int]]:
+    """Competition ranks of *scores* (no ties in these games)."""
+    order = sorted(scores.items(), key=lambda item: -item[1])
+    return [(n + 1, name, score) for n, (name, score) in enumerate(order)]
+
+
+def test_a_league_across_a_week(make_app: Any) -> None:
+    monday = make_app(now=at_noon(MONDAY)).test_client()
+    ana_id, ana = new_player(monday, "Ana")
+    bo_id, bo = new_player(monday, "Bo")
+    _, cy = new_player(monday, "Cy")
+    made = monday.post(API, json={"name": "Family"}, headers=ana)
+    assert made.status_code == 201
+    league = made.get_json()
+    assert (league["is_owner"], league["size"], league["invite"]) == (
+        True, 1, f"http://localhost/leagues/{league['id']}"
+    )  # fmt: skip
+    seen = monday.get(f"{API}/{league['id']}", headers=bo).get_json()
+    assert (seen["is_member"], seen["members"], seen["owner"]["name"]) == (False, [], "Ana")
+    joined = monday.post(f"{API}/{league['id']}/members", headers=bo).get_json()
+    assert sorted(m["name"] for m in joined["members"]) == ["Ana", "Bo"]  # one frozen instant
+    # Ana plays six days, Bo two, Cy (not in the league) every day.
+    totals: dict[str, list[int]] = {"Ana": [], "Bo": []}
+    for n in range(7):
+        day = make_app(now=at_noon(MONDAY + timedelta(days=n))).test_client()
+        scores = {}
+        if n < 6:
+            scores["Ana"] = play_daily(day, ana, last=False)
+        if n in (2, 4):
+            scores["Bo"] = play_daily(day, bo, last=True)
+        play_daily(day, cy, last=True)
+        for name, total in scores.items():
+            totals[name].append(total)
+        board = day.get(f"{API}/{league['id']}/days/today", headers=bo).get_json()
+        assert rows(board) == ranked(scores), n
+    week = day.get(f"{API}/{league['id']}/weeks/today", headers=ana).get_json()
+    best = {name: sum(sorted(found, reverse=True)[:5]) for name, found in totals.items()}
+    assert (week["day"], rows(week)) == (MONDAY.isoformat(), ranked(best))
+    assert week["me"]["player_id"] == ana_id and bo_id in {e["player_id"] for e in week["entries"]}
+    assert day.get(f"{API}/{league['id']}/weeks/today", headers=cy).status_code == 404
+    mine = day.get(API, headers=bo).get_json()
+    assert [found["name"] for found in mine["leagues"]] == ["Family"]
+
+
+@pytest.fixture
+def club(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, dict[str, Any]]:
+    """A league of two (full), owned by Ana with Bo in it; Cy is outside."""
+    monkeypatch.setattr(leagues, "MAX_MEMBERS", 2)
+    client = make_app(now=at_noon(MONDAY)).test_client()
+    people = {name: new_player(client, name) for name in ("Ana", "Bo", "Cy")}
+    league = client.post(API, json={"name": "Club"}, headers=people["Ana"][1]).get_json()
+    client.post(f"{API}/{league['id']}/members", headers=people["Bo"][1])
+    return client, {"league": league["id"], **people}
+
+
+@pytest.mark.parametrize(
+    ("who", "method", "path", "body", "status", "code"),
+    [
+        ("Cy", "post", "/members", None, 409, "league_full"),
+        ("Bo", "patch", "", {"name": "Mine"}, 403, "not_owner"),
+        ("Bo", "delete", "/members/{Ana}", None, 403, "not_owner"),
+        ("Ana", "delete", "/members/{Cy}", None, 404, "not_found"),
+        ("Cy", "delete", "/members/me", None, 404, "not_found"),
+        ("Ana", "patch", "", {"name": ""}, 400, "bad_request"),
+        ("Ana", "patch", "", {"name": "Club", "x": 1}, 400, "bad_request"),
+        ("Cy", "get", "/days/today", None, 404, "not_found"),
+        ("Cy", "post", "AAAAAAAAAAA/members", None, 404, "not_found"),
+    ],
+    ids=[
+        "full",
+        "rename",
+        "remove-owner",
+        "remove-stranger",
+        "leave-stranger",
+        "bad-name",
+        "extra-field",
+        "stranger-board",
+        "unknown",
+    ],  # fmt: skip
+)
+def test_refusals_answer_their_code_and_change_nothing(
+    club: tuple[Any, dict[str, Any]], who: str, method: str, path: str, body: Any, status: int,
+    code: str,
+) -> None:  # fmt: skip
+    client, found = club
+    path = path.replace("{Ana}", found["Ana"][0]).replace("{Cy}", found["Cy"][0])
+    url = f"{API}/{path}" if path.startswith("A") else f"{API}/{found['league']}{path}"
+    before = client.get(f"{API}/{found['league']}", headers=found["Ana"][1]).get_json()
+    answer = getattr(client, method)(url, json=body, headers=found[who][1])
+    assert (answer.status_code, answer.get_json()["error"]["code"]) == (status, code)
+    assert client.get(f"{API}/{found['league']}", headers=found["Ana"][1]).get_json() == before
+
+
+def test_too_many_leagues(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(leagues, "MAX_LEAGUES", 1)
+    client = make_app(now=at_noon(MONDAY)).test_client()
+    _, ana = new_player(client, "Ana")
+    assert client.post(API, json={"name": "One"}, headers=ana).status_code == 201
+    refused = client.post(API, json={"name": "Two"}, headers=ana)
+    assert (refused.status_code, refused.get_json()["error"]) == (
+        409,
+        {"code": "too_many_leagues", "message": refused.get_json()["error"]["message"],
+         "limit": 1},
+    )  # fmt: skip
+    assert len(client.get(API, headers=ana).get_json()["leagues"]) == 1
+
+
+def test_the_owner_removes_and_members_leave(club: tuple[Any, dict[str, Any]]) -> None:
+    client, found = club
+    url = f"{API}/{found['league']}"
+    after = client.delete(f"{url}/members/{found['Bo'][0]}", headers=found["Ana"][1])
+    assert [m["name"] for m in after.get_json()["members"]] == ["Ana"]
+    assert client.post(f"{url}/members", headers=found["Cy"][1]).status_code == 200
+    assert client.delete(f"{url}/members/me", headers=found["Ana"][1]).status_code == 204
+    left = client.get(url, headers=found["Cy"][1]).get_json()
+    assert (left["owner"]["name"], left["is_owner"], left["size"]) == ("Cy", True, 1)
+
+
+def test_the_pages_make_join_and_leave_a_league(make_app: Any) -> None:
+    app = make_app(now=at_noon(MONDAY))
+    ana, bo = app.test_client(), app.test_client()
+    assert "Start a league" in ana.get("/leagues").get_data(as_text=True)
+    made = ana.post("/leagues", data={"name": "Pals"})
+    assert made.status_code == 303
+    page = ana.get(made.headers["Location"]).get_data(as_text=True)
+    assert "Invite friends" in page and "Week of" in page and "Nobody on this board" in page
+    invite = page.split('class="invite" type="text" readonly value="')[1].split('"')[0]
+    stranger = bo.get(invite).get_data(as_text=True)
+    assert "Join the league" in stranger and "Invite friends" not in stranger
+    path = made.headers["Location"]
+    assert bo.post(f"{path}/join").status_code == 303
+    assert "Leave the league" in bo.get(path).get_data(as_text=True)
+    owner_view = ana.get(path).get_data(as_text=True)
+    assert owner_view.count("Remove ") == 1 and "Rename" in owner_view
+    assert bo.post(f"{path}/leave").headers["Location"].endswith("/leagues")
+    assert "Pals" not in bo.get("/leagues").get_data(as_text=True)
+    assert ana.get("/leagues/nope").status_code == 404
