@@ -137,6 +137,7 @@ def _new(player_id: str, config: Config, mode: str, ruleset: str, options: dict[
          code: str | None = None, target: bool = False, practice: bool = False,
          closes_at: float | None = None, players: Sequence[str] = (),
          level: str | None = None, engine: str | None = None) -> Record:  # fmt: skip
+    # A practice game on a code is marked on its code; a past day replayed has no code.
     return Record(
         id=id or store.new_id(),
         mode=mode,
@@ -149,6 +150,7 @@ def _new(player_id: str, config: Config, mode: str, ruleset: str, options: dict[
         on_code=OnCode(code, target, practice, closes_at) if code is not None else None,
         party_part=PartyPart(tuple(players)) if players else None,
         computer_part=ComputerPart(level, engine) if level is not None else None,
+        replayed=practice and code is None,
     )
 
 

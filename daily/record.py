@@ -144,6 +144,7 @@ class Record:
     submitted: bool = False  # the result has been counted by the rankings
     extra: Mapping[str, str] = field(default_factory=dict)  # other fields (review, luck...)
     last_key: str | None = None  # the idempotency digest of the last move, if it had one
+    replayed: bool = False  # a past day's daily played again after its reveal: practice
 
     @property
     def kind(self) -> Mode:
@@ -162,8 +163,9 @@ class Record:
 
     @property
     def practice(self) -> bool:
-        """Whether the game was played on a closed code (on no board)."""
-        return self.on_code.practice if self.on_code else False
+        """Whether the game is practice, on no board: played on a closed code, or a past
+        day's daily replayed after its reveal."""
+        return self.replayed or (self.on_code.practice if self.on_code else False)
 
     @property
     def closes_at(self) -> float | None:
@@ -253,6 +255,8 @@ class Record:
             on = self.on_code
             body["code"] = {"code": on.code, "target": on.target, "practice": on.practice,
                             "closes_at": on.closes_at}  # fmt: skip
+        if self.replayed:
+            body["replayed"] = True
         if self.party_part is not None:
             body["players"] = list(self.party_part.players)
         if self.computer_part is not None:
@@ -281,6 +285,7 @@ class Record:
             stream=body.get("stream", DEFAULT_STREAM), finished=body["finished"],
             total=body["total"], finished_at=body["finished_at"], share=body["share"],
             submitted=body["submitted"], extra=body.get("extra", {}),
+            replayed=body.get("replayed", False),
         )  # fmt: skip
 
 

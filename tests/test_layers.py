@@ -20,7 +20,8 @@ CORE = ("daily/rules/", "daily/strategy/", "daily/dice.py", "daily/codes.py", "d
         "daily/verify.py", "daily/metrics.py", "daily/record.py", "daily/redact.py")  # fmt: skip
 #: The service modules: handed the client and the config, they hold the flows and rules.
 SERVICES = ("daily/games.py", "daily/reviews.py", "daily/accounts.py", "daily/history.py",
-            "daily/friends.py", "daily/rankings.py", "daily/analyses.py", "daily/results.py",
+            "daily/friends.py", "daily/rankings.py", "daily/analyses.py", "daily/leagues.py",
+            "daily/stats.py", "daily/results.py",
             "daily/backend.py")  # fmt: skip
 #: The entry points above the web layer: the package (``create_app``) and the command line.
 ENTRIES = ("daily/__init__.py", "daily/cli.py")

@@ -154,11 +154,11 @@ class AlreadyApplied(DailyError):
 # the party's players n, the computer's level and engine l, the dice stream v, and the
 # date d when the seed does not name it. Then the move log m, and what a game gains as it
 # goes: total t and end e once finished, submitted u, share code s, the computer's moves
-# c, the idempotency digest of the last move i. Any other field (review, luck) keeps its
-# own name.
+# c, the idempotency digest of the last move i, x for a past day replayed as practice.
+# Any other field (review, luck) keeps its own name.
 _HEADER, _PLAYER, _SEED, _OPTIONS, _CODE, _PLAYERS, _LEVEL, _STREAM, _DAY = "hproknlvd"
-_LOG, _TOTAL, _ENDED, _SUBMITTED, _SHARE, _COMPUTER, _KEY = "mteusci"
-_COMPACT = set("hproknlvdmteusci")
+_LOG, _TOTAL, _ENDED, _SUBMITTED, _SHARE, _COMPUTER, _KEY, _REPLAYED = "mteuscix"
+_COMPACT = set("hproknlvdmteuscix")
 
 
 def _json(value: Any) -> str:
@@ -212,6 +212,8 @@ def to_fields(record: Record) -> dict[str, str]:
         fields[_ENDED] = repr(round(record.finished_at, 3))
     if record.submitted:
         fields[_SUBMITTED] = "1"
+    if record.replayed:
+        fields[_REPLAYED] = "1"
     if record.share:
         fields[_SHARE] = record.share
     return fields
@@ -247,6 +249,7 @@ def from_fields(game_id: str, fields: Mapping[str, str], moves: Sequence[str] = 
         share=fields.get(_SHARE), submitted=fields.get(_SUBMITTED) == "1",
         extra={k: v for k, v in fields.items() if k not in _COMPACT},
         last_key=fields.get(_KEY),
+        replayed=fields.get(_REPLAYED) == "1",
     )  # fmt: skip
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.helpers import start
+from tests.web.helpers import merged, start
 
 pytestmark = pytest.mark.redis
 
@@ -19,7 +19,8 @@ DEC2 = datetime(2026, 12, 2, 12, tzinfo=UTC)
 def finish(client: Any, state: dict[str, Any]) -> dict[str, Any]:
     while not state["finished"]:
         row = next(iter(state["potential"]))
-        state = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row}).get_json()
+        answer = client.post(f"/api/v1/games/{state['id']}/score", json={"category": row})
+        state = merged(state, answer.get_json())
     return state
 
 
