@@ -15,6 +15,7 @@ from daily.rules import BASE_RULESETS
 from daily.web import auth, current_config
 from daily.web.errors import not_found
 from daily.web.pages import option_view, sheet_meta
+from daily.web.schemas import MAX_NAME
 
 bp = Blueprint("party", __name__)
 
@@ -27,7 +28,12 @@ def setup() -> str:
         for ruleset in BASE_RULESETS.values()
     ]
     return render_template(
-        "party.html", record=None, choices=choices, seats=range(MAX_PLAYERS), needed=MIN_PLAYERS
+        "party.html",
+        record=None,
+        choices=choices,
+        seats=range(MAX_PLAYERS),
+        needed=MIN_PLAYERS,
+        max_name=MAX_NAME,
     )
 
 
