@@ -3,8 +3,8 @@
 Server time is the WSGI call of ``GET /play/<id>`` for a daily game in progress (store
 read, replay for the sheet, template), on the embedded Redis, measured in-process so
 network time does not blur it. Bytes are the page's HTML plus every script and stylesheet
-it links (the dice are an inline SVG sprite, counted in the HTML), uncompressed and gzipped.
-Aim: under 100 KB uncompressed.
+it links or preloads (the dice are an inline SVG sprite, counted in the HTML), uncompressed
+and gzipped one by one. Aim: under 100 KB uncompressed.
 
 Run: .venv/bin/python bench/bench_pages.py [--requests 300]
 """
@@ -58,7 +58,9 @@ def page_bytes(client: Any, path: str) -> dict[str, bytes]:
     """The page and every script and stylesheet it links, by URL."""
     html = client.get(path).get_data()
     parts = {path: html}
-    for url in re.findall(rb'(?:src|href)="(/static/[^"?]+\.(?:js|css))', html):
+    # The stylesheets, the classic scripts, and the play script's modules (the entry and its
+    # modulepreload links, which name every module it imports).
+    for url in re.findall(rb'(?:src|href)="(/(?:static|js)/[^"?]+\.(?:js|css))', html):
         parts[url.decode()] = client.get(url.decode()).get_data()
     return parts
 

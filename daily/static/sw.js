@@ -4,7 +4,8 @@
    must come from the server. */
 'use strict';
 const CACHE = 'daily-shell-__VERSION__';
-const SHELL = ['/offline', '/static/site.css', '/static/theme.css', '/static/app.js',
+const MODULES = ['__MODULES__']; // the play script's modules, /js/<version>/*.js (web/assets.py)
+const SHELL = ['/offline', '/static/site.css', '/static/theme.css', ...MODULES,
   '/static/account.js', '/static/icon.svg', '/static/icon-192.png'];
 
 self.addEventListener('install', (event) => {
@@ -24,7 +25,7 @@ self.addEventListener('fetch', (event) => {
   if (url.pathname.startsWith('/api/')) return; // game state: the network's, always
   if (request.mode === 'navigate') {
     event.respondWith(fetch(request).catch(() => caches.match('/offline')));
-  } else if (url.pathname.startsWith('/static/')) {
+  } else if (url.pathname.startsWith('/static/') || url.pathname.startsWith('/js/')) {
     event.respondWith(fetch(request).catch(() => caches.match(request, { ignoreSearch: true })));
   }
 });

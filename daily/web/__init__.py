@@ -58,6 +58,7 @@ def _install(app: Flask) -> None:
     from daily.web import (
         account,
         api,
+        assets,
         boards,
         coach,
         health,
@@ -75,7 +76,7 @@ def _install(app: Flask) -> None:
     security.init_app(app)
     app.register_blueprint(api.bp)
     i18n.init_app(app)
-    for blueprint in (pages.bp, boards.bp, party.bp, coach.bp, account.bp):
+    for blueprint in (pages.bp, boards.bp, party.bp, coach.bp, account.bp, assets.bp):
         app.register_blueprint(blueprint)
     sweep.init_app(app)
     limits.init_app(app)  # last: it wraps the registered views

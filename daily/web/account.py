@@ -35,7 +35,7 @@ from daily import __version__, dice
 from daily.errors import DeletedTodayError, SignInLinkError
 from daily.modes import MODES, find_mode
 from daily.store import boards, games, keys, players
-from daily.web import auth, current_config, current_redis, pages
+from daily.web import assets, auth, current_config, current_redis, pages
 from daily.web.errors import HttpError, bad_request
 from daily.web.pages import STATIC, Comparison, compare
 
@@ -465,7 +465,12 @@ def manifest() -> Response:
 def service_worker() -> Response:
     """The service worker, served from the root so that its scope is the whole site."""
     response = current_app.response_class(
-        (STATIC / "sw.js").read_text().replace("__VERSION__", __version__),
+        (STATIC / "sw.js")
+        .read_text()
+        .replace("__VERSION__", __version__)
+        .replace(
+            "'__MODULES__'", ", ".join(f"'{assets.module_url(n)}'" for n in assets.module_names())
+        ),
         mimetype="text/javascript",
     )
     response.headers["Cache-Control"] = "no-cache"

@@ -53,7 +53,7 @@ MESSAGES = {
 #: The WSGI environ key of the wall-clock time a request arrived (see :class:`StampArrival`).
 ARRIVED = "daily.arrived"
 #: Never limited: the load balancer's health checks, the metrics scrape and the static files.
-EXEMPT = ("health.healthz", "metrics.metrics", "static")
+EXEMPT = ("health.healthz", "metrics.metrics", "static", "assets.module")
 OFF = "off"
 _OUTAGE_SAID = "daily.limiter_outage_said"
 

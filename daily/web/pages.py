@@ -1,7 +1,7 @@
 """The HTML pages: today's puzzle, play, friend challenges, advent, rules.
 
 Pages are rendered on the server from the store and the rules engine; the
-small script in ``static/app.js`` then plays through the JSON API (docs/api.md),
+small script in ``static/js/`` then plays through the JSON API (docs/api.md),
 so the browser never holds a rule or a die the server did not send.
 """
 

@@ -1,6 +1,6 @@
 """The party page: set up two to four players on one device, then play their turns in order.
 
-The page plays through the JSON API with the play page's script (``static/app.js``);
+The page plays through the JSON API with the play page's script (``static/js/play.js``);
 the server keeps every sheet and says whose turn it is.
 """
 

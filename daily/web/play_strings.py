@@ -1,4 +1,4 @@
-"""The strings of the game screen that every mode shares, for ``static/app.js``.
+"""The strings of the game screen that every mode shares, for ``static/js/``.
 
 They join the page's one ``#strings`` block (``pages.js_strings``): party games, the
 first-game lesson, the hand-over, the verdict, the celebrations and the share grid.

@@ -92,7 +92,7 @@ def test_the_page_carries_every_error_message_translated(make_app: Any) -> None:
 
 
 def test_the_script_picks_the_message_by_code() -> None:
-    script = (ROOT / "daily" / "static" / "app.js").read_text(encoding="utf-8")
+    script = (ROOT / "daily" / "static" / "js" / "page.js").read_text(encoding="utf-8")
     assert "S['error:' + error.code] || S.errorOther" in script
     # The API's English message never reaches the player.
     assert "error.message" not in script

@@ -1,0 +1,50 @@
+/* daily: the pages' script, as native ES modules (no build step). This entry reads the
+   page's strings and boot data, wires the header and the start buttons, and runs the page's
+   part: the game screen (play.js) for every mode and the party set-up, imported with it;
+   today's, a friend's, the solo and computer pages (pages.js), fetched only there. */
+import { $, $$, S, errorText, loadStrings, readJson } from './page.js';
+import { api, start } from './net.js';
+import { partySetup } from './party.js';
+import { playPage } from './play.js';
+
+function wireStartButtons() {
+  $$('[data-start]').forEach((el) => el.addEventListener('click', (event) => {
+    event.preventDefault();
+    el.setAttribute('aria-busy', 'true');
+    start(JSON.parse(el.dataset.start)).finally(() => el.removeAttribute('aria-busy'));
+  }));
+}
+
+/* The header's name form saves through the API, without leaving the page. */
+function wireName() {
+  const form = $('#who');
+  if (!form) return;
+  const status = $('.who-status', form);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const result = await api('PATCH', '/players/me', { name: form.elements.name.value });
+    if (result.ok) {
+      form.elements.name.value = result.data.name;
+      status.textContent = S.nameSaved;
+    } else {
+      status.textContent = errorText(result);
+    }
+  });
+}
+
+async function otherPage(page, boot) {
+  const pages = await import('./pages.js');
+  if (page === 'today') pages.todayPage(boot);
+  else if (page === 'friend') pages.friendPage(boot);
+  else pages.soloPage();
+  if (page === 'computer') pages.waitForTables();
+}
+
+loadStrings(readJson('strings'));
+const boot = readJson('boot');
+wireName();
+wireStartButtons();
+const page = document.body.dataset.page;
+if (page === 'play' || (page === 'party' && boot.game)) playPage(boot);
+else if (page === 'party' && $('#party-setup')) partySetup($('#party-setup'));
+else if (['today', 'friend', 'solo', 'computer'].includes(page)) otherPage(page, boot);

@@ -1,0 +1,58 @@
+/* Party games: the set-up form (names, ruleset, options), the hand-over between players on
+   one device, and the winner. */
+import { $, $$, fmt, S, store, stored } from './page.js';
+import { api, showError } from './net.js';
+import { cheerOnce } from './results.js';
+
+/* Asks the next player to take the device, once per turn and tab; onDone when they have. */
+export function handOver(state, gameId, onDone) {
+  const box = $('#handover');
+  if (!box || state.finished) { if (box) box.hidden = true; return; }
+  const key = `daily.handover.${gameId}`;
+  const turnKey = `${state.turn}:${state.current}`;
+  const seen = stored('sessionStorage', key, turnKey) || '';
+  if (seen === turnKey || state.players.length < 2) { box.hidden = true; return; }
+  const name = state.players[state.current].name;
+  $('#handover-text').textContent = fmt(S.passTo, { name });
+  const go = $('#handover-go');
+  go.textContent = fmt(S.iAm, { name });
+  go.onclick = () => {
+    store('sessionStorage', key, turnKey); // not kept: asks again on reload
+    box.hidden = true;
+    document.body.classList.remove('handing-over');
+    onDone();
+  };
+  box.hidden = false;
+  document.body.classList.add('handing-over');
+  go.focus();
+}
+
+export function drawWinners(state, gameId) {
+  const winners = state.winners.map((i) => state.players[i].name);
+  state.winners.forEach((i) => $(`th[data-player="${i}"]`).classList.add('winner'));
+  const total = state.players[state.winners[0]].total;
+  $('#winner').textContent = winners.length === 1
+    ? fmt(S.wins, { name: winners[0], total })
+    : fmt(S.tieAt, { total, names: winners.join(', ') });
+  cheerOnce(gameId, [$('#winner').textContent]);
+}
+
+export function partySetup(form) {
+  const ruleset = form.elements.ruleset;
+  const showOptions = () => $$('.party-options', form).forEach((box) => {
+    box.hidden = box.dataset.ruleset !== ruleset.value;
+  });
+  ruleset.addEventListener('change', showOptions);
+  showOptions();
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const players = $$('input[name="player"]', form).map((i) => i.value.trim()).filter(Boolean);
+    if (players.length < 2) { $('#message').textContent = S.needTwo; return; }
+    const options = {};
+    $$(`.party-options[data-ruleset="${ruleset.value}"] select`, form).forEach((select) => {
+      options[select.name] = JSON.parse(select.value);
+    });
+    const result = await api('POST', '/games', { mode: 'party', ruleset: ruleset.value, options, players });
+    if (result.ok) location.assign('/party/' + result.data.id); else showError(result);
+  });
+}

@@ -1,0 +1,268 @@
+/* The game screen of every mode (templates/_game.html): daily, friend, solo, computer and
+   party games share the dice, Roll, the sheet, the keyboard, the scratch confirmation and the
+   roll animation. This module holds the game as the server last sent it and sends the moves;
+   the dice tray, the sheet, results and party draw their parts. Here too: the first game's
+   lesson and the "Best move" hints. */
+import { $, S, fmt, playerName, reducedMotion, stored, store } from './page.js';
+import { api, showError } from './net.js';
+import * as tray from './dice.js';
+import * as sheets from './sheet.js';
+import { drawResults } from './results.js';
+import { drawWinners, handOver } from './party.js';
+
+const game = { id: '', sheet: null, target: null, state: null }; // state: the server's last answer
+let rowNames = {};
+let busy = false; // a roll or a score is on its way
+
+const diceBox = () => $('#dice');
+const rollButton = () => $('#roll');
+
+/* -- the first game's lesson: shown once, until the player does something (or says "Got it") */
+
+const TAUGHT = 'daily.taught';
+
+function teach(state) {
+  const box = $('#teach');
+  const taught = stored('localStorage', TAUGHT, 'yes') === 'yes';
+  box.hidden = taught || state.finished || state.moves.length > 0;
+  document.body.classList.toggle('teaching', !box.hidden);
+}
+
+function learned() {
+  const box = $('#teach');
+  if (box.hidden) return;
+  box.hidden = true;
+  document.body.classList.remove('teaching');
+  store('localStorage', TAUGHT, 'yes'); // not kept: shown again next time
+}
+
+/* -- "Best move": the ranked actions with their expected final scores; a keep can be picked */
+
+/** One hint in words: what to do, the score it expects, and what the played move would lose. */
+export function hintText(action, names) {
+  let label = fmt(S.hintScore, { row: names[action.score] });
+  if (!action.score) label = action.keep.length ? fmt(S.hintKeep, { dice: action.keep.join(' ') }) : S.hintRollAll;
+  const value = fmt(S.hintValue, { value: action.value.toFixed(1) });
+  const loss = action.loss > 0 ? ` (${fmt(S.hintLoss, { loss: action.loss.toFixed(1) })})` : '';
+  return `${label}: ${value}${loss}`;
+}
+
+async function showHints() {
+  learned(); // asking for the best move is a way in too
+  const list = $('#hints');
+  const result = await api('GET', `/games/${game.id}/hint`);
+  if (!result.ok) { showError(result); return; }
+  list.innerHTML = '';
+  result.data.actions.slice(0, 5).forEach((action) => {
+    const item = document.createElement('li');
+    item.textContent = hintText(action, rowNames);
+    item.dataset.hold = action.hold ? action.hold.join(',') : '';
+    if (action.hold) {
+      item.classList.add('pickable');
+      item.addEventListener('click', () => holdHint(action.hold));
+    }
+    list.appendChild(item);
+  });
+  list.hidden = false;
+}
+
+/* -- the turn ------------------------------------------------------------------------------ */
+
+function drawRoll() {
+  const { state } = game;
+  const canRoll = !state.finished && state.rolls_left > 0 && tray.heldCount() < state.dice.length;
+  rollButton().disabled = busy || !canRoll;
+  rollButton().textContent = state.rolls_left > 0 ? fmt(S.rollAgain, { n: state.rolls_left }) : S.noRolls;
+}
+
+function toggle(i) {
+  const { state } = game;
+  if (busy || !state || state.finished || state.rolls_left === 0 || i >= state.dice.length) return;
+  tray.flip(diceBox(), state, i);
+  learned();
+  drawRoll();
+}
+
+function holdHint(hold) {
+  tray.holdOnly(hold, game.state);
+  tray.drawTray(diceBox(), game.state, toggle);
+  drawRoll();
+}
+
+/* The turn line, and what a screen reader hears after each roll: the faces in order, then
+   how many rolls are left; against a friend's score, how the two stand. */
+function drawStatus() {
+  const { state, sheet, target } = game;
+  const faces = state.dice.map((face) => S[`face${face}`]).join(', ');
+  const rolled = fmt(S.rolled, { faces, n: state.rolls_left });
+  const turns = sheet.rows.length;
+  if (state.finished) {
+    $('#status').textContent = '';
+    $('#announce').textContent = '';
+  } else if (sheets.isParty(state)) {
+    const name = state.players[state.current].name;
+    $('#status').textContent = fmt(S.turnOf, { name, turn: state.turn, turns });
+    $('#announce').textContent = `${fmt(S.toPlay, { name })}. ${rolled}`;
+  } else {
+    $('#status').textContent = fmt(S.turn, { turn: state.turn, turns });
+    $('#announce').textContent = rolled;
+  }
+  const scored = sheet.rows.filter((r) => state.scorecard && state.scorecard[r.id] !== null).length;
+  if (target && scored > 0 && target.byTurn.length) {
+    const t = Math.min(scored, target.byTurn.length);
+    const versus = $('#versus');
+    versus.hidden = false;
+    versus.textContent = fmt(S.vs, { turn: t, you: state.total, name: playerName(target.name), them: target.byTurn[t - 1] });
+  }
+}
+
+/* The computer's last turn step by step. */
+function drawOpponent() {
+  const them = game.state.computer;
+  const box = $('#opponent');
+  if (!them || !box) return;
+  box.hidden = them.turns === 0;
+  const list = $('#their-turn');
+  list.innerHTML = '';
+  them.last_turn.forEach((step) => {
+    const item = document.createElement('li');
+    const dice = document.createElement('span');
+    dice.className = step.hold ? 'dice small holding' : 'dice small';
+    step.dice.forEach((face, i) => {
+      const svg = tray.dieSvg(face);
+      if (step.hold && step.hold.includes(i)) svg.classList.add('kept');
+      dice.appendChild(svg);
+    });
+    item.appendChild(dice);
+    const text = step.score
+      ? fmt(S.theirScore, { points: step.points, row: rowNames[step.score] })
+      : fmt(S.theirKeep, { n: step.hold.length });
+    item.appendChild(document.createTextNode(` ${text}`));
+    list.appendChild(item);
+  });
+}
+
+function drawEnd() {
+  $('#table .controls').hidden = true;
+  $('.kbd-help').hidden = true;
+  $('#results').hidden = false;
+  if (sheets.isParty(game.state)) drawWinners(game.state, game.id);
+  else drawResults(game);
+}
+
+function draw() {
+  const { state } = game;
+  document.body.classList.toggle('playing', !state.finished);
+  tray.drawTray(diceBox(), state, toggle);
+  drawRoll();
+  sheets.drawSheet(game.sheet, state, pick);
+  drawStatus();
+  drawOpponent();
+  const hints = $('#hints');
+  if (hints) hints.hidden = true;
+  const hintButton = $('#hint');
+  if (hintButton) hintButton.hidden = state.finished;
+  if (state.finished) drawEnd();
+}
+
+/* Takes the server's answer as the game: a new turn (or player) starts with nothing held. */
+function accept(next) {
+  const before = game.state;
+  const newTurn = !before || next.turn !== before.turn || next.finished
+    || (next.players && next.current !== before.current);
+  game.state = next;
+  if (newTurn) tray.newTurn(next);
+  draw();
+  teach(next);
+  if (sheets.isParty(next) && (!before || before.current !== next.current || before.turn !== next.turn)) {
+    handOver(next, game.id, () => rollButton().focus());
+  }
+  // How many moves the page shows: lets a reader (or a test) wait for a move to land.
+  document.body.dataset.moves = next.moves.length;
+}
+
+async function reload() {
+  const result = await api('GET', `/games/${game.id}`);
+  if (result.ok) accept(result.data); else showError(result);
+}
+
+async function roll() {
+  if (busy || rollButton().disabled) return;
+  busy = true;
+  learned();
+  drawRoll();
+  const { state } = game;
+  const rolled = tray.startRolling(diceBox(), state.dice.length);
+  const [result] = await Promise.all([
+    api('POST', `/games/${state.id}/roll`, { hold: tray.holds(), move: state.moves.length }),
+    new Promise((resolve) => setTimeout(resolve, reducedMotion() ? 0 : 450)),
+  ]);
+  busy = false;
+  if (!result.ok) { showError(result); await reload(); return; }
+  accept(result.data);
+  tray.saveHolds(game.state);
+  tray.land(diceBox(), rolled);
+  // Focus stays on Roll while it can roll; after the last roll, on the best row to score.
+  if (!rollButton().disabled) rollButton().focus();
+  else {
+    const first = $('button.pick');
+    if (first) first.focus();
+  }
+}
+
+function confirmScratch(row) {
+  const dialog = $('#confirm');
+  $('#confirm-text').textContent = fmt(S.scratch, { row: rowNames[row] });
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), { once: true });
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
+}
+
+async function pick(row) {
+  const { state } = game;
+  if (busy || state.finished) return;
+  if (state.potential[row] === 0 && !(await confirmScratch(row))) return;
+  busy = true;
+  learned();
+  const result = await api('POST', `/games/${state.id}/score`, { category: row, move: state.moves.length });
+  busy = false;
+  if (!result.ok) { showError(result); await reload(); return; }
+  sheets.forget();
+  accept(result.data);
+  if (!game.state.finished && !document.body.classList.contains('handing-over')) rollButton().focus();
+  else if (game.state.finished) $('#results').focus();
+}
+
+/* The keys: 1-9 hold a die (Space on a focused die too), R or Space rolls, the arrows walk
+   the open rows and Enter scores the current one. Typing in a form is left alone. */
+function onKey(event) {
+  const { state, sheet } = game;
+  if (!state || state.finished || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (document.body.classList.contains('handing-over')) return;
+  const target = event.target;
+  if (target.closest('input, textarea, select, dialog, form')) return;
+  const key = event.key;
+  const onDie = target.closest('.die-btn');
+  if (/^[1-9]$/.test(key)) toggle(Number(key) - 1);
+  else if (key === ' ' && onDie) toggle(Number(onDie.dataset.index)); // holds it, as a button should
+  else if (key === 'r' || key === 'R' || (key === ' ' && !target.closest('button, a'))) roll();
+  else if (key === 'ArrowDown' || key === 'ArrowUp') sheets.step(sheet, state, key === 'ArrowDown' ? 1 : -1, pick);
+  else if (key === 'Enter' && !target.closest('button, a') && sheets.currentRow(sheet, state)) {
+    pick(sheets.currentRow(sheet, state).id);
+  } else return;
+  event.preventDefault();
+}
+
+export function playPage(boot) {
+  Object.assign(game, { id: boot.game, sheet: boot.sheet, target: boot.target || null, state: null });
+  rowNames = Object.fromEntries(boot.sheet.rows.map((r) => [r.id, r.name]));
+  tray.openTray(boot.game);
+  document.addEventListener('keydown', onKey);
+  rollButton().addEventListener('click', roll);
+  const hintButton = $('#hint');
+  if (hintButton) hintButton.addEventListener('click', showHints);
+  $('#teach-ok').addEventListener('click', () => { learned(); rollButton().focus(); });
+  reload();
+}

@@ -1,0 +1,231 @@
+/* Results and sharing: the end of a game (final score, rank, facts, the cheer) and the share
+   block (code, link, text and the grid of squares), also used by today's and a friend's page. */
+import { $, $$, fmt, playerName, reducedMotion, S, store, stored } from './page.js';
+import { api } from './net.js';
+
+/* The game as squares, row by row, without a die: green at or over par, yellow under,
+   black for a zero; a star for the bonus. */
+export function shareGrid(sheet, mine) {
+  const mark = (row) => {
+    const points = mine.scorecard[row.id];
+    if (!points) return '⬛';
+    if (row.face) return points >= row.face * sheet.par ? '🟩' : '🟨';
+    return '🟩';
+  };
+  const upper = sheet.rows.slice(0, sheet.upperRows).map(mark).join('');
+  const lower = sheet.rows.slice(sheet.upperRows).map(mark);
+  const half = Math.ceil(lower.length / 2);
+  const lines = [upper + (mine.bonus > 0 ? '⭐' : ''), lower.slice(0, half).join(''), lower.slice(half).join('')];
+  return lines.filter(Boolean).join('\n');
+}
+
+export const shareLink = (origin, code) => `${origin}/f/${code}`;
+
+/** What a finished game shares: a head line (the day's puzzle, or the ruleset), the grid, the link. */
+export function shareText({ daily, number, ruleset, total, grid, link }) {
+  const head = daily ? fmt(S.shareDaily, { number, total }) : fmt(S.shareGame, { ruleset, total });
+  return `${head}\n${grid}\n${link}`;
+}
+
+/* Fills the share block: the code, the link, and the text (given, or a line for *mode*). */
+export function fillShare(box, { code, total, number, ruleset, mode, text: given }) {
+  if (!box || !code || box.dataset.filled) return;
+  box.dataset.filled = 'yes';
+  const link = shareLink(location.origin, code);
+  $('[data-share-code]', box).textContent = code;
+  $('[data-share-link]', box).value = link;
+  const text = given || (mode === 'daily'
+    ? fmt(S.shareText, { number, total, link })
+    : fmt(S.shareFriend, { total, ruleset, link }));
+  $('[data-share-text]', box).value = text;
+  const values = { code, link, text };
+  $$('[data-copy]', box).forEach((button) => button.addEventListener('click', async () => {
+    const status = $('[data-copy-status]', box);
+    try {
+      await navigator.clipboard.writeText(values[button.dataset.copy]);
+      status.textContent = S.copied;
+    } catch (e) {
+      status.textContent = S.copyFailed;
+    }
+  }));
+}
+
+/* "Share your result": the phone's share sheet where there is one, else the clipboard. */
+function wireShareNow(share, text) {
+  $('#share-now').onclick = async () => {
+    const status = $('[data-copy-status]', share);
+    try {
+      if (navigator.share) { await navigator.share({ text }); status.textContent = S.shared; return; }
+      await navigator.clipboard.writeText(text);
+      status.textContent = S.copied;
+    } catch (e) {
+      if (e && e.name === 'AbortError') return; // the player closed the share sheet
+      status.textContent = S.copyFailed;
+    }
+  };
+}
+
+export async function showRank(el, board) {
+  if (!el) return;
+  const result = await api('GET', `/leaderboards/${board}?around=me&limit=1`);
+  if (result.ok && result.data.me) {
+    el.textContent = fmt(S.rank, { rank: result.data.me.rank, total: result.data.total });
+  }
+}
+
+export const bandOf = (bands, total) => bands.find((b) => total >= b.from && total <= b.to);
+
+function drawBars(chart, bands, total) {
+  const most = Math.max(1, ...bands.map((b) => b.players));
+  bands.forEach((band) => {
+    const bar = document.createElement('div');
+    bar.className = 'bar';
+    bar.style.height = `${(100 * band.players) / most}%`;
+    bar.title = `${band.from}–${band.to}: ${band.players}`;
+    if (total >= band.from && total <= band.to) {
+      bar.classList.add('you');
+      bar.title += ` (${S.yourPlace})`;
+    }
+    chart.appendChild(bar);
+  });
+}
+
+/* Draws the score distribution: one bar per band, the player's band marked. */
+export async function showDistribution(date, total) {
+  const chart = $('#chart');
+  if (!chart) return;
+  const result = await api('GET', `/daily/${date}/distribution?band=25`);
+  if (!result.ok) return;
+  const bands = result.data.bands || [];
+  drawBars(chart, bands, total);
+  if (!bands.length) return;
+  $('#chart-axis').innerHTML = '';
+  [bands[0].from, bands[bands.length - 1].to].forEach((label) => {
+    const span = document.createElement('span');
+    span.textContent = label;
+    $('#chart-axis').appendChild(span);
+  });
+  const players = fmt(result.data.players === 1 ? S.playersOne : S.playersMany, { n: result.data.players });
+  const mine = bandOf(bands, total);
+  $('#chart-text').textContent = mine ? `${players}. ${fmt(S.yourBand, { low: mine.from, high: mine.to })}` : players;
+  chart.setAttribute('aria-label', `${chart.getAttribute('aria-label')}: ${bands.map((b) => `${b.from}–${b.to}: ${b.players}`).join(', ')}`);
+}
+
+export function celebrate(lines) {
+  const box = $('#celebrate');
+  if (!lines.length || !box) return;
+  box.innerHTML = '';
+  lines.forEach((line) => {
+    const p = document.createElement('p');
+    p.textContent = line;
+    box.appendChild(p);
+  });
+  const still = reducedMotion();
+  if (!still) {
+    for (let i = 0; i < 24; i += 1) {
+      const bit = document.createElement('i');
+      bit.style.setProperty('--x', `${(i * 37) % 100}vw`);
+      bit.style.setProperty('--d', `${(i % 6) * 0.12}s`);
+      bit.style.setProperty('--h', `${(i * 53) % 360}`);
+      box.appendChild(bit);
+    }
+  }
+  box.hidden = false; // seen, not read out: the facts under the score say the same
+  setTimeout(() => { box.hidden = true; }, still ? 4000 : 2600);
+}
+
+/** Celebrates a finished game once per tab, not on every reload of its page. */
+export function cheerOnce(gameId, lines) {
+  const key = `daily.cheered.${gameId}`;
+  if (stored('sessionStorage', key)) return;
+  store('sessionStorage', key, 'yes');
+  celebrate(lines);
+}
+
+async function myEntry(board) {
+  const result = await api('GET', `/leaderboards/${board}?around=me&limit=1`);
+  return result.ok ? { me: result.data.me, total: result.data.total } : { me: null, total: 0 };
+}
+
+function fact(text) {
+  const item = document.createElement('li');
+  item.textContent = text;
+  $('#facts').appendChild(item);
+}
+
+/** Win, lose or tie against the friend's score, in words (target games); '' without one. */
+export function targetVerdict(target, total) {
+  if (!target || !target.finished || !target.byTurn.length) return '';
+  const them = target.byTurn[target.byTurn.length - 1];
+  const values = { name: playerName(target.name), you: total, them };
+  if (total > them) return fmt(S.beat, values);
+  if (total < them) return fmt(S.lost, values);
+  return fmt(S.tiedWith, values);
+}
+
+/* The day's verdict: rank and percentile, streak and best day (a streak milestone or a best
+   day gets a cheer), then the distribution. */
+async function dailyVerdict(state, rankBox, yay) {
+  const [day, streak, best] = await Promise.all([
+    myEntry(`daily/${state.date}`), myEntry('streak'), myEntry('best-day'),
+  ]);
+  if (day.me) {
+    const beaten = day.total > 1 ? Math.round((100 * (day.total - day.me.rank)) / (day.total - 1)) : 100;
+    rankBox.textContent = `${fmt(S.rank, { rank: day.me.rank, total: day.total })}, ${fmt(S.percentile, { n: beaten })}`;
+  }
+  if (streak.me) {
+    fact(fmt(S.streak, { n: streak.me.score }));
+    if ([3, 7, 14, 30, 50, 100, 200, 365].includes(streak.me.score)) yay.push(fmt(S.yayStreak, { n: streak.me.score }));
+  }
+  if (best.me) {
+    fact(fmt(S.bestDay, { n: best.me.score }));
+    if (best.me.score === state.total && streak.me && streak.me.score > 1) yay.push(S.yayBest);
+  }
+  $('#dist').hidden = false;
+  showDistribution(state.date, state.total);
+}
+
+/* The verdict under the final score: the bonus, the rank where the game has one, the winner
+   against the computer; nothing to celebrate while the game is held for review. */
+async function drawVerdict(game) {
+  const { sheet, state, target } = game;
+  const rankBox = $('#final-rank');
+  const yay = [];
+  const allSame = sheet.rows[sheet.rows.length - 1];
+  if (state.bonus > 0) { fact(fmt(S.bonusGot, { n: state.bonus })); yay.push(S.yayBonus); }
+  else fact(fmt(S.bonusShort, { n: Math.max(0, sheet.threshold - state.upper) }));
+  if (state.scorecard[allSame.id] > 0) yay.push(fmt(S.yayAllSame, { row: allSame.name }));
+  const words = targetVerdict(target, state.total);
+  if (words) rankBox.textContent = words;
+  if (state.mode === 'computer') {
+    const said = { you: S.youWin, computer: S.computerWins, tie: S.tie };
+    $('#winner').textContent = state.winner ? said[state.winner] : '';
+  }
+  if (state.review) {
+    rankBox.textContent = state.review === 'held' ? S.underReview : S.reviewRemoved;
+    return;
+  }
+  if (state.mode === 'daily') await dailyVerdict(state, rankBox, yay);
+  else if (state.rank && !words) rankBox.textContent = fmt(S.rankOnly, { rank: state.rank });
+  else if (state.mode === 'friend' && state.code && !words) showRank(rankBox, `friend/${state.code.replace('-', '')}`);
+  cheerOnce(game.id, yay);
+}
+
+export function drawResults(game) {
+  const { sheet, state } = game;
+  $('#final-total').textContent = state.total;
+  if (!$('#results').dataset.drawn) {
+    $('#results').dataset.drawn = 'yes';
+    drawVerdict(game);
+  }
+  const share = $('#share');
+  if (!state.share_code) { share.hidden = true; return; }
+  const grid = shareGrid(sheet, state);
+  $('#share-grid').textContent = grid;
+  const text = shareText({
+    daily: state.mode === 'daily', number: state.number, ruleset: share.dataset.ruleset,
+    total: state.total, grid, link: shareLink(location.origin, state.share_code),
+  });
+  fillShare(share, { code: state.share_code, text });
+  wireShareNow(share, text);
+}

@@ -1,0 +1,155 @@
+"""The play script's modules (``daily/static/js``): how pages load them, node's own test runner
+on their pure parts, the fixture those tests read pinned to what the server sends, and the size
+of every function.
+
+The node tests need ``node`` (``.ci/run`` installs it); they skip, saying so, where it is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daily import __version__
+from daily.rules import find_ruleset
+from daily.web import assets, pages, sheets
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = ROOT / "daily" / "static" / "js"
+NODE_TESTS = ROOT / "tests" / "js"
+LONGEST = 80  # lines a function may take, its signature and closing brace included
+# One Redis flavour is enough: nothing here depends on the store.
+EMBEDDED = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
+PRELOAD = re.compile(r'<link rel="modulepreload" href="([^"]+)">')
+ENTRY = re.compile(r'<script type="module" src="([^"]+)"></script>')
+
+
+# -- how pages load them ---------------------------------------------------------------------
+
+
+@pytest.mark.redis
+@EMBEDDED
+def test_a_page_loads_the_entry_and_preloads_what_it_imports(make_app: Any) -> None:
+    html = make_app().test_client().get("/solo").get_data(as_text=True)
+    assert ENTRY.findall(html) == [f"/js/{__version__}/main.js"]
+    preloaded = {url.rsplit("/", 1)[1] for url in PRELOAD.findall(html)}
+    # Every static import, followed from the entry; pages.js is imported dynamically.
+    imported = {
+        name
+        for path in MODULES.glob("*.js")
+        if path.name != "pages.js"
+        for name in re.findall(r"^import .* from '\./([\w-]+\.js)';$", path.read_text(), re.M)
+    }
+    assert preloaded == imported and "pages.js" not in preloaded
+    assert "import('./pages.js')" in (MODULES / "main.js").read_text()
+
+
+@pytest.mark.redis
+@EMBEDDED
+def test_the_modules_are_javascript_cached_by_version(make_app: Any) -> None:
+    testing = make_app().test_client()
+    for name in assets.module_names():
+        with testing.get(f"/js/{__version__}/{name}") as response:
+            assert response.status_code == 200, name
+            assert response.mimetype == "text/javascript"
+            assert response.headers["Cache-Control"] == "no-cache"  # edits show on reload
+    for name in ("package.json", "app.js"):
+        with testing.get(f"/js/{__version__}/{name}") as response:
+            assert response.status_code == 404
+    production = make_app(env="production", secret_key="p" * 40).test_client()
+    with production.get(f"/js/{__version__}/play.js") as current:
+        assert current.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert "script-src 'self'" in current.headers["Content-Security-Policy"]
+    with production.get("/js/0.0.1/play.js") as older:  # a page from before a deploy still plays
+        assert older.status_code == 200 and "immutable" not in older.headers["Cache-Control"]
+
+
+@pytest.mark.redis
+@EMBEDDED
+def test_the_service_worker_keeps_every_module_for_offline_use(make_app: Any) -> None:
+    worker = make_app().test_client().get("/sw.js").get_data(as_text=True)
+    kept = set(re.findall(r"'(/js/[^']+)'", worker))
+    assert kept == {f"/js/{__version__}/{path.name}" for path in MODULES.glob("*.js")}
+    assert "__MODULES__" not in worker
+
+
+# -- node tests ------------------------------------------------------------------------------
+
+
+def test_the_modules_pass_their_node_tests() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (.ci/run installs nodejs): the JS unit tests need it")
+    files = sorted(str(path) for path in NODE_TESTS.glob("*.test.mjs"))
+    assert files, "no node tests found"
+    run = subprocess.run([node, "--test", *files], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+
+
+@pytest.mark.redis
+@EMBEDDED
+def test_the_node_tests_fixture_is_what_the_server_sends(make_app: Any) -> None:
+    fixture = json.loads((NODE_TESTS / "fixture.json").read_text(encoding="utf-8"))
+    with make_app().test_request_context("/"):
+        strings = pages.js_strings()
+        for ruleset_id, sheet in fixture["sheets"].items():
+            assert sheets.sheet_meta(find_ruleset(ruleset_id)) == sheet, ruleset_id
+    assert {key: strings[key] for key in fixture["strings"]} == fixture["strings"]
+
+
+# -- function length -------------------------------------------------------------------------
+
+# Strings, template literals, comments and regex literals, whose braces are not code.
+_SKIP = re.compile(
+    r"""//[^\n]*|/\*.*?\*/|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`"""
+    r"""|(?<=[(,=:\[!&|?{};])\s*/(?![/*])(?:\\.|\[(?:\\.|[^\]\\])*\]|[^/\\\n\[])+/[a-z]*""",
+    re.S,
+)
+# What stands before a function body's "{": an arrow, or a parameter list after "function f".
+_OPENS_FUNCTION = re.compile(
+    r"(=>\s*|\bfunction\b\s*\*?\s*[\w$]*\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*)$"
+)
+
+
+def _blank(match: re.Match[str]) -> str:
+    # Keeps the line count: every character but a newline becomes a space.
+    return re.sub(r"[^\n]", " ", match.group())
+
+
+def function_lengths(source: str) -> list[tuple[int, int]]:
+    """(first line, lines) of every function body in *source*, nested ones too."""
+    code = _SKIP.sub(_blank, source)
+    found, opened = [], []
+    for i, char in enumerate(code):
+        if char == "{":
+            is_function = bool(_OPENS_FUNCTION.search(code[max(0, i - 300) : i]))
+            opened.append((i, is_function))
+        elif char == "}" and opened:
+            start, is_function = opened.pop()
+            if is_function:
+                first = code.count("\n", 0, start) + 1
+                found.append((first, code.count("\n", start, i) + 1))
+    return found
+
+
+def test_the_length_check_sees_functions_and_nothing_else() -> None:
+    source = (
+        "const re = /\\{(\\w+)\\}/g; // a { in a comment\n"
+        "export async function a(x, { y } = {}) {\n  if (x) {\n    return `${'{'}`;\n  }\n}\n"
+        "const b = (v) => {\n  return v;\n};\nconst o = { c: 1 };\n"
+    )
+    assert function_lengths(source) == [(2, 5), (7, 3)]
+
+
+@pytest.mark.parametrize("path", sorted(MODULES.glob("*.js")), ids=lambda path: path.name)
+def test_no_function_is_over_80_lines(path: Path) -> None:
+    lengths = function_lengths(path.read_text(encoding="utf-8"))
+    assert lengths, f"no function found in {path.name}: the check is blind"
+    first, lines = max(lengths, key=lambda found: found[1])
+    assert lines <= LONGEST, f"{path.name}:{first}: a function of {lines} lines"
