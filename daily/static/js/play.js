@@ -4,11 +4,11 @@
    the dice tray, the sheet, results and party draw their parts. Here too: the first game's
    lesson and the "Best move" hints. */
 import { $, S, fmt, playerName, reducedMotion, stored, store } from './page.js';
-import { api, showError } from './net.js';
+import { api, landed, persist, showError } from './net.js';
 import * as tray from './dice.js';
 import * as sheets from './sheet.js';
 import { drawResults } from './results.js';
-import { drawWinners, handOver } from './party.js';
+import { drawStandings, drawWinners, handOver } from './party.js';
 
 const game = { id: '', sheet: null, target: null, state: null }; // state: the server's last answer
 let rowNames = {};
@@ -50,6 +50,7 @@ export function hintText(action, names) {
 async function showHints() {
   learned(); // asking for the best move is a way in too
   const list = $('#hints');
+  if (!list.hidden) { list.hidden = true; return; } // it lies over the sheet: a second press closes it
   const result = await api('GET', `/games/${game.id}/hint`);
   if (!result.ok) { showError(result); return; }
   list.innerHTML = '';
@@ -84,6 +85,7 @@ function toggle(i) {
 }
 
 function holdHint(hold) {
+  $('#hints').hidden = true;
   tray.holdOnly(hold, game.state);
   tray.drawTray(diceBox(), game.state, toggle);
   drawRoll();
@@ -158,6 +160,7 @@ function draw() {
   sheets.drawSheet(game.sheet, state, pick);
   drawStatus();
   drawOpponent();
+  if (sheets.isParty(state)) drawStandings(state);
   const hints = $('#hints');
   if (hints) hints.hidden = true;
   const hintButton = $('#hint');
@@ -181,8 +184,38 @@ function accept(next) {
   document.body.dataset.moves = next.moves.length;
 }
 
+/* -- the network: never frozen, never lost ------------------------------------------------ */
+
+let waiting = false; // a call is waiting for the network: the message says so
+
+function onWait() {
+  waiting = true;
+  $('#message').textContent = S.offlineWait;
+}
+
+/* The call got through: a wait's message gives way to "Connected again", for a moment. */
+function reached() {
+  if (!waiting) return;
+  waiting = false;
+  const box = $('#message');
+  box.textContent = S.online;
+  setTimeout(() => { if (box.textContent === S.online) box.textContent = ''; }, 3000);
+}
+
+/* Sends a move until the server answers: it lands once (its number makes a repeat harmless),
+   and a copy that had landed unseen reloads the game instead of showing an error. */
+async function sendMove(kind, body) {
+  const result = await persist('POST', `/games/${game.id}/${kind}`, body, onWait);
+  reached();
+  if (result.ok) return result;
+  if (!landed(result, body.move)) showError(result);
+  await reload();
+  return null;
+}
+
 async function reload() {
-  const result = await api('GET', `/games/${game.id}`);
+  const result = await persist('GET', `/games/${game.id}`, undefined, onWait);
+  reached();
   if (result.ok) accept(result.data); else showError(result);
 }
 
@@ -194,11 +227,11 @@ async function roll() {
   const { state } = game;
   const rolled = tray.startRolling(diceBox(), state.dice.length);
   const [result] = await Promise.all([
-    api('POST', `/games/${state.id}/roll`, { hold: tray.holds(), move: state.moves.length }),
+    sendMove('roll', { hold: tray.holds(), move: state.moves.length }),
     new Promise((resolve) => setTimeout(resolve, reducedMotion() ? 0 : 450)),
   ]);
   busy = false;
-  if (!result.ok) { showError(result); await reload(); return; }
+  if (!result) { drawRoll(); return; }
   accept(result.data);
   tray.saveHolds(game.state);
   tray.land(diceBox(), rolled);
@@ -226,9 +259,9 @@ async function pick(row) {
   if (state.potential[row] === 0 && !(await confirmScratch(row))) return;
   busy = true;
   learned();
-  const result = await api('POST', `/games/${state.id}/score`, { category: row, move: state.moves.length });
+  const result = await sendMove('score', { category: row, move: state.moves.length });
   busy = false;
-  if (!result.ok) { showError(result); await reload(); return; }
+  if (!result) { drawRoll(); return; }
   sheets.forget();
   accept(result.data);
   if (!game.state.finished && !document.body.classList.contains('handing-over')) rollButton().focus();

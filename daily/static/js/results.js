@@ -27,6 +27,9 @@ export function shareText({ daily, number, ruleset, total, grid, link }) {
   return `${head}\n${grid}\n${link}`;
 }
 
+/* "Copied" shows beside the button that copied: its own line's status, else the block's. */
+const statusBeside = (button, box) => $('[data-copy-status]', button.parentElement) || $('[data-copy-status]', box);
+
 /* Fills the share block: the code, the link, and the text (given, or a line for *mode*). */
 export function fillShare(box, { code, total, number, ruleset, mode, text: given }) {
   if (!box || !code || box.dataset.filled) return;
@@ -40,7 +43,7 @@ export function fillShare(box, { code, total, number, ruleset, mode, text: given
   $('[data-share-text]', box).value = text;
   const values = { code, link, text };
   $$('[data-copy]', box).forEach((button) => button.addEventListener('click', async () => {
-    const status = $('[data-copy-status]', box);
+    const status = statusBeside(button, box);
     try {
       await navigator.clipboard.writeText(values[button.dataset.copy]);
       status.textContent = S.copied;
@@ -53,7 +56,7 @@ export function fillShare(box, { code, total, number, ruleset, mode, text: given
 /* "Share your result": the phone's share sheet where there is one, else the clipboard. */
 function wireShareNow(share, text) {
   $('#share-now').onclick = async () => {
-    const status = $('[data-copy-status]', share);
+    const status = statusBeside($('#share-now'), share);
     try {
       if (navigator.share) { await navigator.share({ text }); status.textContent = S.shared; return; }
       await navigator.clipboard.writeText(text);
@@ -163,16 +166,28 @@ export function targetVerdict(target, total) {
   return fmt(S.tiedWith, values);
 }
 
+/** The day's rank in words, honest about ties and a board of one: the players beaten are
+    those who scored less (*bands*: the day's scores one point wide; null: rank alone). */
+export function dayVerdict(rank, players, bands, score) {
+  if (players === 1) return S.firstToday;
+  const parts = [fmt(S.rank, { rank, total: players })];
+  if (!bands) return parts[0];
+  const count = (test) => bands.filter(test).reduce((n, b) => n + b.players, 0);
+  const below = count((b) => b.to < score);
+  const tied = count((b) => b.from <= score && score <= b.to) - 1;
+  if (tied > 0) parts.push(tied === 1 ? S.tiedOne : fmt(S.tiedMany, { n: tied }));
+  if (below > 0) parts.push(fmt(S.percentile, { n: Math.round((100 * below) / (players - 1)) }));
+  return parts.join(', ');
+}
+
 /* The day's verdict: rank and percentile, streak and best day (a streak milestone or a best
    day gets a cheer), then the distribution. */
 async function dailyVerdict(state, rankBox, yay) {
-  const [day, streak, best] = await Promise.all([
+  const [day, streak, best, scores] = await Promise.all([
     myEntry(`daily/${state.date}`), myEntry('streak'), myEntry('best-day'),
+    api('GET', `/daily/${state.date}/distribution?band=1`),
   ]);
-  if (day.me) {
-    const beaten = day.total > 1 ? Math.round((100 * (day.total - day.me.rank)) / (day.total - 1)) : 100;
-    rankBox.textContent = `${fmt(S.rank, { rank: day.me.rank, total: day.total })}, ${fmt(S.percentile, { n: beaten })}`;
-  }
+  if (day.me) rankBox.textContent = dayVerdict(day.me.rank, day.total, scores.ok ? scores.data.bands : null, day.me.score);
   if (streak.me) {
     fact(fmt(S.streak, { n: streak.me.score }));
     if ([3, 7, 14, 30, 50, 100, 200, 365].includes(streak.me.score)) yay.push(fmt(S.yayStreak, { n: streak.me.score }));
@@ -183,6 +198,13 @@ async function dailyVerdict(state, rankBox, yay) {
   }
   $('#dist').hidden = false;
   showDistribution(state.date, state.total);
+}
+
+/** Who won against the computer, with both scores; '' while it is undecided. */
+export function computerVerdict(state) {
+  const values = { you: state.total, them: state.computer ? state.computer.total : 0 };
+  const said = { you: S.youWinBy, computer: S.computerWinsBy, tie: S.tieBoth };
+  return state.winner ? fmt(said[state.winner], values) : '';
 }
 
 /* The verdict under the final score: the bonus, the rank where the game has one, the winner
@@ -198,8 +220,7 @@ async function drawVerdict(game) {
   const words = targetVerdict(target, state.total);
   if (words) rankBox.textContent = words;
   if (state.mode === 'computer') {
-    const said = { you: S.youWin, computer: S.computerWins, tie: S.tie };
-    $('#winner').textContent = state.winner ? said[state.winner] : '';
+    $('#winner').textContent = computerVerdict(state);
   }
   if (state.review) {
     rankBox.textContent = state.review === 'held' ? S.underReview : S.reviewRemoved;
