@@ -176,3 +176,51 @@ def test_one_turn_on_one_screen_in_every_mode(
     top = page.locator("#game").bounding_box()["y"]
     assert total["y"] + total["height"] - top <= PHONE["height"] - HEADER, (top, total)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_a_move_without_the_network_waits_and_lands_once(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    """Roll offline: a message, then the roll goes out when the network is back. A score whose
+    answer is lost on the way goes again and counts once (its move number)."""
+    base = serve(now=NOW)
+    context = new_context(viewport=PHONE)
+    page = context.new_page()
+    game = _start(page, base, "solo")
+    _seen(page)
+    context.set_offline(True)
+    page.click("#roll")
+    message = page.locator("#message")
+    page.wait_for_function(
+        "document.querySelector('#message').textContent.includes('No connection')"
+    )
+    assert message.inner_text() == (
+        "No connection: your move is kept and goes out when the network is back."
+    )
+    assert page.get_attribute("body", "data-moves") == "0"
+    shoot(page, "hold-offline-390", full_page=False)
+    context.set_offline(False)
+    page.wait_for_selector("body[data-moves='1']")  # it went out by itself
+    assert message.inner_text() in ("Connected again.", "")
+    # The score reaches the server, but its answer is lost: the page sends it again.
+    lost = []
+
+    def lose_answer(route: Any) -> None:
+        if lost:
+            route.continue_()
+            return
+        lost.append(route.fetch().status)  # the server has it
+        route.abort()
+
+    page.route("**/api/v1/games/*/score", lose_answer)
+    page.locator("button.pick").first.click()
+    if page.locator("#confirm[open]").count():
+        page.click("#confirm-yes")
+    page.wait_for_selector("body[data-moves='2']")
+    assert lost == [200]
+    state = page.request.get(f"{base}/api/v1/games/{game['id']}").json()
+    assert len(state["moves"]) == 2 and state["turn"] == 2  # once, not twice
+    assert message.inner_text() in ("", "Connected again.")  # no error: it had landed
+    page.click("#roll")  # the game goes on
+    page.wait_for_selector("body[data-moves='3']")
+    shoot(page, "hold-back-online-390", full_page=False)
