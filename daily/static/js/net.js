@@ -24,8 +24,7 @@ export async function request(method, path, body, origin = '') {
   return { ok: response.ok, status: response.status, data };
 }
 
-/** Calls the API; without the network it answers status 0 (data null) rather than rejecting,
-    so every caller's "not ok" path covers a dropped connection too. */
+/** Calls the API; without the network it answers status 0 rather than rejecting. */
 export const api = (method, path, body) => request(method, path, body)
   .catch(() => ({ ok: false, status: 0, data: null }));
 
@@ -44,9 +43,8 @@ export function waitForNetwork(attempt, target = globalThis) {
   });
 }
 
-/* Asks until an answer comes that is not transient: without the network the call waits (onWait
-   is told, each time) and goes again on the 'online' event or after a growing pause. A move
-   carries its number, so a copy that already landed is refused (409) rather than played twice. */
+/* Asks until an answer that is not transient, waiting (onWait is told) for the 'online' event
+   or a growing pause. A move carries its number: a copy that landed is refused, not replayed. */
 export async function persist(method, path, body, onWait = () => {}, { call = api, wait = waitForNetwork } = {}) {
   for (let attempt = 0; ; attempt += 1) {
     const result = await call(method, path, body);
@@ -56,8 +54,7 @@ export async function persist(method, path, body, onWait = () => {}, { call = ap
   }
 }
 
-/** Whether a refused move had in fact landed: a conflict that says the game is already past
-    it (an earlier copy got through and only its answer was lost). */
+/** Whether a refused move had landed: the game is past it (only its answer was lost). */
 export const landed = (result, move) => result.status === 409 && Boolean(result.data && result.data.error)
   && result.data.error.moves > move;
 

@@ -2,7 +2,7 @@
    one device, and the winner. */
 import { $, $$, fmt, S, store, stored } from './page.js';
 import { api, showError } from './net.js';
-import { cheerOnce } from './results.js';
+import { cheerOnce } from './cheer.js';
 
 /* Asks the next player to take the device, once per turn and tab; onDone when they have. */
 export function handOver(state, gameId, onDone) {

@@ -7,7 +7,6 @@ import { $, S, fmt, playerName, reducedMotion, stored, store } from './page.js';
 import { api, landed, persist, showError } from './net.js';
 import * as tray from './dice.js';
 import * as sheets from './sheet.js';
-import { drawResults } from './results.js';
 import { drawStandings, drawWinners, handOver } from './party.js';
 
 const game = { id: '', sheet: null, target: null, state: null }; // state: the server's last answer
@@ -148,8 +147,10 @@ function drawEnd() {
   $('#table .controls').hidden = true;
   $('.kbd-help').hidden = true;
   $('#results').hidden = false;
-  if (sheets.isParty(game.state)) drawWinners(game.state, game.id);
-  else drawResults(game);
+  if (sheets.isParty(game.state)) { drawWinners(game.state, game.id); return; }
+  $('#final-total').textContent = game.state.total;
+  // Fetched when a game ends, not with the game screen: a first visit downloads less.
+  import('./results.js').then(({ drawResults }) => drawResults(game));
 }
 
 function draw() {

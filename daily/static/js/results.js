@@ -1,6 +1,7 @@
 /* Results and sharing: the end of a game (final score, rank, facts, the cheer) and the share
    block (code, link, text and the grid of squares), also used by today's and a friend's page. */
-import { $, $$, fmt, playerName, reducedMotion, S, store, stored } from './page.js';
+import { $, $$, fmt, playerName, S } from './page.js';
+import { cheerOnce } from './cheer.js';
 import { api } from './net.js';
 
 /* The game as squares, row by row, without a die: green at or over par, yellow under,
@@ -112,37 +113,6 @@ export async function showDistribution(date, total) {
   const mine = bandOf(bands, total);
   $('#chart-text').textContent = mine ? `${players}. ${fmt(S.yourBand, { low: mine.from, high: mine.to })}` : players;
   chart.setAttribute('aria-label', `${chart.getAttribute('aria-label')}: ${bands.map((b) => `${b.from}–${b.to}: ${b.players}`).join(', ')}`);
-}
-
-export function celebrate(lines) {
-  const box = $('#celebrate');
-  if (!lines.length || !box) return;
-  box.innerHTML = '';
-  lines.forEach((line) => {
-    const p = document.createElement('p');
-    p.textContent = line;
-    box.appendChild(p);
-  });
-  const still = reducedMotion();
-  if (!still) {
-    for (let i = 0; i < 24; i += 1) {
-      const bit = document.createElement('i');
-      bit.style.setProperty('--x', `${(i * 37) % 100}vw`);
-      bit.style.setProperty('--d', `${(i % 6) * 0.12}s`);
-      bit.style.setProperty('--h', `${(i * 53) % 360}`);
-      box.appendChild(bit);
-    }
-  }
-  box.hidden = false; // seen, not read out: the facts under the score say the same
-  setTimeout(() => { box.hidden = true; }, still ? 4000 : 2600);
-}
-
-/** Celebrates a finished game once per tab, not on every reload of its page. */
-export function cheerOnce(gameId, lines) {
-  const key = `daily.cheered.${gameId}`;
-  if (stored('sessionStorage', key)) return;
-  store('sessionStorage', key, 'yes');
-  celebrate(lines);
 }
 
 async function myEntry(board) {
