@@ -283,6 +283,9 @@ def value_str(value: object) -> str:
     """An option value as a player reads it: on/off for switches, a bonus in words.
 
     A bonus option's ``"100@84"`` reads "bonus 100 for 84 or more", not the code's jargon.
+
+    >>> value_str("100@84"), value_str(True), value_str(2)
+    ('bonus 100 for 84 or more', 'on', '2')
     """
     if isinstance(value, bool):
         return str(lazy_gettext("on")) if value else str(lazy_gettext("off"))

@@ -122,6 +122,14 @@ def test_no_number_is_cut_in_any_language(
             page.wait_for_load_state("networkidle")
             page.evaluate(HOLD)
             shoot(page, f"hold-computer-320-{language}", full_page=False)
+    # A phone and a desktop in the dark theme, in the languages of the longest words.
+    for width, height, language in ((390, 844, "de"), (1280, 800, "fi")):
+        page.set_viewport_size({"width": width, "height": height})
+        page.emulate_media(color_scheme="dark")
+        page.request.post(f"{base}/prefs/language", form={"language": language, "next": "/"})
+        for path in world["paths"]:
+            problems += [f"{width} dark {language} {p}" for p in _problems_on(page, base, path)]
+        shoot(page, f"hold-history-{width}-dark-{language}", full_page=False)
     assert not problems, "\n".join(problems)
 
 
@@ -191,9 +199,7 @@ def test_a_move_without_the_network_waits_and_lands_once(
     context.set_offline(True)
     page.click("#roll")
     message = page.locator("#message")
-    page.wait_for_function(
-        "document.querySelector('#message').textContent.includes('No connection')"
-    )
+    message.filter(has_text="No connection").wait_for()
     assert message.inner_text() == (
         "No connection: your move is kept and goes out when the network is back."
     )
