@@ -129,6 +129,8 @@ def test_no_number_is_cut_in_any_language(
         page.request.post(f"{base}/prefs/language", form={"language": language, "next": "/"})
         for path in world["paths"]:
             problems += [f"{width} dark {language} {p}" for p in _problems_on(page, base, path)]
+            if path.startswith(("/f/", "/party/")):  # three friends' sheets; the party
+                shoot(page, f"hold-{path.split('/')[1]}-{width}-dark-{language}")
         shoot(page, f"hold-history-{width}-dark-{language}", full_page=False)
     assert not problems, "\n".join(problems)
 
