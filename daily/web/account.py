@@ -211,12 +211,16 @@ def chart_svg(played: Sequence[Played], width: int = 320, height: int = 150) -> 
         for v in sorted({0, top // 2, top})
     ]
     dated = sorted({0, len(recent) // 2, len(recent) - 1})
-    dates = [
-        f'<text x="{left + i * step + step / 2:.1f}" y="{height - 4}" class="label date"'
-        f' text-anchor="{"start" if i == 0 and len(dated) > 1 else "middle"}">'
-        f"{Markup.escape(format_date(recent[i].day, 'd MMM', locale=get_locale() or 'en'))}</text>"
-        for i in dated
-    ]
+    # The first date starts at its bar, the last ends at its bar, the middle one is centred.
+    anchor = {0: ("start", 0.0), len(recent) - 1: ("end", step)} if len(dated) > 1 else {}
+    dates = []
+    for i in dated:
+        side, shift = anchor.get(i, ("middle", step / 2))
+        day = Markup.escape(format_date(recent[i].day, "d MMM", locale=get_locale() or "en"))
+        dates.append(
+            f'<text x="{left + i * step + shift:.1f}" y="{height - 4}" class="label date"'
+            f' text-anchor="{side}">{day}</text>'
+        )
     name = Markup.escape(gettext("Your last %(n)s daily scores", n=len(recent)))
     return Markup(
         f'<svg class="history-chart" viewBox="0 0 {width} {height}" role="img"'
