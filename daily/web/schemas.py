@@ -17,7 +17,7 @@ from pydantic.config import JsonDict
 
 from daily import party
 from daily.errors import BadInputError, ErrorCode
-from daily.store.players import MAX_NAME
+from daily.store.players import MAX_NAME as MAX_NAME  # the name limit, for the party page too
 from daily.strategy.bots import LEVELS
 
 _NAME_SCHEMA: JsonDict = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
