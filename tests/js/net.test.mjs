@@ -79,15 +79,16 @@ test('a move goes out until it is answered, telling each wait', async () => {
   const waits = [];
   const call = async (...args) => { calls.push(args); return answers.shift(); };
   const result = await persist('POST', '/games/g/roll', { hold: [], move: 3 }, (r, attempt) => waits.push([r.status, attempt]), { call, wait: async () => {} });
-  assert.deepEqual(result, { ok: true, status: 200, data: { moves: [1] } });
+  assert.deepEqual(result, { ok: true, status: 200, data: { moves: [1] }, retried: true });
   assert.equal(calls.length, 3);
   assert.ok(calls.every((c) => c[2].move === 3)); // the same move number every time: once only
   assert.deepEqual(waits, [[0, 0], [502, 1]]);
 });
 
-test('a conflict past the move sent means an earlier copy landed', () => {
-  const conflict = (moves) => ({ ok: false, status: 409, data: { error: { code: 'conflict', moves } } });
+test('a repeat refused as past the move sent means an earlier copy landed', () => {
+  const conflict = (moves) => ({ ok: false, status: 409, data: { error: { code: 'conflict', moves } }, retried: true });
   assert.ok(landed(conflict(4), 3));
   assert.ok(!landed(conflict(3), 3)); // the game is where it was: the move did not land
-  assert.ok(!landed({ ok: false, status: 400, data: null }, 3));
+  assert.ok(!landed({ ...conflict(4), retried: undefined }, 3)); // a first try: a real clash
+  assert.ok(!landed({ ok: false, status: 400, data: null, retried: true }, 3));
 });

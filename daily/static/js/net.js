@@ -48,15 +48,16 @@ export function waitForNetwork(attempt, target = globalThis) {
 export async function persist(method, path, body, onWait = () => {}, { call = api, wait = waitForNetwork } = {}) {
   for (let attempt = 0; ; attempt += 1) {
     const result = await call(method, path, body);
-    if (!isTransient(result)) return result;
+    if (!isTransient(result)) return attempt ? { ...result, retried: true } : result;
     onWait(result, attempt);
     await wait(attempt);
   }
 }
 
-/** Whether a refused move had landed: the game is past it (only its answer was lost). */
-export const landed = (result, move) => result.status === 409 && Boolean(result.data && result.data.error)
-  && result.data.error.moves > move;
+/** Whether a refused repeat of a move had landed: the game is past it (only its first answer
+    was lost). A first try refused so is a real clash (another tab moved): that one is said. */
+export const landed = (result, move) => Boolean(result.retried) && result.status === 409
+  && Boolean(result.data && result.data.error) && result.data.error.moves > move;
 
 export function showError(result) {
   const box = $('#message');
