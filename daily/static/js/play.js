@@ -187,14 +187,14 @@ function accept(next) {
 
 /* -- the network: never frozen, never lost ------------------------------------------------ */
 
-let waiting = false; // a call is waiting for the network: the message says so
+let waiting = false; // a call waits for the network
 
 function onWait() {
   waiting = true;
   $('#message').textContent = S.offlineWait;
 }
 
-/* The call got through: a wait's message gives way to "Connected again", for a moment. */
+/* Through again: "Connected again", for a moment. */
 function reached() {
   if (!waiting) return;
   waiting = false;
@@ -203,8 +203,7 @@ function reached() {
   setTimeout(() => { if (box.textContent === S.online) box.textContent = ''; }, 3000);
 }
 
-/* Sends a move until the server answers: it lands once (its number makes a repeat harmless),
-   and a copy that had landed unseen reloads the game instead of showing an error. */
+/* Sends a move until answered; a repeat of one that had landed reloads the game quietly. */
 async function sendMove(kind, body) {
   const result = await persist('POST', `/games/${game.id}/${kind}`, body, onWait);
   reached();
