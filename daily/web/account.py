@@ -14,6 +14,7 @@ from datetime import date, timedelta
 from typing import Any
 
 import segno
+from babel.dates import format_date
 from flask import (
     Blueprint,
     current_app,
@@ -23,7 +24,7 @@ from flask import (
     session,
     url_for,
 )
-from flask_babel import gettext
+from flask_babel import get_locale, gettext
 from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSafeTimedSerializer
 from markupsafe import Markup
 from werkzeug.wrappers import Response
@@ -109,34 +110,54 @@ def _current_player() -> accounts.Player | None:
 # -- history -----------------------------------------------------------------------------------
 
 
-def chart_svg(played: Sequence[Played], width: int = 320, height: int = 120) -> Markup:
-    """A bar chart of the last 30 daily totals (oldest left), as inline SVG.
+def chart_svg(played: Sequence[Played], width: int = 320, height: int = 150) -> Markup:
+    """A bar chart of the last 30 daily totals (oldest left) with a score axis and dates.
 
     >>> svg = chart_svg([Played(date(2026, 12, 1), 1, 200, True, "a")])
-    >>> svg.count("<rect"), 'role="img"' in svg
-    (1, True)
+    >>> svg.count("<rect"), 'role="img"' in svg, svg.count('class="label date"')
+    (1, True, 1)
     """
     recent = list(reversed(played[:30]))
     top = max([p.total for p in recent] + [1])
-    step = width / max(len(recent), 14)  # a few days do not make fat bars
+    left, right, roof, floor = 30, width - 4, 10, height - 20  # the plot area
+    step = (right - left) / max(len(recent), 14)  # a few days do not make fat bars
     bars = []
     for i, p in enumerate(recent):
-        h = max(2.0, (height - 16) * p.total / top)
-        x, y = i * step + 1, height - h
+        h = max(2.0, (floor - roof) * p.total / top)
+        x, y = left + i * step + 1, floor - h
         label = gettext("#%(number)s: %(total)s", number=p.number, total=p.total)
         bars.append(
             f'<rect class="{"bonus" if p.bonus else "plain"}" x="{x:.1f}" y="{y:.1f}"'
             f' width="{max(step - 2, 1):.1f}" height="{h:.1f}" rx="2"><title>{Markup.escape(label)}'
             "</title></rect>"
         )
+    # The score axis: 0, half and the best at the left; dates under the first, middle and last.
+    ticks = [
+        f'<line x1="{left}" y1="{floor - (floor - roof) * v / top:.1f}" x2="{right}"'
+        f' y2="{floor - (floor - roof) * v / top:.1f}" class="axis{"" if v == 0 else " top"}"/>'
+        f'<text x="{left - 4}" y="{floor - (floor - roof) * v / top + 4:.1f}" class="label"'
+        f' text-anchor="end">{v}</text>'
+        for v in sorted({0, top // 2, top})
+    ]
+    dated = sorted({0, len(recent) // 2, len(recent) - 1})
+    # The first date starts at its bar, the last ends at its bar, the middle one is centred.
+    anchor = {0: ("start", 0.0), len(recent) - 1: ("end", step)} if len(dated) > 1 else {}
+    dates = []
+    for i in dated:
+        side, shift = anchor.get(i, ("middle", step / 2))
+        day = Markup.escape(format_date(recent[i].day, "d MMM", locale=get_locale() or "en"))
+        dates.append(
+            f'<text x="{left + i * step + shift:.1f}" y="{height - 4}" class="label date"'
+            f' text-anchor="{side}">{day}</text>'
+        )
     name = Markup.escape(gettext("Your last %(n)s daily scores", n=len(recent)))
     return Markup(
         f'<svg class="history-chart" viewBox="0 0 {width} {height}" role="img"'
         f' aria-label="{name}">'
-        f'<line x1="0" y1="{height - 0.5}" x2="{width}" y2="{height - 0.5}" class="axis"/>'
-        f'<line x1="0" y1="16" x2="{width}" y2="16" class="axis top"/>'
-        f'<text x="{width - 2}" y="12" class="label" text-anchor="end">{top}</text>'
+        f'<line x1="{left}" y1="{roof}" x2="{left}" y2="{floor}" class="axis"/>'
+        + "".join(ticks)
         + "".join(bars)
+        + "".join(dates)
         + "</svg>"
     )
 

@@ -281,7 +281,7 @@ def face_word(face: int) -> str:
 
 
 OPTION_NAMES: dict[str, LazyString] = {
-    "bonus": lazy_gettext("Upper bonus (points@threshold)"),
+    "bonus": lazy_gettext("Upper bonus"),
     "full_straight": lazy_gettext("Full straight points"),
     "saved_rolls": lazy_gettext("Saved rolls: unused rolls are banked for later turns"),
     "forced": lazy_gettext("Forced order: rows are filled top to bottom"),
@@ -295,7 +295,20 @@ def option_name(name: str) -> str:
 
 
 def value_str(value: object) -> str:
-    """An option value as a player reads it: on/off for switches."""
+    """An option value as a player reads it: on/off for switches, a bonus in words.
+
+    A bonus option's ``"100@84"`` reads "bonus 100 for 84 or more", not the code's jargon.
+
+    >>> value_str("100@84"), value_str(True), value_str(2)
+    ('bonus 100 for 84 or more', 'on', '2')
+    """
     if isinstance(value, bool):
         return str(lazy_gettext("on")) if value else str(lazy_gettext("off"))
+    if isinstance(value, str) and "@" in value:
+        points, threshold = value.split("@", 1)
+        return str(
+            lazy_gettext(
+                "bonus %(points)s for %(threshold)s or more", points=points, threshold=threshold
+            )
+        )
     return str(value)

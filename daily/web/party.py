@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import Blueprint, render_template
 
+from daily.accounts import MAX_NAME
 from daily.errors import NotFoundError
 from daily.party import MAX_PLAYERS, MIN_PLAYERS
 from daily.rules import BASE_RULESETS
@@ -28,7 +29,12 @@ def setup() -> str:
         for ruleset in BASE_RULESETS.values()
     ]
     return render_template(
-        "party.html", record=None, choices=choices, seats=range(MAX_PLAYERS), needed=MIN_PLAYERS
+        "party.html",
+        record=None,
+        choices=choices,
+        seats=range(MAX_PLAYERS),
+        needed=MIN_PLAYERS,
+        max_name=MAX_NAME,
     )
 
 

@@ -51,4 +51,19 @@ def play_strings() -> dict[str, str]:
         ),
         "shareGame": gettext("%(ruleset)s: %(total)s", ruleset="{ruleset}", total="{total}"),
         "shared": gettext("Shared"),
+        # Against the computer: the verdict with both scores.
+        "youWinBy": gettext("You win, %(you)s to %(them)s", you="{you}", them="{them}"),
+        "computerWinsBy": gettext(
+            "The computer wins, %(them)s to your %(you)s", you="{you}", them="{them}"
+        ),
+        "tieBoth": gettext("A tie: %(you)s each", you="{you}"),
+        # The day's verdict, honest about a board of one and about ties.
+        "firstToday": gettext("You are the first to finish today's puzzle"),
+        "tiedOne": gettext("tied with one other player"),
+        "tiedMany": gettext("tied with %(n)s other players", n="{n}"),
+        # A request that did not get through: the move waits and goes out again by itself.
+        "offlineWait": gettext(
+            "No connection: your move is kept and goes out when the network is back."
+        ),
+        "online": gettext("Connected again."),
     }

@@ -64,7 +64,8 @@ def test_a_computer_game_with_hints_to_the_analysis(
         assert page.locator("#their-turn li").count() >= 1
     page.wait_for_selector("#results:not([hidden])")
     mine, theirs = (int(page.inner_text(f"tr[data-sum='total'] [data-cell='{p}']")) for p in (0, 1))
-    assert page.inner_text("#winner")  # who won, in words
+    winner = page.inner_text("#winner")  # who won, in words, with both scores
+    assert str(mine) in winner and str(theirs) in winner, winner
     shoot(page, "computer-finished")
     page.click("#analysis-link")
     page.wait_for_url(f"{base}/play/*/analysis")
@@ -72,3 +73,12 @@ def test_a_computer_game_with_hints_to_the_analysis(
     assert page.inner_text(".score-big") == str(mine)
     assert str(theirs) in page.inner_text("#computer-lost")
     shoot(page, "computer-analysis")
+    # The costliest decisions come first, at most three, the biggest loss first.
+    lost = page.locator("#decisions tr.lost td.num:last-child").all_inner_texts()
+    costly = page.locator("#costly .lost").all_inner_texts()
+    assert len(costly) == min(3, len(lost))
+    figures = [float(c.split()[0].replace(",", ".")) for c in costly]
+    assert figures == sorted(figures, reverse=True)
+    page.set_viewport_size({"width": 390, "height": 844})  # a card per decision on a phone
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shoot(page, "computer-analysis-390", full_page=False)

@@ -237,8 +237,9 @@ def test_the_result_shares_a_spoiler_free_grid(
     page.wait_for_selector("#facts li >> nth=2")  # bonus, streak, best day
     facts = page.inner_text("#facts")
     assert "Days in a row: 1" in facts and f"Your best day: {final['total']}" in facts
-    page.wait_for_function("document.querySelector('#final-rank').textContent.includes('%')")
-    assert page.inner_text("#final-rank") == "Rank 1 of 1, better than 100% of today's players"
+    # Alone on the day's board: the first to finish, not "better than 100%" of nobody.
+    page.locator("#final-rank", has_text="first").wait_for()
+    assert page.inner_text("#final-rank") == "You are the first to finish today's puzzle"
     assert page.locator("#dist .chart .bar.you").count() == 1
     assert page.inner_text("#pace") == ""  # the pace is for play, not a red verdict after it
     board = page.get_attribute("#day-board", "href")

@@ -116,6 +116,8 @@ def test_the_site_opens_offline(serve: Callable[..., str], new_context: Callable
     page.goto(base + "/solo")
     assert page.locator("#offline").is_visible()
     context.set_offline(False)
+    # The offline page reloads by itself once the network is back: the page asked for shows.
+    page.wait_for_selector("body[data-page='solo']")
 
 
 def test_the_dark_theme_follows_the_system(

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { after, before, beforeEach, test } from 'node:test';
 import { module } from './helpers.mjs';
 
-const { PREFIX, WAITS, request, requestInit } = await module('net.js');
+const { PREFIX, WAITS, api, backoff, isTransient, landed, persist, request, requestInit } = await module('net.js');
 
 let server;
 let origin;
@@ -90,4 +90,35 @@ test('no server at all answers status 0, which the page words as no answer', asy
   await new Promise((resolve) => closed.close(resolve));
   const result = await request('GET', '/daily', undefined, { origin: `http://127.0.0.1:${port}`, waits: FAST });
   assert.deepEqual(result, { ok: false, status: 0, data: null });
+});
+
+test('without the network the page\'s call answers status 0, it never throws', async () => {
+  // On the page the path is relative; in node (no page) fetch refuses it, as a dead network does.
+  assert.deepEqual(await api('GET', '/daily'), { ok: false, status: 0, data: null });
+});
+
+test('a dropped call is asked again with a growing pause; a refusal is not', () => {
+  assert.deepEqual([0, 1, 2, 3, 4, 5, 6].map(backoff), [1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  assert.ok(isTransient({ status: 0 }) && isTransient({ status: 503 }) && isTransient({ status: 429 }));
+  assert.ok(!isTransient({ status: 409 }) && !isTransient({ status: 400 }) && !isTransient({ status: 200 }));
+});
+
+test('a move goes out until it is answered, telling each wait', async () => {
+  const answers = [{ ok: false, status: 0, data: null }, { ok: false, status: 502, data: null }, { ok: true, status: 200, data: { moves: [1] } }];
+  const calls = [];
+  const waits = [];
+  const call = async (...args) => { calls.push(args); return answers.shift(); };
+  const result = await persist('POST', '/games/g/roll', { hold: [], move: 3 }, (r, attempt) => waits.push([r.status, attempt]), { call, wait: async () => {} });
+  assert.deepEqual(result, { ok: true, status: 200, data: { moves: [1] }, retried: true });
+  assert.equal(calls.length, 3);
+  assert.ok(calls.every((c) => c[2].move === 3)); // the same move number every time: once only
+  assert.deepEqual(waits, [[0, 0], [502, 1]]);
+});
+
+test('a repeat refused as past the move sent means an earlier copy landed', () => {
+  const conflict = (moves) => ({ ok: false, status: 409, data: { error: { code: 'conflict', moves } }, retried: true });
+  assert.ok(landed(conflict(4), 3));
+  assert.ok(!landed(conflict(3), 3)); // the game is where it was: the move did not land
+  assert.ok(!landed({ ...conflict(4), retried: undefined }, 3)); // a first try: a real clash
+  assert.ok(!landed({ ok: false, status: 400, data: null, retried: true }, 3));
 });

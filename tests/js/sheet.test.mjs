@@ -38,6 +38,10 @@ test('the pace counts the upper rows scored against par (3 of a face in Yatzy, 4
   assert.deepEqual(paceText(MAXI, player(MAXI, { sixes: 24 }), false), ['on pace', '']);
   assert.deepEqual(paceText(YATZY, player(YATZY, { ones: 1 }, { bonus: 50 }), false), ['bonus made', 'pace-ahead']);
   assert.deepEqual(paceText(YATZY, player(YATZY, { sixes: 30 }), true), ['', '']); // a verdict is not a hint
+  // A full upper section has no pace left to keep: its bonus row tells, made or not.
+  const full = { ones: 1, twos: 2, threes: 3, fours: 4, fives: 5, sixes: 6 };
+  assert.deepEqual(paceText(YATZY, player(YATZY, full), false), ['', '']);
+  assert.deepEqual(paceText(YATZY, player(YATZY, { ...full, sixes: 30 }, { bonus: 50 }), false), ['', '']);
 });
 
 test('the columns: yours, yours and the computer\'s, or one per party player', () => {

@@ -213,6 +213,9 @@ def test_a_bad_friend_code_gets_a_players_message(make_app: Any, path: str) -> N
     text = response.get_data(as_text=True)
     assert response.status_code in (400, 404) and 'id="friend-error"' in text
     assert "not a friend code" not in text
+    # Headed in words, not "400", with the code box to try again.
+    assert "<h1>400</h1>" not in text and "<h1>404</h1>" not in text
+    assert 'id="code-again"' in text and 'name="code"' in text
 
 
 @pytest.mark.redis

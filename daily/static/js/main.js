@@ -3,7 +3,7 @@
    part: the game screen (play.js) for every mode and the party set-up, imported with it;
    today's, a friend's, the solo and computer pages (pages.js), fetched only there. */
 import { $, $$, S, errorText, loadStrings, readJson } from './page.js';
-import { api, start } from './net.js';
+import { api, start, waitForNetwork } from './net.js';
 import { partySetup } from './party.js';
 import { playPage } from './play.js';
 
@@ -40,6 +40,19 @@ async function otherPage(page, boot) {
   if (page === 'computer') pages.waitForTables();
 }
 
+/* The offline page (the service worker's stand-in for a page it could not fetch) reloads
+   itself once the network is back: on the 'online' event, or when a try with backoff gets
+   through (the event does not fire where the browser thought it was online all along). */
+async function reloadWhenOnline() {
+  for (let attempt = 0; ; attempt += 1) {
+    await waitForNetwork(attempt);
+    try {
+      if ((await fetch(location.href, { method: 'HEAD', cache: 'no-store' })).ok) break;
+    } catch (e) { /* still offline */ }
+  }
+  location.reload();
+}
+
 loadStrings(readJson('strings'));
 const boot = readJson('boot');
 wireName();
@@ -48,3 +61,4 @@ const page = document.body.dataset.page;
 if (page === 'play' || (page === 'party' && boot.game)) playPage(boot);
 else if (page === 'party' && $('#party-setup')) partySetup($('#party-setup'));
 else if (['today', 'friend', 'solo', 'computer'].includes(page)) otherPage(page, boot);
+else if (page === 'offline' && location.pathname !== '/offline') reloadWhenOnline(); // a stand-in

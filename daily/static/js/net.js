@@ -43,7 +43,40 @@ export async function request(method, path, body, { origin = '', waits = WAITS }
   return { ok: response.ok, status: response.status, data };
 }
 
-export const api = (method, path, body) => request(method, path, body);
+/** Calls the API; without the network it answers status 0 rather than rejecting. */
+export const api = (method, path, body) => request(method, path, body)
+  .catch(() => ({ ok: false, status: 0, data: null }));
+
+/** Whether asking again may help: no answer at all, the server busy or down (never a refusal). */
+export const isTransient = (result) => result.status === 0 || result.status === 429 || result.status >= 500;
+
+/** The pause before try *attempt* + 1 (0-based): 1 s, 2 s, 4 s ... at most 30 s. */
+export const backoff = (attempt) => Math.min(30000, 1000 * 2 ** attempt);
+
+/** Resolves after backoff(attempt), or at once when the browser says the network is back. */
+export function waitForNetwork(attempt, target = globalThis) {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); target.removeEventListener('online', done); resolve(); };
+    const timer = setTimeout(done, backoff(attempt));
+    target.addEventListener('online', done);
+  });
+}
+
+/* Asks until an answer that is not transient, waiting (onWait is told) for the 'online' event
+   or a growing pause. A move carries its number: a copy that landed is refused, not replayed. */
+export async function persist(method, path, body, onWait = () => {}, { call = api, wait = waitForNetwork } = {}) {
+  for (let attempt = 0; ; attempt += 1) {
+    const result = await call(method, path, body);
+    if (!isTransient(result)) return attempt ? { ...result, retried: true } : result;
+    onWait(result, attempt);
+    await wait(attempt);
+  }
+}
+
+/** Whether a refused repeat of a move had landed: the game is past it (only its first answer
+    was lost). A first try refused so is a real clash (another tab moved): that one is said. */
+export const landed = (result, move) => Boolean(result.retried) && result.status === 409
+  && Boolean(result.data && result.data.error) && result.data.error.moves > move;
 
 export function showError(result) {
   const box = $('#message');

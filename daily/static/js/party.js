@@ -2,7 +2,7 @@
    one device, and the winner. */
 import { $, $$, fmt, S, store, stored } from './page.js';
 import { api, showError } from './net.js';
-import { cheerOnce } from './results.js';
+import { cheerOnce } from './cheer.js';
 
 /* Asks the next player to take the device, once per turn and tab; onDone when they have. */
 export function handOver(state, gameId, onDone) {
@@ -27,7 +27,47 @@ export function handOver(state, gameId, onDone) {
   go.focus();
 }
 
+/** Everybody's place by total, best first: equal totals share a place (1, 1, 3). */
+export function places(players) {
+  const order = players.map((p, i) => ({ i, name: p.name, total: p.total }))
+    .sort((a, b) => b.total - a.total || a.i - b.i);
+  return order.map((p) => ({ ...p, place: 1 + order.filter((q) => q.total > p.total).length }));
+}
+
+/* The standings strip over the dice, in seat order as the columns: each player's place and
+   total, the player to move marked. */
+export function drawStandings(state) {
+  const box = $('#standings');
+  if (!box) return;
+  places(state.players).forEach(({ i, name, total, place }) => {
+    const item = $(`li[data-player="${i}"]`, box);
+    $('.place', item).textContent = place;
+    $('.name', item).textContent = name;
+    $('.pts', item).textContent = total;
+    item.classList.toggle('current', !state.finished && i === state.current);
+  });
+}
+
+/* The podium at the end: every place, the names whole. */
+function drawPodium(state) {
+  const podium = $('#podium');
+  if (!podium) return;
+  podium.innerHTML = '';
+  places(state.players).forEach(({ name, total, place }) => {
+    const item = document.createElement('li');
+    if (place === 1) item.className = 'first';
+    [['place', `${place}.`], ['name', name], ['pts', total]].forEach(([cls, text]) => {
+      const span = document.createElement('span');
+      span.className = cls;
+      span.textContent = text;
+      item.appendChild(span);
+    });
+    podium.appendChild(item);
+  });
+}
+
 export function drawWinners(state, gameId) {
+  drawPodium(state);
   const winners = state.winners.map((i) => state.players[i].name);
   state.winners.forEach((i) => $(`th[data-player="${i}"]`).classList.add('winner'));
   const total = state.players[state.winners[0]].total;

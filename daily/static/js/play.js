@@ -4,11 +4,10 @@
    the dice tray, the sheet, results and party draw their parts. Here too: the first game's
    lesson and the "Best move" hints. */
 import { $, S, fmt, playerName, reducedMotion, stored, store } from './page.js';
-import { api, showError } from './net.js';
+import { api, landed, persist, showError } from './net.js';
 import * as tray from './dice.js';
 import * as sheets from './sheet.js';
-import { drawResults } from './results.js';
-import { drawWinners, handOver } from './party.js';
+import { drawStandings, drawWinners, handOver } from './party.js';
 import * as feel from './feel.js';
 import { askName } from './name.js';
 
@@ -53,6 +52,7 @@ export function hintText(action, names) {
 async function showHints() {
   learned(); // asking for the best move is a way in too
   const list = $('#hints');
+  if (!list.hidden) { list.hidden = true; return; } // it lies over the sheet: a second press closes it
   const result = await api('GET', `/games/${game.id}/hint`);
   if (!result.ok) { showError(result); return; }
   list.innerHTML = '';
@@ -87,6 +87,7 @@ function toggle(i) {
 }
 
 function holdHint(hold) {
+  $('#hints').hidden = true;
   tray.holdOnly(hold, game.state);
   tray.drawTray(diceBox(), game.state, toggle);
   drawRoll();
@@ -149,11 +150,11 @@ function drawEnd() {
   $('#table .controls').hidden = true;
   $('.kbd-help').hidden = true;
   $('#results').hidden = false;
-  if (sheets.isParty(game.state)) drawWinners(game.state, game.id);
-  else {
-    drawResults(game);
-    askName();
-  }
+  if (sheets.isParty(game.state)) { drawWinners(game.state, game.id); return; }
+  $('#final-total').textContent = game.state.total;
+  // Fetched when a game ends, not with the game screen: a first visit downloads less.
+  import('./results.js').then(({ drawResults }) => drawResults(game));
+  askName();
 }
 
 function draw() {
@@ -164,6 +165,7 @@ function draw() {
   sheets.drawSheet(game.sheet, state, pick);
   drawStatus();
   drawOpponent();
+  if (sheets.isParty(state)) drawStandings(state);
   const hints = $('#hints');
   if (hints) hints.hidden = true;
   const hintButton = $('#hint');
@@ -193,8 +195,37 @@ function accept(next) {
   document.body.dataset.moves = next.move_count;
 }
 
+/* -- the network: never frozen, never lost ------------------------------------------------ */
+
+let waiting = false; // a call waits for the network
+
+function onWait() {
+  waiting = true;
+  $('#message').textContent = S.offlineWait;
+}
+
+/* Through again: "Connected again", for a moment. */
+function reached() {
+  if (!waiting) return;
+  waiting = false;
+  const box = $('#message');
+  box.textContent = S.online;
+  setTimeout(() => { if (box.textContent === S.online) box.textContent = ''; }, 3000);
+}
+
+/* Sends a move until answered; a repeat of one that had landed reloads the game quietly. */
+async function sendMove(kind, body) {
+  const result = await persist('POST', `/games/${game.id}/${kind}`, body, onWait);
+  reached();
+  if (result.ok) return result;
+  if (!landed(result, body.move)) showError(result);
+  await reload();
+  return null;
+}
+
 async function reload() {
-  const result = await api('GET', `/games/${game.id}`);
+  const result = await persist('GET', `/games/${game.id}`, undefined, onWait);
+  reached();
   if (result.ok) accept(result.data); else showError(result);
 }
 
@@ -206,11 +237,11 @@ async function roll() {
   const { state } = game;
   const rolled = tray.startRolling(diceBox(), state.dice.length);
   const [result] = await Promise.all([
-    api('POST', `/games/${state.id}/roll`, { hold: tray.holds(), move: state.move_count }),
+    sendMove('roll', { hold: tray.holds(), move: state.move_count }),
     new Promise((resolve) => setTimeout(resolve, reducedMotion() ? 0 : 450)),
   ]);
   busy = false;
-  if (!result.ok) { showError(result); await reload(); return; }
+  if (!result) { drawRoll(); return; }
   accept(changed(result.data));
   tray.saveHolds(game.state);
   tray.land(diceBox(), rolled);
@@ -239,9 +270,9 @@ async function pick(row) {
   if (state.potential[row] === 0 && !(await confirmScratch(row))) return;
   busy = true;
   learned();
-  const result = await api('POST', `/games/${state.id}/score`, { category: row, move: state.move_count });
+  const result = await sendMove('score', { category: row, move: state.move_count });
   busy = false;
-  if (!result.ok) { showError(result); await reload(); return; }
+  if (!result) { drawRoll(); return; }
   sheets.forget();
   accept(changed(result.data));
   if (!sheets.isParty(state)) feel.scored(row, state, game.state);

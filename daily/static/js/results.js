@@ -1,6 +1,7 @@
 /* Results and sharing: the end of a game (final score, rank, facts, the cheer) and the share
    block (code, link, text and the grid of squares), also used by today's and a friend's page. */
-import { $, $$, fmt, playerName, reducedMotion, S, store, stored } from './page.js';
+import { $, $$, fmt, playerName, S } from './page.js';
+import { cheerOnce } from './cheer.js';
 import { api } from './net.js';
 
 /* The game as squares, row by row, without a die: green at or over par, yellow under,
@@ -27,6 +28,9 @@ export function shareText({ daily, number, ruleset, total, grid, link }) {
   return `${head}\n${grid}\n${link}`;
 }
 
+/* "Copied" shows beside the button that copied: its own line's status, else the block's. */
+const statusBeside = (button, box) => $('[data-copy-status]', button.parentElement) || $('[data-copy-status]', box);
+
 /* Fills the share block: the code, the link, and the text (given, or a line for the day's
    puzzle or a friend's challenge). */
 export function fillShare(box, { code, total, number, ruleset, daily, text: given }) {
@@ -41,7 +45,7 @@ export function fillShare(box, { code, total, number, ruleset, daily, text: give
   $('[data-share-text]', box).value = text;
   const values = { code, link, text };
   $$('[data-copy]', box).forEach((button) => button.addEventListener('click', async () => {
-    const status = $('[data-copy-status]', box);
+    const status = statusBeside(button, box);
     try {
       await navigator.clipboard.writeText(values[button.dataset.copy]);
       status.textContent = S.copied;
@@ -54,7 +58,7 @@ export function fillShare(box, { code, total, number, ruleset, daily, text: give
 /* "Share your result": the phone's share sheet where there is one, else the clipboard. */
 function wireShareNow(share, text) {
   $('#share-now').onclick = async () => {
-    const status = $('[data-copy-status]', share);
+    const status = statusBeside($('#share-now'), share);
     try {
       if (navigator.share) { await navigator.share({ text }); status.textContent = S.shared; return; }
       await navigator.clipboard.writeText(text);
@@ -112,37 +116,6 @@ export async function showDistribution(date, total) {
   chart.setAttribute('aria-label', `${chart.getAttribute('aria-label')}: ${bands.map((b) => `${b.from}–${b.to}: ${b.players}`).join(', ')}`);
 }
 
-export function celebrate(lines) {
-  const box = $('#celebrate');
-  if (!lines.length || !box) return;
-  box.innerHTML = '';
-  lines.forEach((line) => {
-    const p = document.createElement('p');
-    p.textContent = line;
-    box.appendChild(p);
-  });
-  const still = reducedMotion();
-  if (!still) {
-    for (let i = 0; i < 24; i += 1) {
-      const bit = document.createElement('i');
-      bit.style.setProperty('--x', `${(i * 37) % 100}vw`);
-      bit.style.setProperty('--d', `${(i % 6) * 0.12}s`);
-      bit.style.setProperty('--h', `${(i * 53) % 360}`);
-      box.appendChild(bit);
-    }
-  }
-  box.hidden = false; // seen, not read out: the facts under the score say the same
-  setTimeout(() => { box.hidden = true; }, still ? 4000 : 2600);
-}
-
-/** Celebrates a finished game once per tab, not on every reload of its page. */
-export function cheerOnce(gameId, lines) {
-  const key = `daily.cheered.${gameId}`;
-  if (stored('sessionStorage', key)) return;
-  store('sessionStorage', key, 'yes');
-  celebrate(lines);
-}
-
 async function myEntry(board) {
   const result = await api('GET', `/leaderboards/${board}?around=me&limit=1`);
   return result.ok ? { me: result.data.me, total: result.data.total } : { me: null, total: 0 };
@@ -164,16 +137,28 @@ export function targetVerdict(target, total) {
   return fmt(S.tiedWith, values);
 }
 
+/** The day's rank in words, honest about ties and a board of one: the players beaten are
+    those who scored less (*bands*: the day's scores one point wide; null: rank alone). */
+export function dayVerdict(rank, players, bands, score) {
+  if (players === 1) return S.firstToday;
+  const parts = [fmt(S.rank, { rank, total: players })];
+  if (!bands) return parts[0];
+  const count = (test) => bands.filter(test).reduce((n, b) => n + b.players, 0);
+  const below = count((b) => b.to < score);
+  const tied = count((b) => b.from <= score && score <= b.to) - 1;
+  if (tied > 0) parts.push(tied === 1 ? S.tiedOne : fmt(S.tiedMany, { n: tied }));
+  if (below > 0) parts.push(fmt(S.percentile, { n: Math.round((100 * below) / (players - 1)) }));
+  return parts.join(', ');
+}
+
 /* The day's verdict: rank and percentile, streak and best day (a streak milestone or a best
    day gets a cheer), then the distribution. */
 async function dailyVerdict(state, rankBox, yay) {
-  const [day, streak, best] = await Promise.all([
+  const [day, streak, best, scores] = await Promise.all([
     myEntry(`daily/${state.date}`), myEntry('streak'), myEntry('best-day'),
+    api('GET', `/daily/${state.date}/distribution?band=1`),
   ]);
-  if (day.me) {
-    const beaten = day.total > 1 ? Math.round((100 * (day.total - day.me.rank)) / (day.total - 1)) : 100;
-    rankBox.textContent = `${fmt(S.rank, { rank: day.me.rank, total: day.total })}, ${fmt(S.percentile, { n: beaten })}`;
-  }
+  if (day.me) rankBox.textContent = dayVerdict(day.me.rank, day.total, scores.ok ? scores.data.bands : null, day.me.score);
   if (streak.me) {
     fact(fmt(S.streak, { n: streak.me.score }));
     if ([3, 7, 14, 30, 50, 100, 200, 365].includes(streak.me.score)) yay.push(fmt(S.yayStreak, { n: streak.me.score }));
@@ -184,6 +169,13 @@ async function dailyVerdict(state, rankBox, yay) {
   }
   $('#dist').hidden = false;
   showDistribution(state.date, state.total);
+}
+
+/** Who won against the computer, with both scores; '' while it is undecided. */
+export function computerVerdict(state) {
+  const values = { you: state.total, them: state.computer ? state.computer.total : 0 };
+  const said = { you: S.youWinBy, computer: S.computerWinsBy, tie: S.tieBoth };
+  return state.winner ? fmt(said[state.winner], values) : '';
 }
 
 /* The verdict under the final score: the bonus, the rank where the game has one, the winner
@@ -199,8 +191,7 @@ async function drawVerdict(game) {
   const words = targetVerdict(target, state.total);
   if (words) rankBox.textContent = words;
   if (mode.opponent === 'computer') {
-    const said = { you: S.youWin, computer: S.computerWins, tie: S.tie };
-    $('#winner').textContent = state.winner ? said[state.winner] : '';
+    $('#winner').textContent = computerVerdict(state);
   }
   if (state.review) {
     rankBox.textContent = state.review === 'held' ? S.underReview : S.reviewRemoved;

@@ -28,10 +28,12 @@ export const sums = (mine) => ({
   upper: String(mine.upper), bonus: String(mine.bonus), extra: String(mine.extra_bonus || 0), total: String(mine.total),
 });
 
-/** How the upper section stands against par, as [words, class]: a hint for play, not a verdict. */
+/** How the upper section stands against par, as [words, class]: a hint for play, not a verdict
+    (none once the game or the upper section is done: the bonus row then says it all). */
 export function paceText(sheet, mine, finished) {
   if (finished) return ['', ''];
   const upper = sheet.rows.filter((r) => r.face && mine.scorecard[r.id] !== null);
+  if (upper.length === sheet.rows.filter((r) => r.face).length) return ['', ''];
   if (!upper.length || mine.bonus > 0) return mine.bonus > 0 ? [S.bonusMade, 'pace-ahead'] : ['', ''];
   const ahead = Math.round(upper.reduce((total, r) => total + mine.scorecard[r.id] - r.face * sheet.par, 0));
   if (ahead > 0) return [fmt(S.ahead, { n: ahead }), 'pace-ahead'];
