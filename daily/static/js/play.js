@@ -8,12 +8,12 @@ import { api, showError } from './net.js';
 import * as tray from './dice.js';
 import * as sheets from './sheet.js';
 import { drawResults } from './results.js';
-import { drawWinners, handOver } from './party.js';
 
 // mode: the mode's flags (web/sheets.mode_meta), never its id; state: the server's last answer
 const game = { id: '', sheet: null, mode: null, target: null, state: null };
 let rowNames = {};
 let busy = false; // a roll or a score is on its way
+let party = null; // party.js: imported on a party game's page only
 
 const diceBox = () => $('#dice');
 const rollButton = () => $('#roll');
@@ -147,7 +147,7 @@ function drawEnd() {
   $('#table .controls').hidden = true;
   $('.kbd-help').hidden = true;
   $('#results').hidden = false;
-  if (sheets.isParty(game.state)) drawWinners(game.state, game.id);
+  if (sheets.isParty(game.state)) party.drawWinners(game.state, game.id);
   else drawResults(game);
 }
 
@@ -176,7 +176,7 @@ function accept(next) {
   draw();
   teach(next);
   if (sheets.isParty(next) && (!before || before.current !== next.current || before.turn !== next.turn)) {
-    handOver(next, game.id, () => rollButton().focus());
+    party.handOver(next, game.id, () => rollButton().focus());
   }
   // How many moves the page shows: lets a reader (or a test) wait for a move to land.
   document.body.dataset.moves = next.moves.length;
@@ -256,7 +256,8 @@ function onKey(event) {
   event.preventDefault();
 }
 
-export function playPage(boot) {
+export async function playPage(boot) {
+  if (boot.mode.opponent === 'party') party = await import('./party.js');
   Object.assign(game, { id: boot.game, sheet: boot.sheet, mode: boot.mode, target: boot.target || null, state: null });
   rowNames = Object.fromEntries(boot.sheet.rows.map((r) => [r.id, r.name]));
   tray.openTray(boot.game);
