@@ -38,16 +38,21 @@ ENTRY = re.compile(r'<script type="module" src="([^"]+)"></script>')
 def test_a_page_loads_the_entry_and_preloads_what_it_imports(make_app: Any) -> None:
     html = make_app().test_client().get("/solo").get_data(as_text=True)
     assert ENTRY.findall(html) == [f"/js/{__version__}/main.js"]
-    preloaded = {url.rsplit("/", 1)[1] for url in PRELOAD.findall(html)}
-    # Every static import, followed from the entry; pages.js is imported dynamically.
-    imported = {
-        name
-        for path in MODULES.glob("*.js")
-        if path.name != "pages.js"
-        for name in re.findall(r"^import .* from '\./([\w-]+\.js)';$", path.read_text(), re.M)
-    }
-    assert preloaded == imported and "pages.js" not in preloaded
-    assert "import('./pages.js')" in (MODULES / "main.js").read_text()
+    preloaded = [url.rsplit("/", 1)[1] for url in PRELOAD.findall(html)]
+    # Every static import followed from the entry; the modules only some pages run are
+    # imported dynamically, and the game screen does not fetch them.
+    found, todo = set(), ["main.js"]
+    while todo:
+        source = (MODULES / todo.pop()).read_text(encoding="utf-8")
+        for name in re.findall(r"^import .* from '\./([\w-]+\.js)';$", source, re.M):
+            if name not in found:
+                found.add(name)
+                todo.append(name)
+    assert sorted(preloaded) == sorted(found) and len(preloaded) == len(set(preloaded))
+    lazy = {path.name for path in MODULES.glob("*.js")} - found - {"main.js"}
+    assert lazy == {"pages.js", "party.js"}
+    scripts = "".join(path.read_text(encoding="utf-8") for path in MODULES.glob("*.js"))
+    assert all(f"import('./{name}')" in scripts for name in lazy)
 
 
 @pytest.mark.redis

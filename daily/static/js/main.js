@@ -1,10 +1,10 @@
 /* daily: the pages' script, as native ES modules (no build step). This entry reads the
    page's strings and boot data, wires the header and the start buttons, and runs the page's
-   part: the game screen (play.js) for every mode and the party set-up, imported with it;
-   today's, a friend's, the solo and computer pages (pages.js), fetched only there. */
+   part: the game screen (play.js) for every mode, imported with it; the party set-up and
+   hand-over (party.js), today's, a friend's, the solo and computer pages (pages.js), fetched
+   only where they run. */
 import { $, $$, S, errorText, loadStrings, readJson } from './page.js';
 import { api, start, waitForNetwork } from './net.js';
-import { partySetup } from './party.js';
 import { playPage } from './play.js';
 
 function wireStartButtons() {
@@ -59,6 +59,6 @@ wireName();
 wireStartButtons();
 const page = document.body.dataset.page;
 if (page === 'play' || (page === 'party' && boot.game)) playPage(boot);
-else if (page === 'party' && $('#party-setup')) partySetup($('#party-setup'));
+else if (page === 'party' && $('#party-setup')) import('./party.js').then((party) => party.partySetup($('#party-setup')));
 else if (['today', 'friend', 'solo', 'computer'].includes(page)) otherPage(page, boot);
 else if (page === 'offline' && location.pathname !== '/offline') reloadWhenOnline(); // a stand-in

@@ -7,7 +7,6 @@ import { $, S, fmt, playerName, reducedMotion, stored, store } from './page.js';
 import { api, landed, persist, showError } from './net.js';
 import * as tray from './dice.js';
 import * as sheets from './sheet.js';
-import { drawStandings, drawWinners, handOver } from './party.js';
 import * as feel from './feel.js';
 import { askName } from './name.js';
 
@@ -15,6 +14,7 @@ import { askName } from './name.js';
 const game = { id: '', sheet: null, mode: null, target: null, state: null };
 let rowNames = {};
 let busy = false; // a roll or a score is on its way
+let party = null; // party.js: imported on a party game's page only
 
 const diceBox = () => $('#dice');
 const rollButton = () => $('#roll');
@@ -150,7 +150,7 @@ function drawEnd() {
   $('#table .controls').hidden = true;
   $('.kbd-help').hidden = true;
   $('#results').hidden = false;
-  if (sheets.isParty(game.state)) { drawWinners(game.state, game.id); return; }
+  if (sheets.isParty(game.state)) { party.drawWinners(game.state, game.id); return; }
   $('#final-total').textContent = game.state.total;
   // Fetched when a game ends, not with the game screen: a first visit downloads less.
   import('./results.js').then(({ drawResults }) => drawResults(game));
@@ -165,7 +165,7 @@ function draw() {
   sheets.drawSheet(game.sheet, state, pick);
   drawStatus();
   drawOpponent();
-  if (sheets.isParty(state)) drawStandings(state);
+  if (sheets.isParty(state)) party.drawStandings(state);
   const hints = $('#hints');
   if (hints) hints.hidden = true;
   const hintButton = $('#hint');
@@ -189,7 +189,7 @@ function accept(next) {
   draw();
   teach(next);
   if (sheets.isParty(next) && (!before || before.current !== next.current || before.turn !== next.turn)) {
-    handOver(next, game.id, () => rollButton().focus());
+    party.handOver(next, game.id, () => rollButton().focus());
   }
   // How many moves the page shows: lets a reader (or a test) wait for a move to land.
   document.body.dataset.moves = next.move_count;
@@ -300,7 +300,8 @@ function onKey(event) {
   event.preventDefault();
 }
 
-export function playPage(boot) {
+export async function playPage(boot) {
+  if (boot.mode.opponent === 'party') party = await import('./party.js');
   Object.assign(game, { id: boot.game, sheet: boot.sheet, mode: boot.mode, target: boot.target || null, state: null });
   rowNames = Object.fromEntries(boot.sheet.rows.map((r) => [r.id, r.name]));
   tray.openTray(boot.game);
