@@ -142,7 +142,7 @@ async def one_game(connection: Connection, tally: Tally, number: int) -> bool:
                              {"mode": "daily"}, token)  # fmt: skip
     while state is not None and not state["finished"]:
         action, body = greedy(state)
-        body["move"] = len(state["moves"])
+        body["move"] = state["move_count"]
         state = await tally.call(connection, f"POST /games/{{id}}/{action}", 200, "POST",
                                  f"/api/v1/games/{state['id']}/{action}", body, token)  # fmt: skip
     if state is None:

@@ -52,8 +52,6 @@ MESSAGES = {
     "dailies": "too many daily games started from your address",
     "deletes": "too many players deleted from your address",
 }
-#: The WSGI environ key of the wall-clock time a request arrived (see :class:`StampArrival`).
-ARRIVED = "daily.arrived"
 #: Never limited: the load balancer's health checks, the metrics scrape and the static files.
 EXEMPT = ("health.healthz", "metrics.metrics", "static", "assets.module")
 OFF = "off"
@@ -176,22 +174,6 @@ def _hit(name: str) -> None:
     except Exception as e:  # Redis down: the count is lost, the game or player is not
         if not _is_redis_error(e):
             raise
-
-
-class StampArrival:
-    """WSGI middleware that notes when each request arrived (wall clock), before any work.
-
-    A move sent without its index is refused if another move was stored after it arrived:
-    two such requests raced (see daily.store.games.play).
-    """
-
-    def __init__(self, app: Callable[..., Any]) -> None:
-        self.app = app
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        """Stamps *environ*, then hands the request on."""
-        environ[ARRIVED] = time.time()
-        return self.app(environ, start_response)
 
 
 class TrustedProxies:
@@ -317,7 +299,6 @@ def init_app(app: Flask) -> Limiter:
     app.extensions["daily.limiter"] = limiter
     app.extensions["daily.limits"] = chosen
     # Outermost, so the stamp is taken before any other work on the request.
-    app.wsgi_app = StampArrival(app.wsgi_app)  # type: ignore[method-assign]
     return limiter
 
 
