@@ -184,8 +184,9 @@ def start_code(
 
 def join_code(client: redis.Redis, config: Config, player_id: str, code: str, target: bool,
               quota: Quota = _NO_QUOTA) -> tuple[Record, bool]:  # fmt: skip
-    """Plays a code: ranked on its board while it is open (a daily's code as the player's
-    daily, if they have not played it), practice once its seed is public, else refused."""
+    """Plays a code: ranked on its board while it is open, practice once its seed is public,
+    else refused. While a daily's code is open it is the player's daily: a new one if they
+    have none of that day, else the one they have (False), finished or not."""
     found = store.load_code(client, code)
     if found is None:
         raise NotFoundError(f"no such friend code: {code_str(code)}")
@@ -200,14 +201,14 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
     if ranked and found.day is not None:
         daily = store.index_lookup(client, keys.player_daily(player_id, found.day.isoformat()))
         if daily is not None:
-            if not daily.finished:
-                return daily, False  # a daily of that day under way: finish that one
-        else:
-            # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
-            record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
-                          dice.SeedRef.parse(found.seed_ref), day=found.day, code=code,
-                          closes_at=found.closes)  # fmt: skip
-            return _start_ranked_daily(client, config, record, quota, friend_key)
+            # Under way: finish that one. Finished: it is their one game on these dice,
+            # compared with the code's; a second would show a scout the day's re-rolls.
+            return daily, False
+        # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
+        record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
+                      dice.SeedRef.parse(found.seed_ref), day=found.day, code=code,
+                      closes_at=found.closes)  # fmt: skip
+        return _start_ranked_daily(client, config, record, quota, friend_key)
     record = _new(player_id, config, modes.FRIEND.id, found.ruleset, dict(found.options),
                   dice.SeedRef.parse(found.seed_ref), code=code, target=target,
                   practice=not ranked, closes_at=found.closes)  # fmt: skip

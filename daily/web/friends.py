@@ -47,6 +47,8 @@ def friend(code: str) -> str:
     ruleset = find_ruleset(found.ruleset, found.options)
     boot = {"code": normalized, "game": mine.id if mine else None}
     status, daily_game = code_status(found, player_id)
+    if status == "played":
+        mine = daily_game  # their daily is their game on these dice: shown beside the code's
     return render_template(
         "friend.html",
         status=status,
@@ -66,7 +68,8 @@ def friend(code: str) -> str:
 def code_status(found: games.FriendCode, player_id: str | None) -> tuple[str, games.Record | None]:
     """What opening a code does now, said before the first roll: ``open`` (ranked on the
     code's board), ``as_daily`` (a daily's code, played as the player's daily),
-    ``daily_under_way`` (with that daily), ``closed`` (not playable yet) or ``practice``."""
+    ``daily_under_way`` or ``played`` (with that daily, the player's one game on the day's
+    dice), ``closed`` (not playable yet) or ``practice``."""
     config = current_config()
     now = config.now()
     if not found.window.is_open(now):
@@ -76,7 +79,7 @@ def code_status(found: games.FriendCode, player_id: str | None) -> tuple[str, ga
     daily = _my_game(keys.player_daily(player_id, found.day.isoformat())) if player_id else None
     if daily is None:
         return "as_daily", None
-    return ("open" if daily.finished else "daily_under_way"), daily
+    return ("played" if daily.finished else "daily_under_way"), daily
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,9 +166,7 @@ def final_player(who: dict[str, str]) -> str:
     return player_id_of(with_app)
 
 
-def test_a_daily_under_way_is_given_back_and_a_finished_one_plays_the_code_only(
-    make_app: Any,
-) -> None:
+def test_a_daily_under_way_or_finished_is_given_back_not_a_new_game(make_app: Any) -> None:
     app = make_app(now=NOON)
     client = app.test_client()
     ana, bo, cy = player(client, "Ana"), player(client, "Bo"), player(client, "Cy")
@@ -177,12 +175,36 @@ def test_a_daily_under_way_is_given_back_and_a_finished_one_plays_the_code_only(
     refused = start(client, bo, mode="friend", code=code)
     assert refused.status_code == 409
     assert refused.get_json()["error"]["game_id"] == under_way["id"]
-    finished_daily(client, cy)
-    friend = start(client, cy, mode="friend", code=code).get_json()
-    assert friend["mode"] == "friend" and friend["ranked"]
-    play_out(client, cy, friend)
+    mine = finished_daily(client, cy)
+    again = start(client, cy, mode="friend", code=code, target=True)
+    assert again.status_code == 409 and again.get_json()["error"]["game_id"] == mine["id"]
+    # The code's page shows their daily beside the code's game, with nothing to start.
+    page = client.get(f"/f/{code}", headers=cy).get_data(as_text=True)
+    assert "data-start" not in page and f'data-total="{mine["total"]}"' in page
     assert board_members(app, boards.Board.daily(DAY)) == 2  # Ana and Cy, once each
-    assert board_members(app, boards.Board.friend(code.replace("-", ""))) == 2
+    assert board_members(app, boards.Board.friend(code.replace("-", ""))) == 1
+
+
+def test_scouting_a_day_through_friends_codes_sees_no_second_game(make_app: Any) -> None:
+    # The attack of round two: 8 accounts from one address finish the daily, then each
+    # opens the other 7 share codes to see the day's re-rolls under other holds.
+    app = make_app(now=NOON, rate_limits={**dict.fromkeys(limits.DEFAULTS, "off"),
+                                          "dailies": "8 per day"})  # fmt: skip
+    client = app.test_client()
+    scouts = [player(client, f"Scout{n}") for n in range(8)]
+    dailies = [finished_daily(client, who) for who in scouts]
+    for n, who in enumerate(scouts):
+        for other in dailies[:n] + dailies[n + 1 :]:
+            answer = start(client, who, mode="friend", code=other["share_code"])
+            assert answer.status_code == 409
+            assert answer.get_json()["error"]["game_id"] == dailies[n]["id"]
+    # A ninth account has spent the address's dailies: the code is its daily, so 429.
+    fresh = start(client, player(client, "Scout8"), mode="friend", code=dailies[0]["share_code"])
+    assert fresh.status_code == 429
+    with app.app_context():
+        dealt = [games.games_of(current_redis(), final_player(who)) for who in scouts]
+    assert dealt == [[daily["id"]] for daily in dailies]  # one game on the day each
+    assert board_members(app, boards.Board.daily(DAY)) == 8
 
 
 # -- 3. exactly once under real concurrent requests -------------------------------------------
