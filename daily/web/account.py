@@ -371,20 +371,24 @@ class Sheet:
 
 
 @bp.app_template_global()
-def friend_sheets(code: str, creator_game: games.Record | None, limit: int = 12) -> list[Sheet]:
-    """The finished games on *code*: the creator's first, then the board's order."""
+def friend_sheets(code: str, creator_game: games.Record | None, mine: games.Record | None = None,
+                  limit: int = 12) -> list[Sheet]:  # fmt: skip
+    """The finished games on *code*: the creator's first, the reader's own game (their daily
+    on a daily's code), then the board's order."""
     client = current_redis()
     me_id = auth.current_player_id()
     found: list[Sheet] = []
     if creator_game is not None and creator_game.finished:
         found.append(_sheet(creator_game, True, me_id))
+    if mine is not None and mine.finished and all(s.record.id != mine.id for s in found):
+        found.append(_sheet(mine, False, me_id))
     ids = client.zrevrange(keys.board_friend(code), 0, limit)
     for member in ids:
         player_id = boards.player_of(str(member))
         record = games.index_lookup(client, keys.player_friend(player_id, code))
         if record is None or not record.finished:
             continue
-        if creator_game is not None and record.id == creator_game.id:
+        if any(s.record.id == record.id for s in found):
             continue
         found.append(_sheet(record, False, me_id))
     return found[:limit]

@@ -291,12 +291,12 @@ def test_finished_daily_shares_its_dice_as_a_friend_code(app: Any) -> None:
     as_daily = start(client, bo, mode="friend", code=final["share_code"], target=True)
     assert as_daily["dice"] == daily["dice"] and as_daily["mode"] == "daily"
     assert "target" not in as_daily
-    # Cy has: the code is a friend game on its board, with Ana's score as the target.
+    # Cy has: his daily is his one game on the day's dice, not a second one on the code.
     cy = new_player(client, "Cy")
-    play_out(client, cy, start(client, cy, mode="daily"))
-    friend = start(client, cy, mode="friend", code=final["share_code"], target=True)
-    assert friend["dice"] == daily["dice"] and friend["mode"] == "friend"
-    assert friend["target"]["total"] == final["total"]
+    his = play_out(client, cy, start(client, cy, mode="daily"))[-1]
+    again = client.post("/api/v1/games", json={"mode": "friend", "code": final["share_code"]},
+                        headers=cy)  # fmt: skip
+    assert again.status_code == 409 and again.get_json()["error"]["game_id"] == his["id"]
 
 
 def test_unknown_and_future_modes(app: Any) -> None:
