@@ -136,6 +136,7 @@ def _new(player_id: str, config: Config, mode: str, ruleset: str,
         player_id=player_id,
         seed_ref=str(seed_ref),
         created=config.now().timestamp(),
+        stream=dice.CURRENT,
         **fields,
     )
 
@@ -399,7 +400,7 @@ def computer_moves(record: Record, config: Config) -> tuple[Move, ...]:
     scored = sum(1 for entry in record.moves if "score" in entry)
     if sum(isinstance(move, Score) for move in moves) >= scored:
         return moves
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, config.secret_key))
+    source = record.source(config.secret_key)
     bot = bots.find_bot(record.level or DEFAULT_LEVEL)
     return computer.catch_up(computer_table(record), bot, source, record.id, moves, scored)
 
@@ -441,7 +442,7 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
         found = dataclasses.replace(found, party=record.party(secret))
     if record.kind.is_computer:
         moves = computer_moves(record, config)
-        source = dice.stream(dice.seed_from_ref(record.seed_ref, secret))
+        source = record.source(secret)
         side = computer.replay_side(found.state.ruleset, source, moves)
         turns = sum(isinstance(move, Score) for move in moves)
         found = dataclasses.replace(found, computer=side, computer_turns=turns)

@@ -20,7 +20,7 @@ import logging
 
 import redis
 
-from daily import dice, metrics
+from daily import metrics
 from daily.config import Config
 from daily.errors import ReplayError, RulesError
 from daily.store import games as store
@@ -84,7 +84,7 @@ def _table(record: Record) -> Table | None:
 
 
 def _check(client: redis.Redis, config: Config, record: Record, table: Table) -> bool:
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, config.secret_key))
+    source = record.source(config.secret_key)
     try:
         verdict = luck.check(table, source, record.moves)
     except ReplayError:  # a finished game replays; if not, the rankings' own checks decide

@@ -31,7 +31,16 @@ from daily.codes import new_code
 from daily.config import Config
 from daily.errors import ConflictError, DailyError
 from daily.modes import BoardKind, Mode, OnePer, find_mode
-from daily.rules import GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
+from daily.rules import (
+    DiceSource,
+    GameState,
+    Move,
+    Roll,
+    Ruleset,
+    Score,
+    find_ruleset,
+    replay,
+)
 from daily.store import boards, keys
 from daily.store.guard import guarded
 
@@ -149,6 +158,7 @@ class Record:
     level: str | None = None  # computer games: the bot's level
     engine: str | None = None  # computer games: "exact" or "heuristic", chosen at the start
     computer_moves: tuple[dict[str, Any], ...] = ()  # computer games: the bot's moves so far
+    stream: str = "v1"  # the dice stream (daily.dice.VERSIONS); stored records without one: v1
     extra: Mapping[str, str] = field(default_factory=dict)  # other fields (review, luck...)
 
     @property
@@ -173,15 +183,19 @@ class Record:
         """
         if self.kind.is_party:
             return self.party(secret).state
-        source = dice.stream(dice.seed_from_ref(self.seed_ref, secret))
-        return replay(self.rules, source, [_stored_move(entry) for entry in self.moves])
+        return replay(self.rules, self.source(secret), [_stored_move(m) for m in self.moves])
+
+    def source(self, secret: str) -> DiceSource:
+        """The game's dice: its seed in its stream version (a party's are per player)."""
+        return dice.stream(dice.seed_from_ref(self.seed_ref, secret), self.stream)
 
     def party(self, secret: str) -> parties.Party:
         """Replays a party game's log: every player's sheet and whose turn it is."""
         seed = dice.seed_from_ref(self.seed_ref, secret)
         return parties.replay(
-            self.rules, list(self.players), seed, [_stored_move(m) for m in self.moves]
-        )
+            self.rules, list(self.players), seed, [_stored_move(m) for m in self.moves],
+            self.stream,
+        )  # fmt: skip
 
     def to_fields(self) -> dict[str, str]:
         """The hash fields that store the record (the moves live in their own list)."""
@@ -198,6 +212,8 @@ class Record:
             "practice": "1" if self.practice else "0",
             **self.extra,
         }
+        if self.stream != "v1":
+            fields["stream"] = self.stream
         if self.players:
             fields["players"] = json.dumps(list(self.players))
         if self.level is not None:
@@ -219,7 +235,8 @@ class Record:
         """Reads a record back from its hash fields and move list."""
         known = {"mode", "ruleset", "options", "player", "seed", "created", "target", "finished",
                  "submitted", "date", "code", "total", "finished_at", "share", "practice",
-                 "closes_at", "moved_at", "players", "computer", "level", "engine"}  # fmt: skip
+                 "closes_at", "moved_at", "players", "computer", "level", "engine",
+                 "stream"}  # fmt: skip
         return cls(
             id=game_id,
             mode=fields["mode"],
@@ -244,6 +261,7 @@ class Record:
             level=fields.get("level"),
             engine=fields.get("engine"),
             computer_moves=tuple(json.loads(fields.get("computer", "[]"))),
+            stream=fields.get("stream", "v1"),
             extra={k: v for k, v in fields.items() if k not in known},
         )
 

@@ -16,6 +16,7 @@ from pydantic import Field, RootModel
 from pydantic.config import JsonDict
 
 from daily import computer
+from daily.dice import VERSIONS
 from daily.modes import MODES
 from daily.store import boards, reviews
 from daily.strategy.bots import LEVELS
@@ -158,6 +159,9 @@ class Record(Answer):
     seed: str | None = Field(None, description="hex, once it may be published")
     date: str | None = Field(None, json_schema_extra=_DATE)
     code: str | None = None
+    stream: Literal[tuple(VERSIONS)] | None = Field(  # type: ignore[valid-type]
+        None, description="the dice stream (docs/dice.md); none: v1"
+    )
     commitment: str = Field(description="sha256 of the seed, hex")
     moves: list[Move]
     total: int | None

@@ -12,7 +12,6 @@ from flask import redirect, render_template, request, url_for
 from flask_babel import format_datetime, gettext
 from werkzeug.wrappers import Response
 
-from daily import dice
 from daily.codes import code_str, parse_code
 from daily.errors import NotFoundError
 from daily.modes import BoardKind
@@ -136,7 +135,7 @@ def name_of(player_id: str) -> str:
 
 def turn_totals(record: games.Record, secret: str) -> list[int]:
     """The game's total after each scored turn, the bonus counted once earned."""
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, secret))
+    source = record.source(secret)
     state = new_game(record.rules, source)
     totals = []
     for entry in record.moves:

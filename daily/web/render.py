@@ -139,6 +139,8 @@ def record_json(found: Record) -> dict[str, Any]:
     elif ref.kind != SeedKind.RANDOM:  # named, not given: `daily verify` derives it
         body["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
     body.update(commitment=dice.commitment(seed), moves=list(found.moves), total=found.total)
+    if found.stream != "v1":  # a record without it is v1, as every game before v2 was
+        body["stream"] = found.stream
     if found.kind.is_party:  # `daily verify` replays the log as one party in this order
         body["players"] = list(found.players)
     if found.kind.is_computer:

@@ -115,22 +115,23 @@ def analysis_json(record: Record) -> dict[str, Any]:
     if not record.finished:
         raise ConflictError("the game is not finished yet")
     table = strategy_table(record.rules)
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, current_config().secret_key))
+    source = record.source(current_config().secret_key)
     body: dict[str, Any] = {"id": record.id, "mode": record.mode, "ruleset": record.ruleset}
     body.update(analysis.analyse(table, source, record.moves).to_dict())
     if record.kind.is_computer:
         theirs = computer.parse_moves(record.computer_moves)
         body["computer"] = analysis.analyse(table, source, theirs).to_dict()
     if record.kind.one_per is OnePer.DAY and record.day is not None:
-        body["expert"] = expert_json(record.day) if is_closed(record.day) else None
+        closed = is_closed(record.day)
+        body["expert"] = expert_json(record.day, record.stream) if closed else None
     return answers.dump(answers.Analysis, body)
 
 
-def expert_json(day: date) -> dict[str, Any]:
-    """The Expert's own game on the daily dice of *day*."""
+def expert_json(day: date, stream: str = dice.CURRENT) -> dict[str, Any]:
+    """The Expert's own game on the daily dice of *day* (in dice stream *stream*)."""
     rules = find_ruleset("maxi")
     table = strategy_table(rules)
-    source = dice.stream(dice.daily_seed(current_config().secret_key, day))
+    source = dice.stream(dice.daily_seed(current_config().secret_key, day), stream)
     # The Expert never draws: its generator is only there for the bots' common signature.
     played = bots.play_games(table, bots.LEVELS["expert"], [source], np.random.default_rng(0))[0]
     return {

@@ -411,3 +411,44 @@ def test_a_dailys_code_is_revealed_with_its_day_not_before() -> None:
     assert window.reveals_at == day.reveals_at
     short = dice.code_window(NOON, timedelta(hours=1), day)
     assert short.reveals_at < day.reveals_at  # closed early; practice still waits for the day
+
+
+# -- 5. dice stream versions: new games v2, stored v1 games go on as v1 -----------------------
+
+
+def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_app: Any) -> None:
+    from daily.verify import verify
+    from daily.web import current_config
+
+    app = make_app(now=NOON)
+    client = app.test_client()
+    ana, bo = player(client, "Ana"), player(client, "Bo")
+    state = start(client, ana, mode="daily").get_json()
+    for _ in range(3):  # a re-roll of every die each turn, so the re-rolls decide the sheet
+        state = client.post(f"{API}/games/{state['id']}/roll", json={"hold": []},
+                            headers=ana).get_json()  # fmt: skip
+        state = play_out(client, ana, state, leave=len(state["potential"]) - 1)
+    state = play_out(client, ana, state)
+    record = client.get(f"{API}/games/{state['id']}/record", headers=ana).get_json()
+    with app.app_context():
+        config = current_config()
+    secret = config.secret_key
+    assert record["stream"] == "v2" and record["date"] == DAY.isoformat()
+    assert verify(json.dumps(record), secret).total == state["total"]
+    as_v1 = verify(json.dumps({**record, "stream": "v1", "total": None}), secret)
+    assert as_v1.scorecard() != verify(json.dumps(record), secret).scorecard()  # other re-rolls
+    # A daily stored before v2 (no "stream" field) goes on dealing v1's re-rolls.
+    with app.app_context():
+        old = games.Record(id=games.new_id(), mode="daily", ruleset="maxi", options={},
+                           player_id=final_player(bo), seed_ref=f"daily:{DAY.isoformat()}",
+                           created=NOON.timestamp(), day=DAY)  # fmt: skip
+        assert "stream" not in old.to_fields()
+        games.start(current_redis(), config, old, [keys.player_daily(old.player_id, str(DAY))])
+    seed = dice.daily_seed(secret, DAY)
+    first, fresh = dice.faces(seed, 1, (), 6), dice.faces(seed, 1, ((0, 3),), 6)
+    rolled = client.post(f"{API}/games/{old.id}/roll", json={"hold": [0, 3]}, headers=bo)
+    assert rolled.get_json()["dice"] == [first[i] if i in (0, 3) else fresh[i] for i in range(6)]
+    finished = play_out(client, bo, rolled.get_json())
+    old_record = client.get(f"{API}/games/{old.id}/record", headers=bo).get_json()
+    assert "stream" not in old_record
+    assert verify(json.dumps(old_record), secret).total == finished["total"]
