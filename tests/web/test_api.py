@@ -225,7 +225,7 @@ def test_finished_game_replays_to_its_recorded_total(app: Any) -> None:
     assert final["finished"]
     assert (final["board"], final["rank"]) == ("daily/2026-12-03", 1)
     replayed = replay(
-        find_ruleset("maxi"), dice.stream(dice.daily_seed(SECRET, DAY)), final["moves"]
+        find_ruleset("maxi"), dice.stream(dice.daily_seed(SECRET, DAY), "v2"), final["moves"]
     )
     assert replayed.total == final["total"] == sum(final["scorecard"].values()) + final["bonus"]
     assert final["share_code"]
@@ -248,7 +248,7 @@ def test_solo_game_with_options_and_its_record(app: Any, make_app: Any) -> None:
     assert "seed" not in hidden  # its share code is ranked for a week: the seed waits
     later = make_app(now=NOON + timedelta(days=8)).test_client()
     record = later.get(f"/api/v1/games/{state['id']}/record", headers=headers).get_json()
-    source = dice.stream(bytes.fromhex(record["seed"]))
+    source = dice.stream(bytes.fromhex(record["seed"]), record["stream"])
     rules = find_ruleset(record["ruleset"], record["options"])
     assert replay(rules, source, record["moves"]).total == record["total"] == final["total"]
 
