@@ -30,6 +30,9 @@ EPOCH = date(2026, 1, 1)
 _LIMIT = 252
 _FACES = bytes(b % 6 + 1 for b in range(_LIMIT)) + bytes(256 - _LIMIT)
 _SKIPPED = bytes(range(_LIMIT, 256))
+#: HMAC's key pads (RFC 2104) as translation tables: each byte XOR 0x36, XOR 0x5C.
+_IPAD = bytes(b ^ 0x36 for b in range(256))
+_OPAD = bytes(b ^ 0x5C for b in range(256))
 #: A daily game may still be finished this long after its day closed; the seed is
 #: revealed only once this grace is over, so a late game never meets a known seed.
 REVEAL_GRACE = timedelta(hours=1)
@@ -138,10 +141,11 @@ class PathStream(PathSource):
     __slots__ = ("_first", "_outer", "_start")
 
     def __init__(self, seed: bytes) -> None:
-        self._first = _keyed(seed)
         inner, self._outer = _pads(seed)
-        inner.update(b"v2|")
-        self._start = inner
+        self._first = _mac(inner, self._outer)
+        start = inner.copy()
+        start.update(b"v2|")
+        self._start = start
 
     def __call__(self, turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
         """A first roll: the v1 dice of *turn* with no holds, the same for every path."""
@@ -196,7 +200,11 @@ def _keyed(key: bytes) -> Callable[[bytes], bytes]:
     >>> _keyed(b"k")(b"m") == hmac.digest(b"k", b"m", "sha256")
     True
     """
-    inner, outer = _pads(key)
+    return _mac(*_pads(key))
+
+
+def _mac(inner: hashlib._Hash, outer: hashlib._Hash) -> Callable[[bytes], bytes]:
+    """HMAC from SHA-256 already fed with the padded key blocks (see :func:`_pads`)."""
 
     def mac(message: bytes) -> bytes:
         hashed = inner.copy()
@@ -211,8 +219,7 @@ def _keyed(key: bytes) -> Callable[[bytes], bytes]:
 def _pads(key: bytes) -> tuple[hashlib._Hash, hashlib._Hash]:
     """SHA-256 fed with HMAC's inner and outer padded key blocks (RFC 2104)."""
     block = (key if len(key) <= 64 else hashlib.sha256(key).digest()).ljust(64, b"\0")
-    return (hashlib.sha256(bytes(b ^ 0x36 for b in block)),
-            hashlib.sha256(bytes(b ^ 0x5C for b in block)))  # fmt: skip
+    return hashlib.sha256(block.translate(_IPAD)), hashlib.sha256(block.translate(_OPAD))
 
 
 @dataclass(frozen=True, slots=True)
