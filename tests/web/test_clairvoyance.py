@@ -42,10 +42,12 @@ def post(client: Any, headers: dict[str, str], path: str, **body: Any) -> dict[s
     return dict(response.get_json())
 
 
-def send(client: Any, headers: dict[str, str], game: str, move: Move) -> dict[str, Any]:
-    if isinstance(move, Roll):
-        return post(client, headers, f"/games/{game}/roll", hold=list(move.hold))
-    return post(client, headers, f"/games/{game}/score", category=move.row)
+def send(
+    client: Any, headers: dict[str, str], game: str, step: Move, **index: int
+) -> dict[str, Any]:
+    if isinstance(step, Roll):
+        return post(client, headers, f"/games/{game}/roll", hold=list(step.hold), **index)
+    return post(client, headers, f"/games/{game}/score", category=step.row, **index)
 
 
 def scout(client: Any, number: int, hold: Hold, first: str) -> list[Dice]:
@@ -97,8 +99,8 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     source = dice.stream(dice.friend_seed(SECRET, CODE), dice.CURRENT)
     line = clairvoyant.play(table, source, range(1, len(YATZY.rows) + 1)).moves
     final = post(client, cy, "/games", mode="friend", code=CODE)
-    for move in line:
-        final = send(client, cy, final["id"], move)
+    for move in line:  # indexed: the line may repeat a hold within the duplicate window
+        final = send(client, cy, final["id"], move, move=len(final["moves"]))
 
     assert final["total"] > table.optimum + 60
     assert final["review"] == "held" and final["rank"] is None
@@ -106,7 +108,7 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     assert final["board"] == f"friend/{CODE}"
     board = client.get(f"/api/v1/leaderboards/friend/{CODE}?limit=100", headers=cy).get_json()
     names = [entry["name"] for entry in board["entries"]]
-    assert "Cy" not in names and len(names) == 3 and board["me"] is None
+    assert "Cy" not in names and len(names) == 2 and board["me"] is None
     again = client.get(f"/api/v1/games/{final['id']}", headers=cy).get_json()
     assert again["review"] == "held"
     assert luck.check(table, source, line).score >= luck.THRESHOLD
@@ -122,7 +124,7 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     assert released["review"] is None and released["rank"] == 1
     board = client.get(f"/api/v1/leaderboards/friend/{CODE}?limit=100", headers=cy).get_json()
     assert [entry["name"] for entry in board["entries"]].count("Cy") == 1
-    assert len(board["entries"]) == 4
+    assert len(board["entries"]) == 3
 
 
 def test_a_held_daily_says_so_on_todays_page_and_in_its_state(make_app: Any) -> None:
