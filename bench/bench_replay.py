@@ -16,6 +16,7 @@ from daily.store import games
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "data" / "golden-maxi-default.json"
+V2 = ROOT / "tests" / "data" / "golden-maxi-v2.json"
 
 
 def best_of(runs: int, repeat: int, work: object) -> float:
@@ -63,6 +64,7 @@ def main() -> None:
         60, 100, lambda: apply(games.from_fields("bench", fields).state("unused"), last)
     )
     stream = best_of(60, 1000, lambda: source(7, ((0, 3),), 6))
+    versions = compare_streams()
     print(f"maxi game of {len(moves)} moves ({record['total']} points)")
     print(f"  replay, parsed moves:      {whole * 1e6:7.1f} µs   (aim < 300 µs)")
     print(f"  replay, move-log dicts:    {as_dicts * 1e6:7.1f} µs")
@@ -70,6 +72,29 @@ def main() -> None:
     print(f"  the API's check of a move: {api * 1e6:7.1f} µs   (stored hash read, replayed, apply)")
     print(f"  the same, game moved here: {again * 1e6:7.1f} µs   (the state remembered + apply)")
     print(f"  one roll of the stream:    {stream * 1e6:7.2f} µs")
+    v1, v2 = versions
+    print(f"dice streams side by side (alternating runs, {V2.name}'s moves on both):")
+    print(f"  replay, v1:                {v1 * 1e6:7.1f} µs")
+    print(f"  replay, v2:                {v2 * 1e6:7.1f} µs   (v2/v1 = {v2 / v1:.2f})")
+
+
+def compare_streams(rounds: int = 60, repeat: int = 100) -> tuple[float, float]:
+    """The best replay time of one game's moves on the v1 and on the v2 stream.
+
+    Measured in alternating runs, so that load on a shared machine hits both alike.
+    """
+    record = json.loads(V2.read_text())
+    rules = find_ruleset(record["ruleset"], record["options"])
+    seed = bytes.fromhex(record["seed"])
+    moves = [parse_move(m) for m in record["moves"]]
+    assert replay(rules, dice.stream(seed, "v2"), moves).total == record["total"]
+    # The same moves are legal on v1's dice too (the holds and rows do not depend on them).
+    best = {"v1": float("inf"), "v2": float("inf")}
+    for _ in range(rounds):
+        for version in best:
+            best[version] = min(best[version], best_of(1, repeat, lambda v=version: replay(
+                rules, dice.stream(seed, v), moves)))  # fmt: skip
+    return best["v1"], best["v2"]
 
 
 if __name__ == "__main__":

@@ -62,13 +62,14 @@ def analyse(config: Config, record: Record) -> GameAnalysis:
     if not record.finished:
         raise ConflictError("the game is not finished yet")
     table = games.exact_table(record.rules)
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, config.secret_key))
+    source = record.source(config.secret_key)
     found = GameAnalysis(record, analysis.analyse(table, source, record.moves))
     if record.kind.is_computer:
         theirs = analysis.analyse(table, source, record.computer_moves)
         found = GameAnalysis(record, found.mine, theirs)
     if record.kind.one_per is OnePer.DAY and record.day is not None:
-        expert = expert_game(config, record.day) if is_closed(config, record.day) else None
+        closed = is_closed(config, record.day)
+        expert = expert_game(config, record.day, record.stream) if closed else None
         found = GameAnalysis(record, found.mine, found.computer, True, expert)
     return found
 
@@ -78,11 +79,12 @@ def is_closed(config: Config, day: date) -> bool:
     return dice.Day(day, config.timezone).is_revealed(config.now())
 
 
-def expert_game(config: Config, day: date) -> ExpertGame:
-    """The Expert's own game on the daily dice of *day*."""
+def expert_game(config: Config, day: date, stream: str = dice.CURRENT) -> ExpertGame:
+    """The Expert's own game on the daily dice of *day*, in dice stream *stream* (the one
+    the player's game was dealt from, so both see the same re-rolls for the same holds)."""
     rules = find_ruleset(EXPERT_RULES)
     table = games.exact_table(rules)
-    source = dice.stream(dice.daily_seed(config.secret_key, day))
+    source = dice.stream(dice.daily_seed(config.secret_key, day), stream)
     # The Expert never draws: its generator is only there for the bots' common signature.
     played = bots.play_games(table, bots.LEVELS["expert"], [source], np.random.default_rng(0))[0]
     state = played.state

@@ -1,4 +1,4 @@
-"""Seeds, commitments and the versioned dice stream (v1).
+"""Seeds, commitments and the versioned dice streams (v1, and v2 keyed on the whole path).
 
 Everything here is pure: the secret, the seed and the date come in as
 arguments, so the same inputs always give the same dice. docs/dice.md
@@ -14,17 +14,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
+from typing import Any, Literal, get_args
 
-from daily.rules import Dice, DiceSource, Hold
+from daily.rules import Dice, DiceSource, Hold, Move, PathSource, Roll
 
-#: The version tag mixed into every dice message; a new algorithm gets a new tag.
+#: The version tag of the v1 dice messages (every first roll, and v1's re-rolls).
 STREAM_VERSION = "v1"
+#: A dice stream's version, as a game record names it (its ``stream`` field; none means v1).
+Version = Literal["v1", "v2"]
+#: Every dice stream a game record may name.
+VERSIONS: tuple[Version, ...] = get_args(Version)
+#: The stream of every new game.
+CURRENT = "v2"
 #: Day 1 of the daily puzzle.
 EPOCH = date(2026, 1, 1)
 #: Bytes at or above this are skipped: 252 = 6 * 42 keeps every face equally likely.
 _LIMIT = 252
 _FACES = bytes(b % 6 + 1 for b in range(_LIMIT)) + bytes(256 - _LIMIT)
 _SKIPPED = bytes(range(_LIMIT, 256))
+#: HMAC's key pads (RFC 2104) as translation tables: each byte XOR 0x36, XOR 0x5C.
+_IPAD = bytes(b ^ 0x36 for b in range(256))
+_OPAD = bytes(b ^ 0x5C for b in range(256))
 #: A daily game may still be finished this long after its day closed; the seed is
 #: revealed only once this grace is over, so a late game never meets a known seed.
 REVEAL_GRACE = timedelta(hours=1)
@@ -74,14 +84,102 @@ def faces(seed: bytes, turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
     return _faces(_keyed(seed), turn, holds, count)
 
 
-def stream(seed: bytes) -> DiceSource:
-    """The dice source of *seed*, to plug into :func:`daily.rules.new_game`."""
+def stream(seed: bytes, version: str = "v1") -> DiceSource:
+    """The dice source of *seed* in stream *version*, to plug into
+    :func:`daily.rules.new_game`; raises ValueError for an unknown version.
+
+    >>> from daily.rules import Roll, find_ruleset, new_game, apply
+    >>> rules = find_ruleset("maxi")
+    >>> v1, v2 = (new_game(rules, stream(bytes(32), v)) for v in VERSIONS)
+    >>> v1.dice == v2.dice  # every first roll is the same in both
+    True
+    >>> apply(v1, Roll((0, 3))).dice, apply(v2, Roll((0, 3))).dice
+    ((3, 5, 6, 4, 1, 2), (3, 2, 5, 4, 3, 2))
+    """
+    if version == "v2":
+        return PathStream(seed)
+    if version != "v1":
+        raise ValueError(f"unknown dice stream: {version!r} (known: {', '.join(VERSIONS)})")
     mac = _keyed(seed)
 
     def source(turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
         return _faces(mac, turn, holds, count)
 
     return source
+
+
+def move_text(move: Move) -> bytes:
+    """A move as it enters the v2 path: a hold as ``[0,3]``, a score as ``row;``.
+
+    >>> from daily.rules import Score
+    >>> move_text(Roll((3, 0))), move_text(Roll(())), move_text(Score("ones"))
+    (b'[0,3]', b'[]', b'ones;')
+    """
+    if type(move) is Roll:
+        return _hold_text(move.hold)
+    return _row_text(move.row)  # type: ignore[union-attr]
+
+
+# Keyed on the hold or the row, not the move: a tuple's hash is C, a dataclass's is not.
+@lru_cache(maxsize=1024)
+def _hold_text(hold: Hold) -> bytes:
+    return holds_str((hold,)).encode()
+
+
+@lru_cache(maxsize=1024)
+def _row_text(row: str) -> bytes:
+    return f"{row};".encode()
+
+
+class PathStream(PathSource):
+    """The v2 stream of a seed: first rolls as in v1, re-rolls keyed on the whole path.
+
+    A re-roll's block *c* is HMAC(seed, ``"v2|" + path + "|" + c``), the path being the
+    text of every move so far (:func:`move_text`), the re-roll's own hold last. The running
+    key is the HMAC's inner hash fed with ``"v2|"`` and the path: a move costs one copy
+    and a short update, a re-roll one HMAC finish, never a re-hash of the path.
+    """
+
+    __slots__ = ("_first", "_outer", "_start")
+
+    def __init__(self, seed: bytes) -> None:
+        inner, self._outer = _pads(seed)
+        self._first = _mac(inner, self._outer)
+        start = inner.copy()
+        start.update(b"v2|")
+        self._start = start
+
+    def __call__(self, turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
+        """A first roll: the v1 dice of *turn* with no holds, the same for every path."""
+        if holds:
+            raise ValueError("a v2 re-roll is keyed on the path: deal it with reroll()")
+        return _faces(self._first, turn, (), count)
+
+    def start(self) -> Any:
+        """The running key of a new game (the empty path)."""
+        return self._start
+
+    def step(self, path: Any, move: Move) -> Any:
+        """The running key after *move*; *path* is copied, never changed."""
+        extended = path.copy()
+        if type(move) is Roll:
+            extended.update(_hold_text(move.hold))
+        else:
+            extended.update(_row_text(move.row))  # type: ignore[union-attr]
+        return extended
+
+    def reroll(self, path: Any, count: int) -> Dice:
+        """The *count* fresh dice of the re-roll that *path* ends with."""
+        found = b""
+        block = 0
+        while len(found) < count:
+            inner = path.copy()
+            inner.update(b"|%d" % block)
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            found += outer.digest().translate(_FACES, _SKIPPED)
+            block += 1
+        return tuple(found[:count])
 
 
 def _faces(mac: Callable[[bytes], bytes], turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
@@ -104,9 +202,11 @@ def _keyed(key: bytes) -> Callable[[bytes], bytes]:
     >>> _keyed(b"k")(b"m") == hmac.digest(b"k", b"m", "sha256")
     True
     """
-    block = (key if len(key) <= 64 else hashlib.sha256(key).digest()).ljust(64, b"\0")
-    inner = hashlib.sha256(bytes(b ^ 0x36 for b in block))
-    outer = hashlib.sha256(bytes(b ^ 0x5C for b in block))
+    return _mac(*_pads(key))
+
+
+def _mac(inner: hashlib._Hash, outer: hashlib._Hash) -> Callable[[bytes], bytes]:
+    """HMAC from SHA-256 already fed with the padded key blocks (see :func:`_pads`)."""
 
     def mac(message: bytes) -> bytes:
         hashed = inner.copy()
@@ -116,6 +216,12 @@ def _keyed(key: bytes) -> Callable[[bytes], bytes]:
         return result.digest()
 
     return mac
+
+
+def _pads(key: bytes) -> tuple[hashlib._Hash, hashlib._Hash]:
+    """SHA-256 fed with HMAC's inner and outer padded key blocks (RFC 2104)."""
+    block = (key if len(key) <= 64 else hashlib.sha256(key).digest()).ljust(64, b"\0")
+    return hashlib.sha256(block.translate(_IPAD)), hashlib.sha256(block.translate(_OPAD))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from daily import dice
 from daily.codes import code_str
 from daily.config import Config
 from daily.errors import NotFoundError
@@ -61,7 +60,8 @@ class CodePage:
 
     *status* says what opening the code does now, before the first roll: ``open`` (ranked
     on the code's board), ``as_daily`` (a daily's code, played as the player's daily),
-    ``daily_under_way`` (with that daily in *daily_game*), ``closed`` (not playable yet) or
+    ``daily_under_way`` or ``played`` (with that daily in *daily_game*: the player's one game
+    on the day's dice, shown beside the code's), ``closed`` (not playable yet) or
     ``practice``.
     """
 
@@ -94,8 +94,10 @@ def code_page(client: redis.Redis, config: Config, code: str, player_id: str | N
     is_creator = player_id == found.creator
     mine = theirs if is_creator else _friend_game(client, player_id, code)
     status, daily_game = _status(client, config, found, player_id)
+    if status == "played":
+        mine = daily_game  # their daily is their game on these dice: shown beside the code's
     shown = bool(mine and mine.finished)
-    sheets = sheets_of(client, config, code, theirs, player_id, with_cards=shown)
+    sheets = sheets_of(client, config, code, theirs, player_id, with_cards=shown, mine=mine)
     return CodePage(
         found=found,
         creator_name=_name(client, found.creator),
@@ -126,23 +128,24 @@ def _status(client: redis.Redis, config: Config, found: FriendCode, player_id: s
     daily = games.index_lookup(client, key) if key else None
     if daily is None:
         return "as_daily", None
-    return ("open" if daily.finished else "daily_under_way"), daily
+    return ("played" if daily.finished else "daily_under_way"), daily
 
 
 def sheets_of(client: redis.Redis, config: Config, code: str, creator_game: Record | None,
-              me_id: str | None, with_cards: bool = True, limit: int = SHEETS_SHOWN
-              ) -> tuple[Sheet, ...]:  # fmt: skip
-    """The finished games on *code*: the creator's first, then the code's board order;
-    their cards only *with_cards*."""
+              me_id: str | None, with_cards: bool = True, limit: int = SHEETS_SHOWN,
+              mine: Record | None = None) -> tuple[Sheet, ...]:  # fmt: skip
+    """The finished games on *code*: the creator's first, the reader's own game *mine* (their
+    daily on a daily's code), then the code's board order; their cards only *with_cards*."""
     secret = config.secret_key if with_cards else None
     found: list[Sheet] = []
     if creator_game is not None and creator_game.finished:
         found.append(_sheet(client, secret, creator_game, True, me_id))
+    if mine is not None and mine.finished and (creator_game is None or mine.id != creator_game.id):
+        found.append(_sheet(client, secret, mine, False, me_id))
+    listed = {record.id for record in (creator_game, mine) if record is not None}
     for player_id in boards.top_players(client, boards.Board.friend(code), limit + 1):
         record = games.index_lookup(client, keys.player_friend(player_id, code))
-        if record is None or not record.finished:
-            continue
-        if creator_game is not None and record.id == creator_game.id:
+        if record is None or not record.finished or record.id in listed:
             continue
         found.append(_sheet(client, secret, record, False, me_id))
     return tuple(found[:limit])
@@ -177,8 +180,7 @@ def target_of(client: redis.Redis, config: Config, record: Record) -> Target | N
 
 def turn_totals(record: Record, secret: str) -> tuple[int, ...]:
     """The game's total after each scored turn, the bonus counted once earned."""
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, secret))
-    state = new_game(record.rules, source)
+    state = new_game(record.rules, record.source(secret))
     totals = []
     for move in record.moves:
         state = apply(state, move)

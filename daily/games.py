@@ -151,6 +151,7 @@ def _new(player_id: str, config: Config, mode: str, ruleset: str, options: dict[
         party_part=PartyPart(tuple(players)) if players else None,
         computer_part=ComputerPart(level, engine) if level is not None else None,
         replayed=practice and code is None,
+        stream=dice.CURRENT,
     )
 
 
@@ -224,8 +225,9 @@ def start_code(
 
 def join_code(client: redis.Redis, config: Config, player_id: str, code: str, target: bool,
               quota: Quota = _NO_QUOTA) -> tuple[Record, bool]:  # fmt: skip
-    """Plays a code: ranked on its board while it is open (a daily's code as the player's
-    daily, if they have not played it), practice once its seed is public, else refused."""
+    """Plays a code: ranked on its board while it is open, practice once its seed is public,
+    else refused. While a daily's code is open it is the player's daily: a new one if they
+    have none of that day, else the one they have (False), finished or not."""
     found = store.load_code(client, code)
     if found is None:
         raise NotFoundError(f"no such friend code: {code_str(code)}")
@@ -241,14 +243,14 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
     if ranked and found.day is not None:
         daily = store.index_lookup(client, keys.player_daily(player_id, found.day.isoformat()))
         if daily is not None:
-            if not daily.finished:
-                return daily, False  # a daily of that day under way: finish that one
-        else:
-            # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
-            record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
-                          dice.SeedRef.parse(found.seed_ref), day=found.day, code=code,
-                          closes_at=found.closes)  # fmt: skip
-            return _start_ranked_daily(client, config, record, quota, friend_key)
+            # Under way: finish that one. Finished: it is their one game on these dice,
+            # compared with the code's; a second would show a scout the day's re-rolls.
+            return daily, False
+        # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
+        record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
+                      dice.SeedRef.parse(found.seed_ref), day=found.day, code=code,
+                      closes_at=found.closes)  # fmt: skip
+        return _start_ranked_daily(client, config, record, quota, friend_key)
     record = _new(player_id, config, modes.FRIEND.id, found.ruleset, dict(found.options),
                   dice.SeedRef.parse(found.seed_ref), code=code, target=target,
                   practice=not ranked, closes_at=found.closes)  # fmt: skip
@@ -476,7 +478,7 @@ def computer_moves(record: Record, config: Config) -> tuple[Move, ...]:
     scored = sum(1 for move in record.moves if isinstance(move, Score))
     if sum(isinstance(move, Score) for move in moves) >= scored:
         return moves
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, config.secret_key))
+    source = record.source(config.secret_key)
     bot = bots.find_bot(record.level or DEFAULT_LEVEL)
     return computer.catch_up(computer_table(record), bot, source, record.id, moves, scored)
 
@@ -518,7 +520,7 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
         found = dataclasses.replace(found, party=record.party(secret))
     if record.kind.is_computer:
         moves = computer_moves(record, config)
-        source = dice.stream(dice.seed_from_ref(record.seed_ref, secret))
+        source = record.source(secret)
         side = computer.replay_side(found.state.ruleset, source, moves)
         turns = sum(isinstance(move, Score) for move in moves)
         found = dataclasses.replace(found, computer=side, computer_turns=turns)

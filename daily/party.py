@@ -1,6 +1,6 @@
 """Party play: two to four named players on one device, a turn each, each on their own dice.
 
-One game seed is stored; player *i* plays the v1 dice stream of
+One game seed is stored; player *i* plays the game's dice stream (v1 or v2) of
 ``HMAC-SHA256(seed, "party:v1:<i>")`` (:func:`player_seed`), so no player's dice
 depend on another's holds and every sheet replays on its own. The move log is
 one list: moves apply to the player whose turn it is, and a Score passes the
@@ -63,8 +63,9 @@ def player_seed(seed: bytes, index: int) -> bytes:
     return hmac.digest(seed, f"party:v1:{index}".encode(), "sha256")
 
 
-def new_party(ruleset: Ruleset, names: Sequence[str], seed: bytes) -> Party:
-    """A new party game: every player's first roll dealt, the first player to move.
+def new_party(ruleset: Ruleset, names: Sequence[str], seed: bytes, version: str = "v1") -> Party:
+    """A new party game in dice stream *version*: every player's first roll dealt, the
+    first player to move.
 
     >>> from daily.rules import find_ruleset
     >>> party = new_party(find_ruleset("yatzy"), ["Ana", "Bo"], bytes(32))
@@ -73,7 +74,8 @@ def new_party(ruleset: Ruleset, names: Sequence[str], seed: bytes) -> Party:
     """
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise RulesError(f"a party has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)}")
-    sheets = tuple(new_game(ruleset, stream(player_seed(seed, i))) for i in range(len(names)))
+    sheets = tuple(new_game(ruleset, stream(player_seed(seed, i), version))
+                   for i in range(len(names)))  # fmt: skip
     return Party(tuple(names), sheets, 0)
 
 
@@ -95,9 +97,11 @@ def play(party: Party, move: Move) -> Party:
     return Party(party.names, sheets, current)
 
 
-def replay(ruleset: Ruleset, names: Sequence[str], seed: bytes, moves: Iterable[object]) -> Party:
-    """Replays a party's move log (dicts or moves); raises :class:`ReplayError`."""
-    party = new_party(ruleset, names, seed)
+def replay(ruleset: Ruleset, names: Sequence[str], seed: bytes, moves: Iterable[object],
+           version: str = "v1") -> Party:  # fmt: skip
+    """Replays a party's move log (dicts or moves) in dice stream *version*; raises
+    :class:`ReplayError`."""
+    party = new_party(ruleset, names, seed, version)
     for index, entry in enumerate(moves):
         try:
             move = entry if isinstance(entry, Roll | Score) else parse_move(entry)

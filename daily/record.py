@@ -228,13 +228,13 @@ class Record:
         return (secret, self.seed_ref, self.stream, self.ruleset, options, moves)
 
     def source(self, secret: str) -> DiceSource:
-        """The dice stream of the game."""
-        return dice.stream(dice.seed_from_ref(self.seed_ref, secret))
+        """The game's dice: its seed in its stream version (a party's are per player)."""
+        return dice.stream(dice.seed_from_ref(self.seed_ref, secret), self.stream)
 
     def party(self, secret: str) -> parties.Party:
         """Replays a party game's log: every player's sheet and whose turn it is."""
         seed = dice.seed_from_ref(self.seed_ref, secret)
-        return parties.replay(self.rules, list(self.players), seed, list(self.moves))
+        return parties.replay(self.rules, list(self.players), seed, list(self.moves), self.stream)
 
     def log(self) -> str:
         """The move log in its compact form."""

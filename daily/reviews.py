@@ -25,7 +25,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from daily import dice, metrics
+from daily import metrics
 from daily.config import Config
 from daily.errors import DailyError, ReplayError, RulesError
 from daily.rules import Ruleset
@@ -120,7 +120,7 @@ def _table(record: Record) -> Table | None:
 
 
 def _check(client: redis.Redis, config: Config, record: Record, table: Table) -> bool:
-    source = dice.stream(dice.seed_from_ref(record.seed_ref, config.secret_key))
+    source = record.source(config.secret_key)
     try:
         verdict = luck.check(table, source, record.moves)
     except ReplayError:  # a finished game replays; if not, the rankings' own checks decide

@@ -3,9 +3,10 @@
 A record is JSON: ``{"ruleset", "options", "seed": hex, "moves": [...]}``; instead of
 ``seed`` it may name ``date`` (a daily puzzle) or ``code`` (a friend code), whose seeds
 are derived from the service's secret. ``total`` and ``commitment``, when present, are
-checked too. A party record also names its ``players`` in turn order; its moves replay as
-one party (:mod:`daily.party`) and its ``total`` is the winning score. This module is pure:
-the secret comes in as an argument.
+checked too. ``stream`` names the dice stream, ``v1`` (the default: every game before v2)
+or ``v2`` (docs/dice.md). A party record also names its ``players`` in turn order; its
+moves replay as one party (:mod:`daily.party`) and its ``total`` is the winning score.
+This module is pure: the secret comes in as an argument.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from daily.rules import GameState, find_ruleset, replay
 #: Fields a record may carry besides the ones read (golden files pin the dice, say; a
 #: computer game's record carries the computer's moves, which the server derives itself).
 IGNORED = {"description", "dice", "scorecard", "id", "mode", "computer"}
-FIELDS = {"ruleset", "options", "seed", "date", "code", "moves", "total", "commitment", "players"}
+FIELDS = {"ruleset", "options", "seed", "date", "code", "moves", "total", "commitment", "players",
+          "stream"}  # fmt: skip
 
 
 class VerifyError(DailyError, ValueError):
@@ -47,12 +49,15 @@ def verify(text: str, secret: str | None = None) -> GameState | party.Party:
     moves = record.get("moves")
     if not isinstance(moves, list):
         raise VerifyError('"moves" must be a list of {"hold": [...]} or {"score": "row"}')
+    version = record.get("stream", "v1")
+    if version not in dice.VERSIONS:
+        raise VerifyError(f'"stream" must be one of {", ".join(dice.VERSIONS)}, got {version!r}')
     state: GameState | party.Party
     try:
         if names is None:
-            state = replay(rules, dice.stream(seed), moves)
+            state = replay(rules, dice.stream(seed, version), moves)
         else:
-            state = party.replay(rules, names, seed, moves)
+            state = party.replay(rules, names, seed, moves, version)
     except ReplayError as e:
         raise VerifyError(f"bad move {e.index} {json.dumps(moves[e.index])}: {e.reason}") from e
     claimed = record.get("total")

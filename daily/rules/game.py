@@ -8,9 +8,10 @@ source and the same moves always give the same game.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from daily.errors import IllegalMoveError, InvalidMoveError, ReplayError, RulesError
 from daily.rules.rulesets import JOKER_POINTS, Ruleset
@@ -21,6 +22,32 @@ Hold = tuple[int, ...]
 #: (1-based) after the holds made so far in that turn; the game keeps the held
 #: positions and takes the fresh die at every other position.
 DiceSource = Callable[[int, tuple[Hold, ...], int], Dice]
+
+
+class PathSource(ABC):
+    """A dice source whose re-rolls are keyed on the game's whole path so far.
+
+    Its first rolls come from calling it like any :data:`DiceSource` (with no holds); a
+    re-roll comes from :meth:`reroll` on a running key that :meth:`step` extends by every
+    move, hold or score, so a replay pays for each move once (dice stream v2,
+    :mod:`daily.dice`). The key is opaque to the rules; a step never changes its argument.
+    """
+
+    @abstractmethod
+    def __call__(self, turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
+        """The *count* dice of *turn*'s first roll (*holds* is empty)."""
+
+    @abstractmethod
+    def start(self) -> Any:
+        """The key of a new game: no move made."""
+
+    @abstractmethod
+    def step(self, path: Any, move: Move) -> Any:
+        """The key after *move* (a legal one) on *path*; *path* itself stays as it was."""
+
+    @abstractmethod
+    def reroll(self, path: Any, count: int) -> Dice:
+        """The *count* fresh dice of the re-roll whose hold is the last step of *path*."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +108,7 @@ class GameState:
     holds: tuple[Hold, ...]  # the holds made so far this turn
     extra_bonuses: int = 0  # extra five-of-a-kinds scored (Yahtzee)
     source: DiceSource = field(default=lambda t, h, n: (), compare=False, repr=False)
+    path: Any = field(default=None, compare=False, repr=False)  # a PathSource's running key
 
     @property
     def is_finished(self) -> bool:
@@ -141,6 +169,7 @@ def new_game(ruleset: Ruleset, source: DiceSource) -> GameState:
         rolls_left=ruleset.rerolls,
         holds=(),
         source=source,
+        path=source.start() if isinstance(source, PathSource) else None,
     )
 
 
@@ -216,13 +245,20 @@ def _roll(state: GameState, hold: Hold) -> GameState:
         raise IllegalMoveError("every die is held: nothing to roll")
     if state.rolls_left <= 0:
         raise IllegalMoveError("no rolls left this turn")
-    holds = (*state.holds, tuple(sorted(kept)))
-    dice = list(state.source(state.turn, holds, n))
+    sorted_hold = tuple(sorted(kept))
+    holds = (*state.holds, sorted_hold)
+    path = state.path
+    if path is None:
+        dice = list(state.source(state.turn, holds, n))
+    else:
+        source = cast(PathSource, state.source)
+        path = source.step(path, Roll(sorted_hold))
+        dice = list(source.reroll(path, n))
     for i in kept:
         dice[i] = state.dice[i]
     return GameState(
         state.ruleset, state.scores, tuple(dice), state.turn, state.roll + 1,
-        state.rolls_left - 1, holds, state.extra_bonuses, state.source,
+        state.rolls_left - 1, holds, state.extra_bonuses, state.source, path,
     )  # fmt: skip
 
 
@@ -266,18 +302,24 @@ def _score(state: GameState, row: str) -> GameState:
     scores[index] = _points(state, index, joker)
     # A joker earns the extra bonus only if the joker row holds points (not scratched).
     extra = state.extra_bonuses + (joker and state.scores[_joker_index(ruleset)] != 0)
-    return _next_turn(state, tuple(scores), extra)
+    path = state.path
+    if path is not None:
+        path = cast(PathSource, state.source).step(path, Score(row))
+    return _next_turn(state, tuple(scores), extra, path)
 
 
-def _next_turn(state: GameState, scores: tuple[int | None, ...], extra: int) -> GameState:
+def _next_turn(
+    state: GameState, scores: tuple[int | None, ...], extra: int, path: Any
+) -> GameState:
     ruleset = state.ruleset
+    source = state.source
     if None not in scores:
-        return GameState(ruleset, scores, (), state.turn, state.roll, 0, (), extra, state.source)
+        return GameState(ruleset, scores, (), state.turn, state.roll, 0, (), extra, source, path)
     turn = state.turn + 1
     banked = state.rolls_left if ruleset.saved_rolls else 0
-    dice = state.source(turn, (), ruleset.dice)
+    dice = source(turn, (), ruleset.dice)
     return GameState(
-        ruleset, scores, dice, turn, 1, ruleset.rerolls + banked, (), extra, state.source
+        ruleset, scores, dice, turn, 1, ruleset.rerolls + banked, (), extra, source, path
     )
 
 

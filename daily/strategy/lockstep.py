@@ -27,8 +27,9 @@ from daily.errors import RulesError
 from daily.strategy.bots import LEVELS
 from daily.strategy.luck import (
     IntArray,
+    evalues_of,
     keep_indices,
-    luck_of,
+    luck_and_low,
     roll_indices,
     roll_values,
     scores_of,
@@ -37,8 +38,14 @@ from daily.strategy.model import FloatArray, Model, score_values, turn
 from daily.strategy.solver import Table
 
 BoolArray = npt.NDArray[np.bool_]
-#: The honest policies: the bot levels and a player of uniformly random legal actions.
-POLICIES = (*LEVELS, "random")
+#: Honest people who are not bots: never re-rolling (the best row at once), re-rolling every
+#: die while they may, chasing the upper bonus, chasing the last row (Maxi Yatzy, Yatzy: all
+#: dice equal), greedy for points now.
+STYLES = ("never", "all", "upper", "maxi", "greedy")
+#: The honest policies: the bot levels, a player of uniformly random legal actions, the styles.
+POLICIES = (*LEVELS, "random", *STYLES)
+#: The greedy style re-rolls (keeping its most common face) while no row pays this much.
+GREEDY_ENOUGH = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +54,18 @@ class Games:
 
     totals: IntArray  # (games,)
     lucks: FloatArray  # (games, turns, rerolls + 1), NaN where no roll (or no spread)
+    lows: FloatArray  # the same shape: the lowest luck each roll's keep could deal
 
     @property
     def scores(self) -> FloatArray:
         """Each game's luck score (:func:`daily.strategy.luck.scores_of`)."""
         return scores_of(self.lucks.reshape(self.lucks.shape[0], -1))
+
+    @property
+    def evalues(self) -> FloatArray:
+        """Each game's detector score: log10 of its bettor's highest wealth (in play order)."""
+        flat = self.lucks.shape[0], -1
+        return evalues_of(self.lucks.reshape(flat), self.lows.reshape(flat))
 
 
 def play(
@@ -79,7 +93,7 @@ def play(
     foresight = np.zeros((games, model.rows), bool) if known is None else known
     for t in range(model.rows):
         sim.play_turn(t, foresight[:, t], scouting)
-    return Games(sim.total.astype(np.int64), sim.lucks)
+    return Games(sim.total.astype(np.int64), sim.lucks, sim.lows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +131,7 @@ class _Batch:
         self.upper = np.zeros(size, dtype=np.int64)
         self.total = np.zeros(size, dtype=np.int64)
         self.lucks = np.full((size, model.rows, 3), np.nan)
+        self.lows = np.full((size, model.rows, 3), np.nan)
         n = model.combos.n
         # held[h, p]: hold pattern h (every one but holding all dice) keeps position p.
         self.held = (np.arange(2**n - 1)[:, None] >> np.arange(n)[None, :] & 1).astype(bool)
@@ -140,7 +155,9 @@ class _Batch:
             plan = self.foresee(np.flatnonzero(known), first, scouting)
         for i in range(3):
             self.step(i, rolls, keeps, plan)
-        self.lucks[:, t, :] = luck_of(model, solved.final, solved.keeps, rolls, keeps)
+        self.lucks[:, t, :], self.lows[:, t, :] = luck_and_low(
+            model, solved.final, solved.keeps, rolls, keeps
+        )
 
     def step(self, i: int, rolls: IntArray, keeps: IntArray, plan: _Plan) -> None:
         """Every game still rolling at roll *i* keeps some dice and re-rolls, or scores."""
@@ -157,7 +174,7 @@ class _Batch:
         subs = c.sub[r] if left > 0 else np.zeros((games.size, 0), np.intp)
         rows = self.row_values[r, games]
         options = np.concatenate([self.keep_values(left, subs, games), rows], axis=1)
-        choice = self.choose(options)
+        choice = self.choose(options) if self.policy not in STYLES else self.style(r, subs, games)
         planned = plan.depth[games] > i
         if planned.any():
             choice[planned] = self.planned(i, games[planned], subs[planned], plan)
@@ -213,6 +230,51 @@ class _Batch:
         passed = (cumulative <= draw[:, None]).sum(axis=1)
         choice: IntArray = np.minimum(passed, options.shape[1] - 1)
         return choice
+
+    def style(self, r: IntArray, subs: npt.NDArray[np.intp], games: IntArray) -> IntArray:
+        """The option each game of an honest style plays with roll *r* (see :data:`STYLES`)."""
+        model, c = self.model, self.model.combos
+        width = subs.shape[1]
+        rows = self.row_values[r, games]  # (games, rows), -inf where scored
+        open_rows = np.isfinite(rows)
+        points = np.where(open_rows, model.points[r].astype(np.float64), -np.inf)
+        best_row = width + np.argmax(rows, axis=1)  # the table's best row: how styles score
+        counts = c.counts[c.starts[c.n] + r, 1:].astype(np.int64)  # (games, 6): faces 1-6
+        if self.policy == "upper":  # only faces whose upper row is still open
+            counts = np.where(open_rows[:, :6], counts, 0)
+        face = 5 - np.argmax((counts * 7 + np.arange(1, 7))[:, ::-1], axis=1)  # ties: higher
+        most = counts[np.arange(games.size), face]
+        if self.policy == "never" or width == 0:
+            return self._scored(best_row, points, face, most, width)
+        if self.policy == "all":  # the empty keep (index 0): every die re-rolled
+            empty = subs == 0
+            every: IntArray = np.where(empty.any(axis=1), np.argmax(empty, axis=1), best_row)
+            return every
+        target = np.zeros((games.size, 6), np.int64)
+        target[np.arange(games.size), face] = most
+        kept = keep_indices(c, target)
+        column = np.argmax(subs == kept[:, None], axis=1)
+        can = (subs[np.arange(games.size), column] == kept) & (most > 0) & (most < c.n)
+        if self.policy == "greedy":
+            can &= points.max(axis=1) < GREEDY_ENOUGH
+        played: IntArray = np.where(can, column, self._scored(best_row, points, face, most, width))
+        return played
+
+    def _scored(self, best: IntArray, points: FloatArray, face: IntArray, most: IntArray,
+                width: int) -> IntArray:  # fmt: skip
+        """The row each style scores: the greedy the most points, the upper chaser its face's
+        row with three or more, the Maxi chaser Maxi Yatzy, else the table's best row."""
+        rows = np.arange(points.shape[0])
+        chosen: IntArray = best
+        maxi = self.model.rows - 1  # maxi_yatzy (yatzy): the last row
+        if self.policy == "greedy":
+            chosen = width + np.argmax(points, axis=1)
+        elif self.policy == "upper":
+            chosen = np.where(np.isfinite(points[rows, face]) & (most >= 3), width + face, best)
+        elif self.policy == "maxi":
+            chosen = np.where(np.isfinite(points[:, maxi]) & (points[:, maxi] > 0), width + maxi,
+                              best)  # fmt: skip
+        return chosen
 
     def reroll(self, kept: npt.NDArray[np.intp]) -> IntArray:
         """The roll each keep deals with fresh random dice for the rest."""

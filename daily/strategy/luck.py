@@ -4,11 +4,15 @@ Every roll deals a position. Its *luck* is the value of that position minus the 
 the keep it was rolled from, both under optimal play from there (for a turn's first roll
 the keep is the between-turn state), divided by the spread (standard deviation) of what
 that keep could have dealt. Whatever the player's skill, each roll's luck has mean 0 and
-variance 1 given everything before it, so a game's sum is a martingale with mean 0; its
-*score* is that sum over the square root of the number of rolls, about a standard normal
-for an honest game. A player who knew the dice picks the keeps whose dice they know to be
-good, and is lucky again and again: a score past the ruleset's threshold
-(:data:`THRESHOLDS`, calibrated by ``bench/bench_clairvoyance.py``) flags the game.
+variance 1 given everything before it. A player who knew the dice picks the keeps whose
+dice they know to be good, and is lucky again and again.
+
+The verdict is a test martingale (:func:`evalue_of`): a bettor who, before each roll, stakes
+a fraction of their wealth on that roll's luck being positive. For an honest player their
+wealth is a nonnegative supermartingale starting at 1, whatever the player's policy, so by
+Ville's inequality it ever reaches 1/:data:`ALPHA` with probability at most :data:`ALPHA`.
+A game whose wealth reaches it is flagged; its *score* is log10 of the highest wealth.
+docs/clairvoyance.md states the bound and what it assumes.
 
 Pure: numpy and the rules engine, no clock, no global random.
 """
@@ -26,7 +30,6 @@ import numpy.typing as npt
 
 from daily.errors import ReplayError, RulesError
 from daily.rules.game import DiceSource, Roll, Score, apply, new_game, parse_move
-from daily.rules.rulesets import Ruleset, find_ruleset
 from daily.strategy.combos import Combos
 from daily.strategy.model import FloatArray, Model, turn
 from daily.strategy.solver import Table, state_of
@@ -39,18 +42,16 @@ IntArray = npt.NDArray[np.int64]
 #: at a false-positive rate of 1 in 10,000 (of 1.5, 2, 2.5, 3, 4, 5, 6, 8, 12 and none).
 CLIP = 8.0
 
-#: The score past which a game is held for review, per ruleset id (default options).
-#: Calibrated on honest games of every bot level and random players by
-#: ``python bench/bench_clairvoyance.py --ruleset ID`` (see docs/clairvoyance.md).
-THRESHOLDS: dict[str, float] = {
-    # Each from DAILY_CACHE=... python bench/bench_clairvoyance.py --ruleset ID --games 60000
-    # --cheaters 4000 --seed 1: 300,000 honest games, 150,000 of them calibrating.
-    "maxi": 4.64,
-    "yatzy": 4.38,
-}
-#: Rulesets and option sets without a calibrated threshold use this one, higher than every
-#: calibrated one, so an uncalibrated game is flagged only when it is plainly clairvoyant.
-DEFAULT_THRESHOLD = 6.0
+#: The false-positive rate guaranteed for every honest way of playing, every ruleset.
+ALPHA = 1e-4
+#: A game is flagged once its bettor's wealth reaches 1/ALPHA: a score (log10) of 4.
+THRESHOLD = -math.log10(ALPHA)
+#: The bettor's stakes: the wealth is the mean of one bettor per stake (a mixture of test
+#: martingales is one), each staking that fraction of its wealth per unit of luck.
+STAKES = (0.05, 0.1, 0.2, 0.35, 0.5)
+#: No roll may take more than this share of a bettor's wealth, however bad the roll: a stake
+#: is cut to CAP / |the worst luck the keep could deal|.
+CAP = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,28 +70,48 @@ class Turns:
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """A game's luck: each roll's, their clipped sum, how many rolls, the score, the verdict."""
+    """A game's luck: each roll's luck and the worst its keep could deal, the score
+    (log10 of the bettor's highest wealth, :func:`evalue_of`) and the verdict."""
 
     lucks: tuple[float, ...]
+    lows: tuple[float, ...]
     score: float
-    threshold: float
+    threshold: float = THRESHOLD
 
     @property
     def flagged(self) -> bool:
-        """Whether the game was luckier than an honest game is (the threshold passed)."""
-        return self.score > self.threshold
+        """Whether the bettor's wealth reached 1/ALPHA: no honest game does, but ALPHA."""
+        return self.score >= self.threshold
 
 
-def threshold_for(ruleset: Ruleset) -> float:
-    """The calibrated threshold of *ruleset*, or :data:`DEFAULT_THRESHOLD`.
+def evalue_of(lucks: npt.ArrayLike, lows: npt.ArrayLike) -> float:
+    """log10 of the highest wealth the bettors reach over rolls of these *lucks*.
 
-    >>> from daily.rules import find_ruleset
-    >>> threshold_for(find_ruleset("maxi", {"forced": True})) == DEFAULT_THRESHOLD
+    *lows* is, per roll, the lowest luck its keep could deal. Bettor j multiplies its wealth
+    by ``1 + s * min(luck, CLIP)`` at each roll, ``s`` = :data:`STAKES` [j] cut to
+    ``CAP / |low|``: the stake is set before the roll, so for an honest roll (mean 0) the
+    factor has mean at most 1 and never goes below 1 - CAP. NaN rolls (no spread) count
+    for nothing.
+
+    >>> round(evalue_of([], []), 6), round(evalue_of([0.0] * 9, [-2.0] * 9), 6)
+    (0.0, 0.0)
+    >>> evalue_of([3.0] * 30, [-1.0] * 30) > THRESHOLD  # lucky, again and again
     True
     """
-    if ruleset != find_ruleset(ruleset.id):
-        return DEFAULT_THRESHOLD  # another option set: another game, not calibrated
-    return THRESHOLDS.get(ruleset.id, DEFAULT_THRESHOLD)
+    return float(evalues_of(np.asarray(lucks, np.float64)[None], np.asarray(lows)[None])[0])
+
+
+def evalues_of(lucks: FloatArray, lows: FloatArray) -> FloatArray:
+    """:func:`evalue_of` of each row of *lucks* and *lows* (``(games, rolls)``)."""
+    ok = np.isfinite(lucks) & np.isfinite(lows) & (lows < 0)
+    x = np.where(ok, np.minimum(lucks, CLIP), 0.0)
+    low = np.where(ok, -lows, 1.0)
+    stakes = np.minimum(np.asarray(STAKES)[:, None, None], CAP / low[None])  # (stakes, g, r)
+    steps = np.log1p(stakes * x[None])
+    wealth = np.exp(np.cumsum(steps, axis=2))  # (stakes, games, rolls)
+    # The highest wealth at any roll: Ville's bound holds for the whole path, not only its end.
+    result: FloatArray = np.log10(wealth.mean(axis=0).max(axis=1, initial=1.0))
+    return result
 
 
 def score_of(lucks: npt.ArrayLike, clip: float = CLIP) -> float:
@@ -119,9 +140,12 @@ def check(table: Table, source: DiceSource, moves: Iterable[Any]) -> Check:
     """Replays a finished game and values its luck; raises :class:`ReplayError`."""
     model = table.model
     turns = trace(model, source, moves)
-    lucks = luck(model, table.values, turns)
-    values = lucks[np.isfinite(lucks)]
-    return Check(tuple(float(v) for v in values), score_of(values), threshold_for(model.ruleset))
+    solved = turn(model, table.values, turns.states, keep_all=True)
+    lucks, lows = luck_and_low(model, solved.final, solved.keeps, turns.rolls, turns.keeps)
+    ok = np.isfinite(lucks)  # in play order: turn by turn, roll by roll
+    values, floors = lucks[ok], lows[ok]
+    return Check(tuple(float(v) for v in values), tuple(float(v) for v in floors),
+                 evalue_of(values, floors))  # fmt: skip
 
 
 def trace(model: Model, source: DiceSource, moves: Iterable[Any]) -> Turns:
@@ -172,11 +196,23 @@ def luck_of(
     keeps: IntArray,
 ) -> FloatArray:
     """:func:`luck` from a solved turn (the fields of :class:`~daily.strategy.model.Turn`)."""
+    return luck_and_low(model, final, keep_values, rolls, keeps)[0]
+
+
+def luck_and_low(
+    model: Model,
+    final: FloatArray,
+    keep_values: list[FloatArray],
+    rolls: IntArray,
+    keeps: IntArray,
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`luck_of`, and beside each roll's luck the lowest luck its keep could deal."""
     c = model.combos
     rerolls = len(keep_values)
     batch = np.arange(rolls.shape[0])
     moves = transitions(c)
     out = np.full(rolls.shape, np.nan)
+    lows = np.full(rolls.shape, np.nan)
     for i in range(rerolls + 1):
         left = rerolls - i  # re-rolls left once roll i is dealt
         dealt = rolls[:, i] >= 0
@@ -197,7 +233,9 @@ def luck_of(
         # A spread below float32 rounding of values in the hundreds is no spread at all.
         ok = dealt & (sd > 1e-3)
         out[ok, i] = (got[ok] - mean[ok]) / sd[ok]
-    return out
+        worst = np.where(chance > 0, table, np.inf).min(axis=1)
+        lows[ok, i] = (worst[ok] - mean[ok]) / sd[ok]
+    return out, lows
 
 
 def roll_values(

@@ -16,6 +16,7 @@ from pydantic import Field, RootModel
 from pydantic.config import JsonDict
 
 from daily import rankings
+from daily.dice import Version
 from daily.modes import ModeId
 from daily.results import Review
 from daily.strategy.bots import Level
@@ -169,6 +170,7 @@ class Record(Answer):
     seed: str | None = Field(None, description="hex, once it may be published")
     date: str | None = Field(None, json_schema_extra=_DATE)
     code: str | None = None
+    stream: Version | None = Field(None, description="the dice stream (docs/dice.md); none: v1")
     commitment: str = Field(description="sha256 of the seed, hex")
     moves: list[Move]
     total: int | None

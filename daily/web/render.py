@@ -158,6 +158,8 @@ def record_json(found: Record) -> dict[str, Any]:
         body["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
     moves = [move.to_dict() for move in found.moves]
     body.update(commitment=dice.commitment(seed), moves=moves, total=found.total)
+    if found.stream != "v1":  # a record without it is v1, as every game before v2 was
+        body["stream"] = found.stream
     if found.kind.is_party:  # `daily verify` replays the log as one party in this order
         body["players"] = list(found.players)
     if found.kind.is_computer:

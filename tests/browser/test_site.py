@@ -44,14 +44,13 @@ def _name(context: Any, base: str, name: str) -> None:
 
 @pytest.fixture
 def world(serve: Callable[..., str], new_context: Callable[..., Any]) -> dict[str, Any]:
-    """A December server where Ana played the daily and Bo played it and Ana's code."""
+    """A December server where Ana played the daily and Bo played Ana's code as his daily."""
     base = serve(now=DECEMBER)
     ana, bo = new_context(viewport=PHONE), new_context(viewport=PHONE)
     _name(ana, base, "Ana")
     _name(bo, base, "Bo")
     daily = _play(ana, base, {"mode": "daily"})
-    _play(bo, base, {"mode": "daily"}, last=True)
-    friend = _play(bo, base, {"mode": "friend", "code": daily["share_code"], "target": True}, True)
+    friend = _play(bo, base, {"mode": "friend", "code": daily["share_code"]}, last=True)
     return {"base": base, "ana": ana, "bo": bo, "daily": daily, "friend": friend}
 
 

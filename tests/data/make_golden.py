@@ -16,11 +16,17 @@ from daily.rules import GameState, Move, Roll, Score, apply, find_ruleset, new_g
 
 HERE = Path(__file__).parent
 GAMES = [
-    ("maxi-default", "maxi", {}),
-    ("maxi-saved-rolls", "maxi", {"saved_rolls": True, "bonus": "50@75", "full_straight": 30}),
-    ("yatzy-forced", "yatzy", {"forced": True}),
-    ("yacht", "yacht", {}),
-    ("yahtzee", "yahtzee", {}),
+    ("maxi-default", "maxi", {}, "v1"),
+    (
+        "maxi-saved-rolls",
+        "maxi",
+        {"saved_rolls": True, "bonus": "50@75", "full_straight": 30},
+        "v1",
+    ),
+    ("yatzy-forced", "yatzy", {"forced": True}, "v1"),
+    ("yacht", "yacht", {}, "v1"),
+    ("yahtzee", "yahtzee", {}, "v1"),
+    ("maxi-v2", "maxi", {}, "v2"),  # dice stream v2: re-rolls keyed on the whole path
 ]
 
 
@@ -33,10 +39,10 @@ def policy(state: GameState, turn_style: int) -> Move:
     return Score(max(potential, key=lambda row: potential[row]))
 
 
-def play(name: str, ruleset_id: str, options: dict[str, object]) -> dict[str, object]:
+def play(name: str, ruleset_id: str, options: dict[str, object], version: str) -> dict[str, object]:
     seed = hashlib.sha256(f"golden:{name}".encode()).digest()
     rules = find_ruleset(ruleset_id, options)
-    state = new_game(rules, stream(seed))
+    state = new_game(rules, stream(seed, version))
     moves: list[dict[str, object]] = []
     seen = [list(state.dice)]
     while not state.is_finished:
@@ -44,8 +50,10 @@ def play(name: str, ruleset_id: str, options: dict[str, object]) -> dict[str, ob
         state = apply(state, move)
         moves.append(move.to_dict())
         seen.append(list(state.dice))
+    # v1 files predate the "stream" field and stay as written: no field means v1.
     return {
         "description": f"{name}: seed sha256('golden:{name}'), pinned dice after every move",
+        **({"stream": version} if version != "v1" else {}),
         "ruleset": ruleset_id,
         "options": options,
         "seed": seed.hex(),
@@ -57,6 +65,6 @@ def play(name: str, ruleset_id: str, options: dict[str, object]) -> dict[str, ob
 
 
 if __name__ == "__main__":
-    for name, ruleset_id, options in GAMES:
-        record = play(name, ruleset_id, options)
+    for name, ruleset_id, options, version in GAMES:
+        record = play(name, ruleset_id, options, version)
         (HERE / f"golden-{name}.json").write_text(json.dumps(record, indent=1) + "\n")

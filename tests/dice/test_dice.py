@@ -1,9 +1,10 @@
-"""The dice stream v1, seeds and commitments: pinned test vectors and a second implementation."""
+"""The dice streams v1 and v2, seeds and commitments: pinned vectors and a second implementation."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import random
 import re
 from collections import Counter
 from datetime import UTC, date, datetime
@@ -11,11 +12,11 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from daily import dice
-from daily.rules import Roll, Score, find_ruleset, new_game, replay
+from daily.rules import Roll, Score, find_ruleset, legal_moves, new_game, replay
 from daily.rules import apply as apply_move
 
 ZERO = bytes(32)
@@ -188,3 +189,98 @@ def test_the_documented_vectors_are_these() -> None:
         )
         assert dice.faces(ZERO, int(turn), holds, 6) == tuple(map(int, fresh.split()))
         assert (ZERO, int(turn), holds, 6, tuple(map(int, fresh.split()))) in VECTORS
+
+
+# -- dice stream v2: re-rolls keyed on the whole path ------------------------------------------
+
+
+def reference_v2(seed: bytes, path: str, count: int) -> list[int]:
+    """A v2 re-roll of docs/dice.md, implemented again from its text alone."""
+    out: list[int] = []
+    counter = 0
+    while len(out) < count:
+        message = f"v2|{path}|{counter}".encode("ascii")
+        for byte in hmac.new(seed, message, hashlib.sha256).digest():
+            if byte < 252 and len(out) < count:
+                out.append(byte % 6 + 1)
+        counter += 1
+    return out
+
+
+def path_of(moves: list[Roll | Score]) -> str:
+    """The path text of docs/dice.md, written again."""
+    return "".join(
+        "[" + ",".join(map(str, sorted(m.hold))) + "]" if isinstance(m, Roll) else m.row + ";"
+        for m in moves
+    )
+
+
+V2_VECTORS = [
+    ("[]", (3, 1, 2, 5, 1, 4)),
+    ("[0,3]", (5, 2, 5, 3, 3, 2)),
+    ("[0,3][0,1,3]", (4, 5, 5, 6, 3, 6)),
+    ("ones;[1]", (1, 4, 3, 6, 6, 5)),
+    ("[][2]chance;[5]", (2, 6, 6, 6, 1, 5)),
+]
+
+
+def parse_path(text: str) -> list[Roll | Score]:
+    moves: list[Roll | Score] = []
+    for hold, row in re.findall(r"\[([0-9,]*)\]|([a-z_]+);", text):
+        moves.append(Score(row) if row else Roll(tuple(int(p) for p in hold.split(",") if p)))
+    return moves
+
+
+def test_v2_vectors_and_the_documented_table() -> None:
+    source = dice.PathStream(ZERO)
+    for path, expected in V2_VECTORS:
+        key = source.start()
+        for move in parse_path(path):
+            key = source.step(key, move)
+        assert source.reroll(key, 6) == expected
+        assert tuple(reference_v2(ZERO, path, 6)) == expected
+    text = (Path(__file__).resolve().parents[2] / "docs" / "dice.md").read_text()
+    section = text.split("### Test vectors, v2", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(.+?)` \| ([1-6 ]+) \|$", section, flags=re.M)
+    assert [(p, tuple(map(int, f.split()))) for p, f in rows] == V2_VECTORS
+
+
+@settings(deadline=None, max_examples=40)  # whole games through the rules: no 200 ms deadline
+@given(st.binary(min_size=32, max_size=32), st.randoms(use_true_random=False))
+def test_v2_games_match_the_reference_move_by_move(seed: bytes, rng: random.Random) -> None:
+    # A random legal game of maxi: after every move, the dice the rules dealt are the
+    # second implementation's (first rolls as v1's, re-rolls from the whole path).
+    state = new_game(find_ruleset("maxi"), dice.stream(seed, "v2"))
+    assert list(state.dice) == reference_faces(seed, 1, [], 6)
+    moves: list[Roll | Score] = []
+    while not state.is_finished and state.turn <= 6:
+        move = rng.choice(legal_moves(state))
+        before = state
+        state = apply_move(state, move)
+        moves.append(move)
+        if isinstance(move, Roll):
+            fresh = reference_v2(seed, path_of(moves), 6)
+            expected = [before.dice[i] if i in move.hold else fresh[i] for i in range(6)]
+            assert list(state.dice) == expected
+        elif not state.is_finished:
+            assert list(state.dice) == reference_faces(seed, state.turn, [], 6)
+
+
+def test_v2_same_moves_same_dice_other_paths_other_dice() -> None:
+    maxi = find_ruleset("maxi")
+    a, b = (new_game(maxi, dice.stream(ZERO, "v2")) for _ in range(2))
+    assert a.dice == b.dice == new_game(maxi, dice.stream(ZERO)).dice
+    # Turn 2 after scoring a different row: same first roll, other re-rolls.
+    a, b = apply_move(a, Score("chance")), apply_move(b, Score("ones"))
+    assert a.dice == b.dice
+    assert apply_move(a, Roll((0,))).dice != apply_move(b, Roll((0,))).dice
+    again = apply_move(apply_move(new_game(maxi, dice.stream(ZERO, "v2")), Score("chance")),
+                       Roll((0,)))  # fmt: skip
+    assert again.dice == apply_move(a, Roll((0,))).dice
+
+
+def test_unknown_stream_version() -> None:
+    with pytest.raises(ValueError, match="unknown dice stream"):
+        dice.stream(ZERO, "v3")
+    with pytest.raises(ValueError, match="keyed on the path"):
+        dice.stream(ZERO, "v2")(1, ((0,),), 6)

@@ -23,7 +23,7 @@ def test_there_are_golden_games() -> None:
 def test_golden_game(path: Path) -> None:
     record: dict[str, Any] = json.loads(path.read_text())
     rules = find_ruleset(record["ruleset"], record["options"])
-    source = dice.stream(bytes.fromhex(record["seed"]))
+    source = dice.stream(bytes.fromhex(record["seed"]), record.get("stream", "v1"))
     state = new_game(rules, source)
     seen = [list(state.dice)]
     for entry in record["moves"]:

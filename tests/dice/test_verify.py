@@ -192,3 +192,12 @@ def _servers_in(folder: Path) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def test_a_v2_record_verifies_under_its_stream_only() -> None:
+    golden = json.loads((DATA / "golden-maxi-v2.json").read_text())
+    assert golden["stream"] == "v2" and verify(json.dumps(golden)).total == golden["total"]
+    with pytest.raises(VerifyError, match="claims a total|bad move"):
+        verify(json.dumps({**golden, "stream": "v1"}))
+    with pytest.raises(VerifyError, match='"stream" must be one of v1, v2'):
+        verify(json.dumps({**golden, "stream": "v9"}))

@@ -135,7 +135,7 @@ def test_a_daily_game_shows_the_expert_only_after_the_day(
     later = make_app(now=NOW + timedelta(days=2)).test_client()
     later.set_cookie("session", today.get_cookie("session").value)
     expert = analysis_of(later, state["id"]).get_json()["expert"]
-    source = dice.stream(dice.daily_seed(SECRET, NOW.date()))
+    source = dice.stream(dice.daily_seed(SECRET, NOW.date()), dice.CURRENT)
     played = play_games(maxi_end_game, LEVELS["expert"], [source], np.random.default_rng(0))[0]
     assert expert["date"] == NOW.date().isoformat()
     assert expert["total"] == played.state.total

@@ -230,7 +230,7 @@ def test_finished_game_replays_to_its_recorded_total(app: Any) -> None:
     assert final["finished"]
     assert (final["board"], final["rank"]) == ("daily/2026-12-03", 1)
     replayed = replay(
-        find_ruleset("maxi"), dice.stream(dice.daily_seed(SECRET, DAY)), final["moves"]
+        find_ruleset("maxi"), dice.stream(dice.daily_seed(SECRET, DAY), "v2"), final["moves"]
     )
     assert replayed.total == final["total"] == sum(final["scorecard"].values()) + final["bonus"]
     assert final["share_code"]
@@ -253,7 +253,7 @@ def test_solo_game_with_options_and_its_record(app: Any, make_app: Any) -> None:
     assert "seed" not in hidden  # its share code is ranked for a week: the seed waits
     later = make_app(now=NOON + timedelta(days=8)).test_client()
     record = later.get(f"/api/v1/games/{state['id']}/record", headers=headers).get_json()
-    source = dice.stream(bytes.fromhex(record["seed"]))
+    source = dice.stream(bytes.fromhex(record["seed"]), record["stream"])
     rules = find_ruleset(record["ruleset"], record["options"])
     assert replay(rules, source, record["moves"]).total == record["total"] == final["total"]
 
@@ -296,12 +296,12 @@ def test_finished_daily_shares_its_dice_as_a_friend_code(app: Any) -> None:
     as_daily = start(client, bo, mode="friend", code=final["share_code"], target=True)
     assert as_daily["dice"] == daily["dice"] and as_daily["mode"] == "daily"
     assert "target" not in as_daily
-    # Cy has: the code is a friend game on its board, with Ana's score as the target.
+    # Cy has: his daily is his one game on the day's dice, not a second one on the code.
     cy = new_player(client, "Cy")
-    play_out(client, cy, start(client, cy, mode="daily"))
-    friend = start(client, cy, mode="friend", code=final["share_code"], target=True)
-    assert friend["dice"] == daily["dice"] and friend["mode"] == "friend"
-    assert friend["target"]["total"] == final["total"]
+    his = play_out(client, cy, start(client, cy, mode="daily"))[-1]
+    again = client.post("/api/v1/games", json={"mode": "friend", "code": final["share_code"]},
+                        headers=cy)  # fmt: skip
+    assert again.status_code == 409 and again.get_json()["error"]["game_id"] == his["id"]
 
 
 def test_unknown_and_future_modes(app: Any) -> None:

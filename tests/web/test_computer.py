@@ -51,7 +51,7 @@ def stored(app: Any, game_id: str) -> games.Record:
 
 
 def source_of(record: games.Record) -> Any:
-    return dice.stream(dice.seed_from_ref(record.seed_ref, SECRET))
+    return record.source(SECRET)
 
 
 def test_a_new_game_shows_the_computer_before_its_first_turn(app: Any) -> None:

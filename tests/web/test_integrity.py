@@ -166,9 +166,7 @@ def final_player(who: dict[str, str]) -> str:
     return player_id_of(with_app)
 
 
-def test_a_daily_under_way_is_given_back_and_a_finished_one_plays_the_code_only(
-    make_app: Any,
-) -> None:
+def test_a_daily_under_way_or_finished_is_given_back_not_a_new_game(make_app: Any) -> None:
     app = make_app(now=NOON)
     client = app.test_client()
     ana, bo, cy = player(client, "Ana"), player(client, "Bo"), player(client, "Cy")
@@ -177,12 +175,36 @@ def test_a_daily_under_way_is_given_back_and_a_finished_one_plays_the_code_only(
     refused = start(client, bo, mode="friend", code=code)
     assert refused.status_code == 409
     assert refused.get_json()["error"]["game_id"] == under_way["id"]
-    finished_daily(client, cy)
-    friend = start(client, cy, mode="friend", code=code).get_json()
-    assert friend["mode"] == "friend" and friend["ranked"]
-    play_out(client, cy, friend)
+    mine = finished_daily(client, cy)
+    again = start(client, cy, mode="friend", code=code, target=True)
+    assert again.status_code == 409 and again.get_json()["error"]["game_id"] == mine["id"]
+    # The code's page shows their daily beside the code's game, with nothing to start.
+    page = client.get(f"/f/{code}", headers=cy).get_data(as_text=True)
+    assert "data-start" not in page and f'data-total="{mine["total"]}"' in page
     assert board_members(app, boards.Board.daily(DAY)) == 2  # Ana and Cy, once each
-    assert board_members(app, boards.Board.friend(code.replace("-", ""))) == 2
+    assert board_members(app, boards.Board.friend(code.replace("-", ""))) == 1
+
+
+def test_scouting_a_day_through_friends_codes_sees_no_second_game(make_app: Any) -> None:
+    # The attack of round two: 8 accounts from one address finish the daily, then each
+    # opens the other 7 share codes to see the day's re-rolls under other holds.
+    app = make_app(now=NOON, rate_limits={**dict.fromkeys(limits.DEFAULTS, "off"),
+                                          "dailies": "8 per day"})  # fmt: skip
+    client = app.test_client()
+    scouts = [player(client, f"Scout{n}") for n in range(8)]
+    dailies = [finished_daily(client, who) for who in scouts]
+    for n, who in enumerate(scouts):
+        for other in dailies[:n] + dailies[n + 1 :]:
+            answer = start(client, who, mode="friend", code=other["share_code"])
+            assert answer.status_code == 409
+            assert answer.get_json()["error"]["game_id"] == dailies[n]["id"]
+    # A ninth account has spent the address's dailies: the code is its daily, so 429.
+    fresh = start(client, player(client, "Scout8"), mode="friend", code=dailies[0]["share_code"])
+    assert fresh.status_code == 429
+    with app.app_context():
+        dealt = [games.games_of(current_redis(), final_player(who)) for who in scouts]
+    assert dealt == [[daily["id"]] for daily in dailies]  # one game on the day each
+    assert board_members(app, boards.Board.daily(DAY)) == 8
 
 
 # -- 3. exactly once under real concurrent requests -------------------------------------------
@@ -399,3 +421,44 @@ def test_a_dailys_code_is_revealed_with_its_day_not_before() -> None:
     assert window.reveals_at == day.reveals_at
     short = dice.code_window(NOON, timedelta(hours=1), day)
     assert short.reveals_at < day.reveals_at  # closed early; practice still waits for the day
+
+
+# -- 5. dice stream versions: new games v2, stored v1 games go on as v1 -----------------------
+
+
+def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_app: Any) -> None:
+    from daily.verify import verify
+    from daily.web import current_config
+
+    app = make_app(now=NOON)
+    client = app.test_client()
+    ana, bo = player(client, "Ana"), player(client, "Bo")
+    state = start(client, ana, mode="daily").get_json()
+    for _ in range(3):  # a re-roll of every die each turn, so the re-rolls decide the sheet
+        state = client.post(f"{API}/games/{state['id']}/roll", json={"hold": []},
+                            headers=ana).get_json()  # fmt: skip
+        state = play_out(client, ana, state, leave=len(state["potential"]) - 1)
+    state = play_out(client, ana, state)
+    record = client.get(f"{API}/games/{state['id']}/record", headers=ana).get_json()
+    with app.app_context():
+        config = current_config()
+    secret = config.secret_key
+    assert record["stream"] == "v2" and record["date"] == DAY.isoformat()
+    assert verify(json.dumps(record), secret).total == state["total"]
+    as_v1 = verify(json.dumps({**record, "stream": "v1", "total": None}), secret)
+    assert as_v1.scorecard() != verify(json.dumps(record), secret).scorecard()  # other re-rolls
+    # A daily stored before v2 (no "stream" field) goes on dealing v1's re-rolls.
+    with app.app_context():
+        old = games.Record(id=games.new_id(), mode="daily", ruleset="maxi", options={},
+                           player_id=final_player(bo), seed_ref=f"daily:{DAY.isoformat()}",
+                           created=NOON.timestamp(), day=DAY)  # fmt: skip
+        assert "stream" not in old.to_fields()
+        games.start(current_redis(), config, old, [keys.player_daily(old.player_id, str(DAY))])
+    seed = dice.daily_seed(secret, DAY)
+    first, fresh = dice.faces(seed, 1, (), 6), dice.faces(seed, 1, ((0, 3),), 6)
+    rolled = client.post(f"{API}/games/{old.id}/roll", json={"hold": [0, 3]}, headers=bo)
+    assert rolled.get_json()["dice"] == [first[i] if i in (0, 3) else fresh[i] for i in range(6)]
+    finished = play_out(client, bo, rolled.get_json())
+    old_record = client.get(f"{API}/games/{old.id}/record", headers=bo).get_json()
+    assert "stream" not in old_record
+    assert verify(json.dumps(old_record), secret).total == finished["total"]

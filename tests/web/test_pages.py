@@ -151,10 +151,12 @@ def test_play_page_is_its_players_only(client: Any, make_app: Any) -> None:
 
 def test_friend_page_invites_then_compares_both_sheets(client: Any, make_app: Any) -> None:
     client.patch("/api/v1/players/me", json={"name": "Ana"})
-    ana = play_daily(client, "first")
-    code = ana["share_code"]
+    ana = client.post("/api/v1/games", json={"mode": "friend", "ruleset": "maxi"}).get_json()
+    code = ana["code"]
+    while not ana["finished"]:
+        row = next(iter(ana["potential"]))
+        ana = client.post(f"/api/v1/games/{ana['id']}/score", json={"category": row}).get_json()
     bo = make_app(now=NOW).test_client()
-    play_daily(bo, "last")  # Bo has played the day: the code is a friend game, not his daily
     text = html(bo.get(f"/f/{code.lower()}"))
     assert "Ana challenges you to Maxi Yatzy on the same dice." in text
     assert f"Their score: {ana['total']}." in text

@@ -72,7 +72,8 @@ def test_a_party_game_runs_turn_by_turn_to_a_winner(client: Any, make_app: Any) 
     seed = dice.seed_from_ref(record.seed_ref, "test-secret-" + "x" * 32)
     for index, player in enumerate(final["players"]):
         own = [m for i, m in enumerate(record.moves) if _mover(record.moves, i, 3) == index]
-        sheet = replay(find_ruleset("yatzy"), dice.stream(party.player_seed(seed, index)), own)
+        source = dice.stream(party.player_seed(seed, index), dice.CURRENT)
+        sheet = replay(find_ruleset("yatzy"), source, own)
         assert sheet.scorecard() == player["scorecard"] and sheet.total == player["total"]
     assert (
         client.post(f"/api/v1/games/{final['id']}/score", json={"category": "chance"}).status_code

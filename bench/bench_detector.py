@@ -1,0 +1,260 @@
+"""The detector's guarantee on honest styles, and the best line an informed attacker keeps unheld.
+
+Honest part: games of each honest style that is not a bot (:data:`lockstep.STYLES`), and of
+the Expert and a random player, played in lockstep on random dice; each game's detector
+score (log10 of the bettor's highest wealth, :func:`daily.strategy.luck.evalues_of`) is
+measured as the service measures it. Reports the false positives (score >= 4) of each with a
+95 % Clopper-Pearson upper bound.
+
+Attacker part: on each of three days' dice (the v2 stream of a bench seed), a planned line
+that knows every first re-roll of its own line before it plays it (one scout account per
+hold pattern and turn, replaying the line: see docs/integrity.md) and the detector's formula.
+At each turn's first roll it plays the hold whose known re-roll ends on the best position
+while its projected score stays under a budget (else the Expert's move); the second re-roll,
+unknown, like the Expert. Each budget's line is checked by the service's own
+:func:`daily.strategy.luck.check`; the best unheld total is set beside the Expert's and the
+best of 1,000 noisy bots (Hard, Medium and Easy levels in turn) on the same dice.
+
+Run: DAILY_CACHE=/work/cache .venv/bin/python bench/bench_detector.py --games 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from datetime import date, timedelta
+
+import numpy as np
+
+from daily import dice
+from daily.rules import DiceSource, GameState, Move, Roll, Score, apply, find_ruleset, new_game
+from daily.strategy import bots, clairvoyant, lockstep, luck
+from daily.strategy.combos import Combos
+from daily.strategy.hints import hint
+from daily.strategy.model import Model, Turn, turn
+from daily.strategy.solver import Table, default_cache_dir, state_of, table_for
+
+#: Budgets (log10 of the bettor's wealth) the attacker plans to stay under.
+BUDGETS = (1.0, 1.5, 2.0, 2.5, 3.0, 3.5)
+
+
+def upper_bound(flagged: int, games: int, confidence: float = 0.95) -> float:
+    """The one-sided Clopper-Pearson upper bound of a rate seen *flagged* times in *games*.
+
+    >>> round(upper_bound(0, 30_000) * 1e4, 3)
+    0.999
+    """
+    if flagged >= games:
+        return 1.0
+    low, high = flagged / games, 1.0
+    for _ in range(100):  # bisection: the rate at which seeing <= flagged has chance 5 %
+        mid = (low + high) / 2
+        tail = sum(
+            math.comb(games, k) * mid**k * (1 - mid) ** (games - k) for k in range(flagged + 1)
+        )
+        low, high = (mid, high) if tail > 1 - confidence else (low, mid)
+    return high
+
+
+def honest(table: Table, policies: list[str], games: int, batch: int, seed: int) -> None:
+    print(f"honest games, {games:,} of each policy (batches of {batch}, seed {seed})")
+    print("| policy | games | mean total | rolls a game | score mean | highest score | "
+          "score >= 3 | flagged (>= 4) | 95 % upper bound |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
+    for policy in policies:
+        rng = np.random.default_rng([seed, lockstep.POLICIES.index(policy)])
+        totals, scores, rolls = [], [], []
+        for start in range(0, games, batch):
+            played = lockstep.play(table, policy, min(batch, games - start), rng)
+            totals.append(played.totals)
+            scores.append(played.evalues)
+            rolls.append(np.isfinite(played.lucks).sum(axis=(1, 2)))
+        score = np.concatenate(scores)
+        flagged = int((score >= luck.THRESHOLD).sum())
+        print(f"| {policy} | {score.size:,} | {np.concatenate(totals).mean():.1f} | "
+              f"{np.concatenate(rolls).mean():.1f} | {score.mean():.3f} | {score.max():.2f} | "
+              f"{int((score >= 3).sum())} | {flagged} | "
+              f"{upper_bound(flagged, score.size):.1e} |", flush=True)  # fmt: skip
+
+
+class Attacker:
+    """A planned line on one game's dice that knows every first re-roll before playing it."""
+
+    def __init__(self, table: Table, source: DiceSource, budget: float) -> None:
+        self.table, self.budget = table, budget
+        self.state = new_game(table.model.ruleset, source)
+        self.moves: list[Move] = []
+        self.lucks: list[float] = []
+        self.lows: list[float] = []
+
+    def play(self) -> GameState:
+        while not self.state.is_finished:
+            self.turn()
+        return self.state
+
+    def turn(self) -> None:
+        model, c = self.table.model, self.table.model.combos
+        state = self.state
+        solved = turn(model, self.table.values, np.array([state_of(model, state)]), keep_all=True)
+        first = c.roll_index(state.dice)
+        # The first roll's luck does not depend on the line: it is on the record already.
+        luck0, low0 = _luck(model, c, solved, [first, -1, -1], [-1, -1])
+        self._add(luck0, low0)
+        options: list[tuple[float, Move, float, float]] = []
+        now = float(luck.roll_values(c, solved.final, solved.keeps, 2)[first, 0])
+        for hold in clairvoyant.patterns(len(state.dice)):
+            after = apply(state, Roll(hold))  # what the scouts saw for this hold
+            keep = c.index[tuple(sorted(state.dice[p] for p in hold))]
+            rolled = c.roll_index(after.dice)
+            x, low = _luck(model, c, solved, [first, rolled, -1], [keep, -1])
+            value = float(luck.roll_values(c, solved.final, solved.keeps, 1)[rolled, 0])
+            options.append((value, Roll(hold), x, low))
+        options.sort(key=lambda o: -o[0])
+        chosen: Move | None = None
+        for value, move, x, low in options:
+            if value <= now:
+                break
+            if luck.evalue_of([*self.lucks, x], [*self.lows, low]) < self.budget:
+                chosen = move
+                break
+        if chosen is None:  # nothing safe beats the honest move: play the Expert's
+            line = clairvoyant.expert_turn(self.table, state)
+        else:
+            line = [chosen, *clairvoyant.expert_turn(self.table, apply(state, chosen))]
+        rolls, keeps, s = [first, -1, -1], [-1, -1], state
+        for i, move in enumerate(line):
+            if isinstance(move, Roll):
+                keeps[i] = c.index[tuple(sorted(s.dice[p] for p in move.hold))]
+            s = apply(s, move)
+            if isinstance(move, Roll):
+                rolls[i + 1] = c.roll_index(s.dice)
+        lucks, lows = luck.luck_and_low(model, solved.final, solved.keeps,
+                                        np.array([rolls]), np.array([keeps]))  # fmt: skip
+        for i in (1, 2):
+            self._add(float(lucks[0, i]), float(lows[0, i]))
+        self.moves.extend(line)
+        self.state = s
+
+    def _add(self, x: float, low: float) -> None:
+        if math.isfinite(x):
+            self.lucks.append(x)
+            self.lows.append(low)
+
+
+def _luck(model: Model, c: Combos, solved: Turn, rolls: list[int], keeps: list[int]
+          ) -> tuple[float, float]:  # fmt: skip
+    """The luck of the last roll of *rolls* (one turn of one game) and its keep's lowest."""
+    lucks, lows = luck.luck_and_low(model, solved.final, solved.keeps,
+                                    np.array([rolls]), np.array([keeps]))  # fmt: skip
+    i = max(i for i, r in enumerate(rolls) if r >= 0)
+    return float(lucks[0, i]), float(lows[0, i])
+
+
+def attack(table: Table, days: int, bots_each: int) -> None:
+    print(f"\nattacker: every first re-roll of its own line known, v2 dice of {days} days")
+    print("| day | Expert | best of noisy bots | planned line: best unheld (budget, score) "
+          "| lines held |")  # fmt: skip
+    print("|---|---|---|---|---|")
+    start = date(2026, 12, 1)
+    rng = np.random.default_rng(7)
+    for n in range(days):
+        day = start + timedelta(days=n)
+        seed = dice.daily_seed("bench-detector", day)
+        source = dice.stream(seed, "v2")
+        expert = bots.play_games(table, bots.LEVELS["expert"], [source], rng)[0].state.total
+        best_bot = 0
+        for level in ("hard", "medium", "easy"):
+            count = bots_each // 3 + (1 if level == "hard" else 0) * (bots_each % 3)
+            played = bots.play_games(table, bots.LEVELS[level], [source] * count, rng)
+            best_bot = max(best_bot, *(p.state.total for p in played))
+        best, held = (0, 0.0, 0.0), 0
+        for budget in BUDGETS:
+            attacker = Attacker(table, source, budget)
+            final = attacker.play()
+            verdict = luck.check(table, source, attacker.moves)
+            if verdict.flagged:
+                held += 1
+            elif final.total > best[0]:
+                best = (final.total, budget, verdict.score)
+        print(f"| {day} | {expert} | {best_bot} | {best[0]} ({best[1]}, {best[2]:.2f}) | "
+              f"{held} of {len(BUDGETS)} |", flush=True)  # fmt: skip
+
+
+def first_rolls_line(table: Table, source: DiceSource) -> tuple[GameState, list[Move], float]:
+    """A line that knows every turn's first roll (one scout game shows all 20) and nothing
+    else: the Expert's re-rolls, and each row chosen for its points plus the value of the
+    next turn's known first roll from the sheet it leaves. Also the points it expects to
+    gain by that knowledge: at each such choice, its row's worth minus the Expert's row's,
+    both valued with the known roll (the re-rolls' noise left out)."""
+    model, c = table.model, table.model.combos
+    state = new_game(model.ruleset, source)
+    moves: list[Move] = []
+    edge = 0.0
+    while not state.is_finished:
+        move = hint(table, state)[0].move(state.dice)
+        if isinstance(move, Score) and state.turn < model.rows:
+            expert_row = move.row
+            rows = state.open_rows()
+            after = [apply(state, Score(row)) for row in rows]
+            batch = np.array([state_of(model, s) for s in after], dtype=np.int64)
+            solved = turn(model, table.values, batch, keep_all=True)
+            known = luck.roll_values(c, solved.final, solved.keeps, model.ruleset.rerolls)
+            worth = [s.total + float(known[c.roll_index(s.dice), i]) for i, s in enumerate(after)]
+            move = Score(rows[int(np.argmax(worth))])
+            edge += max(worth) - worth[rows.index(expert_row)]
+        state = apply(state, move)
+        moves.append(move)
+    return state, moves, edge
+
+
+def first_rolls(table: Table, days: int) -> None:
+    print(
+        f"\nknowing only the 20 first rolls (v2 dice, {days} days): the planner beside the Expert"
+    )
+    print("| day | Expert | first rolls known | gain played | gain expected | its score |")
+    print("|---|---|---|---|---|---|")
+    gains = []
+    for n in range(days):
+        day = date(2026, 12, 1) + timedelta(days=n)
+        source = dice.stream(dice.daily_seed("bench-detector", day), "v2")
+        expert = bots.play_games(table, bots.LEVELS["expert"], [source], np.random.default_rng(0))
+        state, moves, edge = first_rolls_line(table, source)
+        gain = state.total - expert[0].state.total
+        gains.append(edge)
+        score = luck.check(table, source, moves).score
+        print(f"| {day} | {expert[0].state.total} | {state.total} | {gain:+d} | {edge:+.1f} | "
+              f"{score:.2f} |", flush=True)  # fmt: skip
+    print(f"expected gain {np.mean(gains):+.1f} points a game (sd {np.std(gains):.1f}) over "
+          f"{days} days")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100_000, help="honest games a policy")
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--days", type=int, default=3)
+    parser.add_argument("--bots", type=int, default=1000, help="noisy bots a day")
+    parser.add_argument(
+        "--policies",
+        default=",".join(lockstep.STYLES),
+        help="honest policies, comma-separated (any of lockstep.POLICIES)",
+    )
+    parser.add_argument("--skip-honest", action="store_true")
+    parser.add_argument("--skip-attack", action="store_true")
+    parser.add_argument("--first-rolls", type=int, default=0, help="days of the first-roll planner")
+    args = parser.parse_args()
+    table = table_for(find_ruleset("maxi"), default_cache_dir())
+    began = time.perf_counter()
+    if not args.skip_honest:
+        honest(table, args.policies.split(","), args.games, args.batch, args.seed)
+    if not args.skip_attack:
+        attack(table, args.days, args.bots)
+    if args.first_rolls:
+        first_rolls(table, args.first_rolls)
+    print(f"\n{time.perf_counter() - began:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
