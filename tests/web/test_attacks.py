@@ -74,10 +74,12 @@ def test_delete_touches_only_the_players_own_keys(make_app: Any) -> None:
     app = make_app(now=NOON)
     client = app.test_client()
     ana, bo = player(client, "Ana"), player(client, "Bo")
+    codes = []
     for who in (ana, bo):
-        done = play_out(client, who, start(client, who, mode="daily").get_json())
-        start(client, who, mode="friend", code=done["share_code"])
-        start(client, who, mode="friend", ruleset="yatzy")
+        play_out(client, who, start(client, who, mode="daily").get_json())
+        codes.append(start(client, who, mode="friend", ruleset="yatzy").get_json()["code"])
+    # A game on another player's code (a daily's own code gives back the daily: no new key).
+    assert start(client, ana, mode="friend", code=codes[1]).status_code == 201
     with app.app_context():
         redis = current_redis()
         ana_id, bo_id = final_player(ana), final_player(bo)

@@ -99,8 +99,8 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     source = dice.stream(dice.friend_seed(SECRET, CODE), dice.CURRENT)
     line = clairvoyant.play(table, source, range(1, len(YATZY.rows) + 1)).moves
     final = post(client, cy, "/games", mode="friend", code=CODE)
-    for move in line:  # indexed: the line may repeat a hold within the duplicate window
-        final = send(client, cy, final["id"], move, move=len(final["moves"]))
+    for move in line:  # indexed, as the play page sends its moves
+        final = send(client, cy, final["id"], move, move=final["move_count"])
 
     assert final["total"] > table.optimum + 60
     assert final["review"] == "held" and final["rank"] is None

@@ -43,6 +43,9 @@ EXAMPLES: dict[type[Exception], Callable[[], Exception]] = {
     errors.StorageError: lambda: errors.StorageError("redis down"),
     errors.SignInLinkError: lambda: errors.SignInLinkError("expired"),
     errors.DeletedTodayError: lambda: errors.DeletedTodayError("deleted today"),
+    errors.LeagueFullError: lambda: errors.LeagueFullError("league full", limit=50),
+    errors.TooManyLeaguesError: lambda: errors.TooManyLeaguesError("in 10 leagues", limit=10),
+    errors.NotOwnerError: lambda: errors.NotOwnerError("only the owner renames"),
 }
 
 
