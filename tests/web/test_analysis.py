@@ -152,7 +152,9 @@ def test_the_analysis_page_lists_each_decision(client: Any, make_app: Any) -> No
     assert html.count('<tr class="lost">') == sum(
         d["loss"] > 0 for d in analysis_of(client, state["id"]).get_json()["decisions"]
     )
-    turn_1_roll_1 = '<td class="num" data-label="Turn">1</td><td class="num" data-label="Roll">1</td>'
+    turn_1_roll_1 = (
+        '<td class="num" data-label="Turn">1</td><td class="num" data-label="Roll">1</td>'
+    )
     assert html.count(turn_1_roll_1) == 1
     stranger = make_app(now=NOW).test_client()
     assert stranger.get(f"/play/{state['id']}/analysis").status_code == 404
