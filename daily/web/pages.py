@@ -222,6 +222,11 @@ def today() -> str:
     }
     finished = bool(mine and mine.finished)
     config = current_config()
+    if mine is not None and finished:
+        # The share grid as the result screen draws it: the sheet and the scored rows.
+        card = friend_codes.card_of(config, mine)
+        boot["sheet"] = sheet_meta(mine.rules)
+        boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
     figures = stats.stats_of(current_redis(), config, player_id, day.date) if finished else None
     return render_template(
         "today.html",
