@@ -267,7 +267,10 @@ def advent() -> str:
     """The advent calendar in December: 24 doors, today's opens the daily."""
     day = _today()
     doors = history.advent_doors(current_redis(), day.date, auth.current_player_id())
-    return render_template("advent.html", day=day, doors=doors, year=day.date.year)
+    december = history.december_of(doors)
+    return render_template(
+        "advent.html", day=day, doors=doors, december=december, year=day.date.year
+    )
 
 
 @bp.post("/prefs/dice")
