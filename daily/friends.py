@@ -44,6 +44,11 @@ class Card:
         return cls(tuple(card.items()), state.upper, bonus, state.total, upper_rows)
 
 
+def card_of(config: Config, record: Record) -> Card:
+    """The card of *record*'s game as it stands (for a finished game's share grid)."""
+    return Card.of(record.state(config.secret_key))
+
+
 @dataclass(frozen=True, slots=True)
 class Sheet:
     """A finished game on a friend code, as the code's page lists it."""

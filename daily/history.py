@@ -67,6 +67,43 @@ class Door:
     number: int
     state: str  # "today", "played", "missed" or "locked"
     score: int | None = None
+    top: int | None = None  # the day's top score, once the door is open (None: nobody played)
+    die: int | None = None  # the Christmas die behind a played door: see christmas_die
+
+    @property
+    def lit(self) -> bool:
+        """Whether the player played this door's daily (the door lights up)."""
+        return self.score is not None
+
+
+@dataclass(frozen=True, slots=True)
+class December:
+    """A player's advent in one picture: each door's score against the day's top."""
+
+    doors: tuple[Door, ...]
+    played: int
+    total: int
+
+    @property
+    def bars(self) -> tuple[int, ...]:
+        """Each door's score in percent of the day's top (0 for a door not played)."""
+        return tuple(
+            round(100 * d.score / d.top) if d.score is not None and d.top else 0 for d in self.doors
+        )
+
+
+def christmas_die(score: int, top: int) -> int:
+    """The Christmas die behind a played door: 6 for the day's top score, else the sixths
+    of the top score reached (at least 1).
+
+    >>> christmas_die(350, 350), christmas_die(300, 350), christmas_die(349, 350)
+    (6, 5, 5)
+    >>> christmas_die(20, 350), christmas_die(0, 0)
+    (1, 6)
+    """
+    if score >= top:
+        return 6
+    return max(1, 6 * score // top)
 
 
 def summarize(played: Sequence[Played], streak: int = 0, best_streak: int = 0) -> Summary:
@@ -132,7 +169,8 @@ def daily_of(client: redis.Redis, player_id: str | None, day: date) -> Record | 
 
 
 def advent_doors(client: redis.Redis, today_: date, player_id: str | None) -> tuple[Door, ...]:
-    """The 24 doors as *player_id* sees them on *today_* (none outside December)."""
+    """The 24 doors as *player_id* sees them on *today_* (none outside December): behind an
+    open door the day's top score, and the player's score and Christmas die if they played."""
     if today_.month != 12:
         return ()
     doors = []
@@ -142,10 +180,20 @@ def advent_doors(client: redis.Redis, today_: date, player_id: str | None) -> tu
             doors.append(Door(number, "locked"))
             continue
         game = daily_of(client, player_id, when)
-        if when == today_:
-            doors.append(Door(number, "today", game.total if game and game.finished else None))
-        elif game is not None and game.finished:
-            doors.append(Door(number, "played", game.total))
-        else:
-            doors.append(Door(number, "missed"))
+        score = game.total if game is not None and game.finished else None
+        if when == today_ and score is None:
+            doors.append(Door(number, "today"))  # not opened until played: no peeking
+            continue
+        top = boards.top_score(client, boards.Board.daily(when))
+        die = christmas_die(score, top if top is not None else score) if score is not None else None
+        state = "today" if when == today_ else "played" if score is not None else "missed"
+        doors.append(Door(number, state, score, top, die))
     return tuple(doors)
+
+
+def december_of(doors: Sequence[Door]) -> December | None:
+    """The one-picture summary of *doors* once the last door is open (Christmas Eve on)."""
+    if len(doors) != ADVENT_DOORS or doors[-1].state == "locked":
+        return None
+    scores = [d.score for d in doors if d.score is not None]
+    return December(tuple(doors), len(scores), sum(scores))

@@ -598,6 +598,13 @@ def top_players(client: redis.Redis, board: Board, count: int) -> list[str]:
 
 
 @guarded
+def top_score(client: redis.Redis, board: Board) -> int | None:
+    """The best score on *board*, or None while it is empty (or gone)."""
+    best = client.zrevrange(board.key, 0, 0, withscores=True)
+    return unpack(float(best[0][1])) if best else None
+
+
+@guarded
 def streak_of(client: redis.Redis, player_id: str, today: date) -> tuple[int, int]:
     """A player's current run (alive on *today*) and best run of days played."""
     last, run, best = client.hmget(keys.player_streak(player_id), "last", "run", "best")

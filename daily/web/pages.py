@@ -222,6 +222,11 @@ def today() -> str:
     }
     finished = bool(mine and mine.finished)
     config = current_config()
+    if mine is not None and finished:
+        # The share grid as the result screen draws it: the sheet and the scored rows.
+        card = friend_codes.card_of(config, mine)
+        boot["sheet"] = sheet_meta(mine.rules)
+        boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
     figures = stats.stats_of(current_redis(), config, player_id, day.date) if finished else None
     return render_template(
         "today.html",
@@ -262,7 +267,10 @@ def advent() -> str:
     """The advent calendar in December: 24 doors, today's opens the daily."""
     day = _today()
     doors = history.advent_doors(current_redis(), day.date, auth.current_player_id())
-    return render_template("advent.html", day=day, doors=doors, year=day.date.year)
+    december = history.december_of(doors)
+    return render_template(
+        "advent.html", day=day, doors=doors, december=december, year=day.date.year
+    )
 
 
 @bp.post("/prefs/dice")

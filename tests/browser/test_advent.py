@@ -40,13 +40,26 @@ def test_advent_doors_and_christmas_dice(
     assert doors.count() == 24
     texts = [" ".join(t.split()) for t in doors.all_inner_texts()]
     assert texts[0] == "1 missed"
-    assert texts[1] == f"2 {door_2} points"
+    # Behind the played door: the day's top (alone on the board: the score itself), the
+    # score and the Christmas die (a six for the top).
+    assert texts[1] == f"Door 2: your {door_2}, the day's top {door_2} 2 {door_2} top {door_2}"
+    assert page.locator(".door.played .door-die use").get_attribute("href") == "#x6"
     assert texts[2:4] == ["3 missed", "4 missed"]
     assert texts[4] == "Door 5, today: play 5 Play"  # the hidden label, then the door
     assert all(t.endswith("locked") for t in texts[5:])
     assert page.locator(".doors a").count() == 1  # only today's door opens
     assert page.locator("nav a:text-is('Advent')").count() == 1  # the header links the calendar
     shoot(page, "advent")
+    phone = context.new_page()  # the same player, on a phone's width
+    phone.set_viewport_size({"width": 390, "height": 844})
+    phone.goto(december_5 + "/advent")
+    shoot(phone, "advent-390")
+    # Christmas Eve: the whole December in one picture, door 2 a full (top) bar.
+    december_24 = serve(now=datetime(2026, 12, 24, 10, 0, tzinfo=UTC))
+    phone.goto(december_24 + "/advent")
+    assert phone.locator(".december .month rect.best").count() == 1
+    assert f"1 of 24 doors played, {door_2} points in all" in phone.inner_text(".december")
+    shoot(phone, "advent-december-390")
 
     page.get_by_role("button", name="Play with Christmas dice").click()
     page.wait_for_selector("body.dice-x")

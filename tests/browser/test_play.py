@@ -124,20 +124,26 @@ def test_daily_by_mouse_then_a_friend_on_the_same_dice(
     assert server["finished"] is True
     assert page.inner_text("#final-total") == str(server["total"])
     assert page.inner_text("tr[data-sum='total'] [data-cell='0']") == str(server["total"])
-    summary = page.input_value("#share-text")
     code = server["share_code"]
-    # Spoiler-free: the puzzle number and the total, nothing about the dice or the rows.
-    numbers = re.findall(r"\d+", summary.replace(f"{base}/f/{code}", ""))
-    assert numbers == ["334", str(server["total"])], summary
-    assert page.inner_text("[data-share-code]") == code
-    assert page.input_value("#share-link") == f"{base}/f/{code}"
-
     # The day's board counted it: alone on it, the first to finish (not "better than 100%").
     page.wait_for_selector("#final-rank:text('the first to finish today')")
+    page.wait_for_function("document.querySelector('#share-text').value.includes('in a row')")
+    summary = page.input_value("#share-text")
+    # Spoiler-free: the puzzle number, the total and the streak, nothing about the dice.
+    numbers = re.findall(r"\d+", summary.replace(f"{base}/f/{code}", ""))
+    assert numbers == ["334", str(server["total"]), "1"], summary
+    grid = page.inner_text("#share-grid")
+    page.click("details.more summary")  # the code, link and text fold under "More"
+    assert page.inner_text("[data-share-code]") == code
+    assert page.input_value("#share-link") == f"{base}/f/{code}"
 
     page.goto(base + "/")
     assert page.inner_text("#my-total") == str(server["total"])
     page.wait_for_selector("#chart .bar.you")
+    # The home page shares the same block: the grid, the Share button, the same text.
+    assert page.inner_text("#share-grid") == grid
+    page.wait_for_function("document.querySelector('#share-text').value.includes('in a row')")
+    assert page.input_value("#share-text") == summary
     shoot(page, "today-after")
     page.goto(base + "/leaderboards")
     shoot(page, "leaderboards")

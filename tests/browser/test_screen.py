@@ -208,12 +208,13 @@ def _finish_by_api(
         row = choose(state["potential"], key=lambda r: state["potential"][r])
         response = page.request.post(
             f"{base}/api/v1/games/{state['id']}/score",
-            data=json.dumps({"category": row, "move": len(state["moves"])}),
+            data=json.dumps({"category": row, "move": state["move_count"]}),
             headers={"Content-Type": "application/json"},
         )
         assert response.ok, response.text()
         state = response.json()
-    return state
+    # A move's answer is the short one: the whole game (date, number, share code) is a GET.
+    return page.request.get(f"{base}/api/v1/games/{game['id']}").json()
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -246,15 +247,16 @@ def test_the_result_shares_a_spoiler_free_grid(
     assert board == f"/leaderboards/daily/{final['date']}"
     grid = page.inner_text("#share-grid").strip().split("\n")
     assert len(grid) == 3
-    assert set("".join(grid)) <= set("🟩🟨⬛⭐")
-    assert len(grid[0].replace("⭐", "")) == 6 and len(grid[1]) + len(grid[2]) == 14
+    assert set("".join(grid)) <= set("🟩🟨🟧⬛⭐💥")
+    lower = grid[1] + grid[2].replace("💥", "")
+    assert len(grid[0].replace("⭐", "")) == 6 and len(lower) == 14
     page.click("#share-now")
     page.wait_for_function("window.sharedText !== undefined")
     text = page.evaluate("window.sharedText")
     link = f"{base}/f/{final['share_code']}"
     assert (
         text
-        == f"Daily Maxi Yatzy #{final['number']}: {final['total']}\n"
+        == f"Daily Maxi Yatzy #{final['number']}: {final['total']}\nDays in a row: 1\n"
         + "\n".join(grid)
         + f"\n{link}"
     )

@@ -70,6 +70,14 @@ def test_equal_scores_share_a_rank_and_the_earlier_finisher_is_listed_first(
     assert page.total == 4
 
 
+def test_the_top_score_of_a_board_and_of_an_empty_one(client: redis.Redis) -> None:
+    assert boards.top_score(client, Board.daily(DEC1)) is None
+    for player, total, minute in [("ana", 280, 30), ("bo", 300, 50), ("cy", 300, 10)]:
+        boards.submit(client, daily(player, total, minute=minute))
+    assert boards.top_score(client, Board.daily(DEC1)) == 300  # the score, not its packing
+    assert boards.top_score(client, Board.daily(DEC1 + timedelta(days=1))) is None
+
+
 def test_a_tie_across_a_page_boundary_keeps_its_shared_rank(client: redis.Redis) -> None:
     for i, total in enumerate([500, 400, 400, 400, 300]):
         boards.submit(client, daily(f"p{i}", total, minute=i))

@@ -198,9 +198,42 @@ def test_advent_doors_in_december(make_app: Any) -> None:
     doors = re.findall(r'class="door (\w+)"', text)
     assert doors == ["missed"] * 4 + ["today"] + ["locked"] * 19
     total = play_daily(client)["total"]
-    doors = re.findall(r'class="door (\w+)"', html(client.get("/advent")))
-    assert doors[4] == "today"
-    assert f"Door 5, today: {total} points" in html(client.get("/advent"))
+    text = html(client.get("/advent"))
+    assert re.findall(r'class="door (\w+)', text)[4] == "played"  # played today: lit
+    assert f"Door 5: your {total}, the day's top {total}" in text
+    assert 'href="#x6"' in text  # alone on the day's board: the top, a six
+
+
+def test_an_opened_advent_door_shows_the_top_your_score_and_the_christmas_die(
+    make_app: Any,
+) -> None:
+    moment = [datetime(2026, 12, 3, 10, tzinfo=UTC)]
+    app = make_app(clock=lambda: moment[0])
+    ana, bo = app.test_client(), app.test_client()
+    mine = play_daily(ana, "last")["total"]
+    top = max(mine, play_daily(bo, "first")["total"])
+    moment[0] = datetime(2026, 12, 5, 10, tzinfo=UTC)
+    text = html(ana.get("/advent"))
+    assert re.findall(r'class="door (\w+)', text)[:6] == ["missed", "missed", "played"] + [
+        "missed",
+        "today",
+        "locked",
+    ]
+    assert f"Door 3: your {mine}, the day's top {top}" in text
+    # The die counts the sixths of the top reached: a six only for the top itself.
+    die = 6 if mine == top else max(1, 6 * mine // top)
+    assert re.findall(r'class="door-die"[^>]*><use href="#x(\d)"', text) == [str(die)]
+    assert text.count(f">top {top}<") == 1  # door 3 only: nobody played doors 1, 2 and 4
+    assert "Your December" not in text  # the picture waits for Christmas Eve
+    moment[0] = datetime(2026, 12, 24, 10, tzinfo=UTC)
+    text = html(ana.get("/advent"))
+    assert "Your December" in text and f"1 of 24 doors played, {mine} points in all" in text
+    bars = re.findall(r'<rect class="(\w+)" x="\d+" y="[\d.]+" width="8" height="(\d+)"', text)
+    assert len(bars) == 24 and bars[2] == (
+        "best" if die == 6 else "lit",
+        str(round(100 * mine / top)),
+    )
+    assert all(bar == ("missed", "2") for i, bar in enumerate(bars) if i != 2)
 
 
 def test_advent_after_christmas_eve_has_no_door_for_today(make_app: Any) -> None:

@@ -3,7 +3,7 @@
    the solo and computer pages' start forms. */
 import { $, $$, S, fmt, playerName } from './page.js';
 import { start } from './net.js';
-import { fillShare, showDistribution, showRank } from './results.js';
+import { fillShare, shareDay, showDistribution, showRank } from './results.js';
 import { verdicts, watchBoard } from './challenge.js';
 
 /** The time to the next puzzle as h:mm:ss, from the seconds left. */
@@ -38,7 +38,8 @@ export function todayPage(boot) {
   }
   if (!boot.finished) return;
   const share = $('#share');
-  fillShare(share, {
+  if (boot.card) shareDay(share, boot, dashed(share.dataset.code));
+  else fillShare(share, {
     code: dashed(share.dataset.code), total: share.dataset.total, number: share.dataset.number, daily: true,
   });
   showRank($('#my-rank'), `daily/${boot.date}`);

@@ -3,29 +3,50 @@
 import { $, $$, fmt, playerName, S } from './page.js';
 import { cheerOnce } from './cheer.js';
 import { api } from './net.js';
+import { PAR } from './par.js';
 
-/* The game as squares, row by row, without a die: green at or over par, yellow under,
-   black for a zero; a star for the bonus. */
+/* A scored row against its par (what optimal play expects it to score): 'zero', 'below',
+   'around' (within a fifth of par either way) or 'above'. Without a par, a score is 'around'. */
+export function grade(points, par) {
+  if (!points) return 'zero';
+  if (!par) return 'around';
+  if (points >= par * 1.2) return 'above';
+  return points >= par * 0.8 ? 'around' : 'below';
+}
+
+export const SQUARES = { above: '🟩', around: '🟨', below: '🟧', zero: '⬛' };
+
+/* Each row's par for *sheet*: the solver's figures (par.js) where the ruleset has them, else
+   the bonus pace for the upper rows. */
+function parOf(sheet, row) {
+  const known = PAR[sheet.id];
+  if (known && known.rows[row.id] !== undefined) return known.rows[row.id];
+  return row.face ? row.face * sheet.par : 0;
+}
+
+/* The game as squares, row by row, without a die: each row graded against its par, a star
+   for the bonus, a burst for the all-of-a-kind row (a Maxi Yatzy, a Yatzy). */
 export function shareGrid(sheet, mine) {
-  const mark = (row) => {
-    const points = mine.scorecard[row.id];
-    if (!points) return '⬛';
-    if (row.face) return points >= row.face * sheet.par ? '🟩' : '🟨';
-    return '🟩';
-  };
+  const mark = (row) => SQUARES[grade(mine.scorecard[row.id], parOf(sheet, row))];
   const upper = sheet.rows.slice(0, sheet.upperRows).map(mark).join('');
   const lower = sheet.rows.slice(sheet.upperRows).map(mark);
   const half = Math.ceil(lower.length / 2);
-  const lines = [upper + (mine.bonus > 0 ? '⭐' : ''), lower.slice(0, half).join(''), lower.slice(half).join('')];
+  const allSame = sheet.rows[sheet.rows.length - 1];
+  const lines = [upper + (mine.bonus > 0 ? '⭐' : ''), lower.slice(0, half).join(''),
+    lower.slice(half).join('') + (mine.scorecard[allSame.id] > 0 ? '💥' : '')];
   return lines.filter(Boolean).join('\n');
 }
 
 export const shareLink = (origin, code) => `${origin}/f/${code}`;
 
-/** What a finished game shares: a head line (the day's puzzle, or the ruleset), the grid, the link. */
-export function shareText({ daily, number, ruleset, total, grid, link }) {
-  const head = daily ? fmt(S.shareDaily, { number, total }) : fmt(S.shareGame, { ruleset, total });
-  return `${head}\n${grid}\n${link}`;
+/** What a finished game shares: a head line (the day's puzzle, or the ruleset) with the
+    percentile where there is one, the streak, the grid, the link. */
+export function shareText({ daily, number, ruleset, total, grid, link, percentile, streak }) {
+  let head = daily ? fmt(S.shareDaily, { number, total }) : fmt(S.shareGame, { ruleset, total });
+  if (percentile !== undefined && percentile !== null) head += `, ${fmt(S.percentile, { n: percentile })}`;
+  const lines = [head];
+  if (streak) lines.push(fmt(S.streak, { n: streak }));
+  return [...lines, grid, link].join('\n');
 }
 
 /* "Copied" shows beside the button that copied: its own line's status, else the block's. */
@@ -43,11 +64,12 @@ export function fillShare(box, { code, total, number, ruleset, daily, text: give
     ? fmt(S.shareText, { number, total, link })
     : fmt(S.shareFriend, { total, ruleset, link }));
   $('[data-share-text]', box).value = text;
-  const values = { code, link, text };
+  const values = { code, link };
   $$('[data-copy]', box).forEach((button) => button.addEventListener('click', async () => {
     const status = statusBeside(button, box);
     try {
-      await navigator.clipboard.writeText(values[button.dataset.copy]);
+      // The text is read when copied: the day's verdict joins it once it has come.
+      await navigator.clipboard.writeText(values[button.dataset.copy] ?? $('[data-share-text]', box).value);
       status.textContent = S.copied;
     } catch (e) {
       status.textContent = S.copyFailed;
@@ -56,9 +78,10 @@ export function fillShare(box, { code, total, number, ruleset, daily, text: give
 }
 
 /* "Share your result": the phone's share sheet where there is one, else the clipboard. */
-function wireShareNow(share, text) {
+function wireShareNow(share) {
   $('#share-now').onclick = async () => {
     const status = statusBeside($('#share-now'), share);
+    const text = $('[data-share-text]', share).value;
     try {
       if (navigator.share) { await navigator.share({ text }); status.textContent = S.shared; return; }
       await navigator.clipboard.writeText(text);
@@ -68,6 +91,22 @@ function wireShareNow(share, text) {
       status.textContent = S.copyFailed;
     }
   };
+}
+
+/** The home page's share after the day's game: the same grid, Share button and text as the
+    result screen (*boot*: the day's date and number, the sheet and the scored card). */
+export async function shareDay(share, boot, code) {
+  const grid = shareGrid(boot.sheet, boot.card);
+  $('#share-grid').textContent = grid;
+  const link = shareLink(location.origin, code);
+  const words = (extras) => shareText({ daily: true, number: boot.number, total: Number(share.dataset.total), grid, link, ...extras });
+  fillShare(share, { code, text: words({}) });
+  wireShareNow(share);
+  const [day, streak, scores] = await Promise.all([
+    myEntry(`daily/${boot.date}`), myEntry('streak'), api('GET', `/daily/${boot.date}/distribution?band=1`),
+  ]);
+  const percentile = day.me && scores.ok ? percentileOf(day.total, scores.data.bands, day.me.score) : null;
+  $('[data-share-text]', share).value = words({ percentile, streak: streak.me ? streak.me.score : 0 });
 }
 
 export async function showRank(el, board) {
@@ -147,12 +186,20 @@ export function dayVerdict(rank, players, bands, score) {
   const below = count((b) => b.to < score);
   const tied = count((b) => b.from <= score && score <= b.to) - 1;
   if (tied > 0) parts.push(tied === 1 ? S.tiedOne : fmt(S.tiedMany, { n: tied }));
-  if (below > 0) parts.push(fmt(S.percentile, { n: Math.round((100 * below) / (players - 1)) }));
+  if (below > 0) parts.push(fmt(S.percentile, { n: percentileOf(players, bands, score) }));
   return parts.join(', ');
 }
 
+/** The share of the day's other players who scored less, in whole percent (*bands*: the
+    day's scores one point wide); null on a board of one, without bands, or with none beaten. */
+export function percentileOf(players, bands, score) {
+  if (players < 2 || !bands) return null;
+  const below = bands.filter((b) => b.to < score).reduce((n, b) => n + b.players, 0);
+  return below > 0 ? Math.round((100 * below) / (players - 1)) : null;
+}
+
 /* The day's verdict: rank and percentile, streak and best day (a streak milestone or a best
-   day gets a cheer), then the distribution. */
+   day gets a cheer), then the distribution; gives the percentile and streak for the share. */
 async function dailyVerdict(state, rankBox, yay) {
   const [day, streak, best, scores] = await Promise.all([
     myEntry(`daily/${state.date}`), myEntry('streak'), myEntry('best-day'),
@@ -169,6 +216,10 @@ async function dailyVerdict(state, rankBox, yay) {
   }
   $('#dist').hidden = false;
   showDistribution(state.date, state.total);
+  return {
+    percentile: day.me && scores.ok ? percentileOf(day.total, scores.data.bands, day.me.score) : null,
+    streak: streak.me ? streak.me.score : 0,
+  };
 }
 
 /** Who won against the computer, with both scores; '' while it is undecided. */
@@ -179,7 +230,8 @@ export function computerVerdict(state) {
 }
 
 /* The verdict under the final score: the bonus, the rank where the game has one, the winner
-   against the computer; nothing to celebrate while the game is held for review. */
+   against the computer; nothing to celebrate while the game is held for review. Gives what
+   the share text adds (the daily's percentile and streak), {} elsewhere. */
 async function drawVerdict(game) {
   const { sheet, state, target, mode } = game;
   const rankBox = $('#final-rank');
@@ -195,29 +247,34 @@ async function drawVerdict(game) {
   }
   if (state.review) {
     rankBox.textContent = state.review === 'held' ? S.underReview : S.reviewRemoved;
-    return;
+    return {};
   }
-  if (mode.board === 'daily') await dailyVerdict(state, rankBox, yay);
+  let extras = {};
+  if (mode.board === 'daily') extras = await dailyVerdict(state, rankBox, yay);
   else if (state.rank && !words) rankBox.textContent = fmt(S.rankOnly, { rank: state.rank });
   else if (mode.board === 'friend' && state.code && !words) showRank(rankBox, `friend/${state.code.replace('-', '')}`);
   cheerOnce(game.id, yay);
+  return extras;
 }
 
 export function drawResults(game) {
   const { sheet, state } = game;
   $('#final-total').textContent = state.total;
+  let verdict = Promise.resolve({});
   if (!$('#results').dataset.drawn) {
     $('#results').dataset.drawn = 'yes';
-    drawVerdict(game);
+    verdict = drawVerdict(game);
   }
   const share = $('#share');
   if (!state.share_code) { share.hidden = true; return; }
   const grid = shareGrid(sheet, state);
   $('#share-grid').textContent = grid;
-  const text = shareText({
+  const words = (extras) => shareText({
     daily: game.mode.seed === 'daily', number: state.number, ruleset: share.dataset.ruleset,
-    total: state.total, grid, link: shareLink(location.origin, state.share_code),
+    total: state.total, grid, link: shareLink(location.origin, state.share_code), ...extras,
   });
-  fillShare(share, { code: state.share_code, text });
-  wireShareNow(share, text);
+  fillShare(share, { code: state.share_code, text: words({}) });
+  wireShareNow(share);
+  // The percentile and streak join the text once the day's verdict has come.
+  verdict.then((extras) => { if (extras.percentile || extras.streak) $('[data-share-text]', share).value = words(extras); });
 }
