@@ -61,14 +61,16 @@ def test_a_roll_without_network_says_so_and_the_game_goes_on(
     roll = f"**/api/v1/games/{game_id}/roll"
     page.route(roll, lambda route: route.abort("internetdisconnected"))
     page.locator("#roll").click()
-    no_answer = page.evaluate(
-        "JSON.parse(document.getElementById('strings').textContent).errorNoAnswer"
+    waiting = page.evaluate(
+        "JSON.parse(document.getElementById('strings').textContent).offlineWait"
     )
-    page.wait_for_function(
-        "t => document.querySelector('#message').textContent === t", arg=no_answer
-    )
-    # The move was not sent again (it may have landed); the page reloaded the game instead.
+    page.wait_for_function("t => document.querySelector('#message').textContent === t", arg=waiting)
+    # The move is kept and goes out again by itself once the network is back: it lands once
+    # (its number makes a copy that had landed a refusal, never a second roll).
     page.unroute(roll)
+    page.wait_for_selector("body[data-moves='1']", timeout=15000)
+    state = context.request.get(f"{base}/api/v1/games/{game_id}").json()
+    assert state["move_count"] == 1 and state["roll"] == 2
     page.wait_for_function("!document.querySelector('#roll').disabled")
     page.locator("#roll").click()
-    page.wait_for_selector("body[data-moves='1']")
+    page.wait_for_selector("body[data-moves='2']")

@@ -59,7 +59,7 @@ def _score_once(page: Any, base: str, game: dict[str, Any]) -> dict[str, Any]:
     return _post(
         page,
         f"{base}/api/v1/games/{game['id']}/score",
-        {"category": row, "move": len(game["moves"])},
+        {"category": row, "move": game["move_count"]},
     )
 
 
@@ -144,7 +144,7 @@ def _two_players(
 
 def _open(page: Any, base: str, game: dict[str, Any]) -> None:
     page.goto(f"{base}/play/{game['id']}")
-    page.wait_for_selector(f"body[data-moves='{len(game['moves'])}']")
+    page.wait_for_selector(f"body[data-moves='{game['move_count']}']")
     _seen(page)
 
 

@@ -24,7 +24,8 @@ AXE_JS = AXE / "axe.min.js"
 
 
 def _play(context: Any, base: str, body: dict[str, Any], last: bool = False) -> dict[str, Any]:
-    """Plays a whole game through the API (first or last open row each turn): its end state."""
+    """Plays a whole game through the API (first or last open row each turn): the finished
+    game as a GET gives it (a move's answer carries only what the move changed)."""
     response = context.request.post(f"{base}/api/v1/games", data=body)
     assert response.status == 201, response.text()
     state: dict[str, Any] = response.json()
@@ -34,7 +35,8 @@ def _play(context: Any, base: str, body: dict[str, Any], last: bool = False) -> 
         response = context.request.post(url, data={"category": rows[-1] if last else rows[0]})
         assert response.ok, response.text()
         state = response.json()
-    return state
+    game: dict[str, Any] = context.request.get(f"{base}/api/v1/games/{state['id']}").json()
+    return game
 
 
 def _name(context: Any, base: str, name: str) -> None:
