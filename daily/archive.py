@@ -239,4 +239,8 @@ def sweep(client: redis.Redis, config: Config) -> Archived | None:
     cutoff = (config.now() - timedelta(days=config.archive_days)).timestamp()
     if not store.finished_before(client, cutoff, 1):
         return None
-    return archive_old(client, config, limit=SWEEP_BATCH)
+    try:
+        return archive_old(client, config, limit=SWEEP_BATCH)
+    except OSError as e:  # the archive is out of reach: the games stay in Redis till later
+        log.warning("archiving to %s failed: %s", config.archive_location, e)
+        return None

@@ -11,10 +11,12 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import fsspec
 import pytest
 
 from daily import archive, history
@@ -159,3 +161,59 @@ def test_a_killed_archiver_loses_and_duplicates_nothing(make_app: Any, tmp_path:
 def _url(app: Any) -> str:
     with app.app_context():
         return str(current_config().redis_url)
+
+
+# -- an object store shared by several hosts ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def s3_server() -> Iterator[str]:
+    """A local S3 server (moto's server mode), as the environment's S3 endpoint."""
+    server_mode = pytest.importorskip("moto.server")
+    pytest.importorskip("s3fs")
+    server = server_mode.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    try:
+        server.start()
+    except OSError as e:
+        pytest.skip(f"moto's S3 server did not start: {e}")
+    host, port = server.get_host_and_port()
+    names = ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")
+    before = {name: os.environ.get(name) for name in names}
+    # s3fs reuses one client per process: every test here shares this one server.
+    values = (f"http://{host}:{port}", "t", "t", "us-east-1")
+    os.environ.update(dict(zip(names, values, strict=True)))
+    yield f"http://{host}:{port}"
+    server.stop()
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture
+def s3_url(s3_server: str) -> str:
+    """An archive URL in a fresh bucket of the local S3 server."""
+    bucket = f"archive-{os.urandom(4).hex()}"
+    fs, _ = fsspec.core.url_to_fs(f"s3://{bucket}")
+    fs.mkdir(bucket)
+    return f"s3://{bucket}/daily"
+
+
+def test_an_object_store_archive_is_read_back(make_app: Any, tmp_path: Path, s3_url: str) -> None:
+    app = make_app(now=NOON, archive_url=s3_url)
+    client = app.test_client()
+    who = player(client, "Ana")
+    game = finished_daily(client, who)
+    later = make_app(now=LATER, archive_url=s3_url)
+    with later.app_context():
+        done = archive.archive_old(current_redis(), current_config())
+        assert done is not None and done.games == 1
+        assert games.archived_day(current_redis(), game["id"]) == NOON.date()
+    store = archive.open_archive(s3_url)
+    assert not store._local  # one put per file, no rename
+    assert list(store.read(NOON.date(), archive.shard_of(game["id"]))) == [game["id"]]
+    assert store.read(NOON.date(), (archive.shard_of(game["id"]) + 1) % archive.SHARDS) == {}
+    url = f"{API}/games/{game['id']}/record"
+    record = later.test_client().get(url, headers=who).get_json()
+    assert verify(json.dumps(record), SECRET).total == game["total"]
