@@ -21,6 +21,7 @@ import pytest
 
 from daily import archive, history
 from daily import config as settings
+from daily.cli import main
 from daily.store import boards, games, keys
 from daily.verify import verify
 from daily.web import current_config, current_redis
@@ -217,3 +218,28 @@ def test_an_object_store_archive_is_read_back(make_app: Any, tmp_path: Path, s3_
     url = f"{API}/games/{game['id']}/record"
     record = later.test_client().get(url, headers=who).get_json()
     assert verify(json.dumps(record), SECRET).total == game["total"]
+
+
+def test_daily_archive_and_the_sweep_move_old_games(
+    make_app: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    app, played = _finish(make_app, tmp_path, 2)
+    root = tmp_path / "archive"
+    first, second = (entry["game"]["id"] for entry in played)
+    # The service's sweep moves old games too, from any request once a minute.
+    swept = make_app(now=LATER, archive_url=str(root))
+    assert swept.test_client().get("/").status_code in (200, 302)
+    with swept.app_context():
+        assert games.archived_day(current_redis(), first) == NOON.date()
+        assert games.archived_day(current_redis(), second) == NOON.date()
+    # `daily archive` finds nothing left, and says where it looked.
+    env = {"REDIS_URL": _url(app), "DAILY_ENV": "testing", "SECRET_KEY": SECRET,
+           "DAILY_NOW": LATER.isoformat(), "DAILY_ARCHIVE": str(root)}  # fmt: skip
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["archive"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"archived 0 games in 0 files to {root}; 0 due games left"), said
