@@ -122,6 +122,13 @@ def test_old_games_leave_redis_and_still_read_back(make_app: Any, tmp_path: Path
         before = {k: v for k, v in entry["record"].items() if k != "date"}
         assert record == before | {"seed": record["seed"]}  # the day's seed is public now
         assert verify(json.dumps(record), SECRET).total == entry["game"]["total"]
+        game = web.get(f"{API}/games/{entry['game']['id']}", headers=entry["who"])
+        assert game.status_code == 200 and game.get_json()["total"] == entry["game"]["total"]
+        move = web.post(f"{API}/games/{entry['game']['id']}/score", json={"category": "ones"},
+                        headers=entry["who"])  # fmt: skip
+        assert move.status_code == 409  # finished: an archived game takes no move
+    with later.app_context():  # reads wrote nothing back: each game is still its marker alone
+        assert all(current_redis().hlen(keys.game(e["game"]["id"])) == 1 for e in played)
 
 
 KILLER = """
