@@ -174,7 +174,7 @@ def _url(app: Any) -> str:
 # -- an object store shared by several hosts ------------------------------------------------
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def s3_server() -> Iterator[str]:
     """A local S3 server (moto's server mode), as the environment's S3 endpoint."""
     server_mode = pytest.importorskip("moto.server")
@@ -187,7 +187,8 @@ def s3_server() -> Iterator[str]:
     host, port = server.get_host_and_port()
     names = ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")
     before = {name: os.environ.get(name) for name in names}
-    # s3fs reuses one client per process: every test here shares this one server.
+    # s3fs reuses one client per process (and pytest interleaves modules by Redis server):
+    # one S3 server for the whole session.
     values = (f"http://{host}:{port}", "t", "t", "us-east-1")
     os.environ.update(dict(zip(names, values, strict=True)))
     yield f"http://{host}:{port}"
