@@ -6,19 +6,25 @@ client, rate limits off) makes N browser guests who only start the daily, N gues
 finish it, and N solo games left unfinished. For each kind it prints the bytes of its keys
 by ``MEMORY USAGE`` (``SAMPLES 0``: every element), which of them carry an expiry, and the
 growth of ``used_memory`` (what the allocator really gave). Board entries, which
-bench_boards.py measures, are left out of the per-game figure and printed apart.
+bench_boards.py measures, are left out of the per-game figure and printed apart. The
+finishers are then archived as 31 days later (``daily archive`` into a temporary folder):
+what their games keep in Redis then, and what the archive holds on disk per game.
 """
 
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, datetime
+import dataclasses
+import gzip
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import redis
 from servers import redis_server
 
-from daily import create_app
+from daily import archive, create_app
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
 
@@ -74,7 +80,32 @@ def measure(url: str, kind: str, n: int) -> None:
         if count:
             print(f"  {name:12} {count:6} keys {total / n:8.0f} bytes per guest, "
                   f"{expiring} of them expire")  # fmt: skip
+    if kind == "finisher":
+        archived(app, client, n)
     app.extensions["daily.redis"].close()
+
+
+def archived(app: Any, client: redis.Redis, n: int) -> None:
+    """Archives the finished games as 31 days later; prints what they keep, here and on disk."""
+    later = NOON + timedelta(days=31)
+    with tempfile.TemporaryDirectory() as folder:
+        config = dataclasses.replace(app.extensions["daily.config"], clock=lambda: later,
+                                     archive_url=folder)  # fmt: skip
+        before = used(client)
+        done = archive.archive_old(client, config)
+        assert done is not None and done.games == n, done
+        disk = sum(p.stat().st_size for p in Path(folder).rglob("*.jsonl.gz"))
+        files = len(list(Path(folder).rglob("*.jsonl.gz")))
+        lines: dict[str, Any] = {}
+        for path in Path(folder).rglob("*.jsonl.gz"):
+            lines.update(archive.decode(path.read_bytes()))
+        one = len(archive.encode(lines))  # as a busy day's shard holds them: thousands a file
+        raw = len(gzip.decompress(archive.encode(lines)))
+        _, games, _ = usage(client, "daily:game:*")
+        print(f"  archived: {done.games} games in {files} files, {disk / n:.0f} bytes each on "
+              f"disk; in Redis a game keeps {games / n:.0f} bytes (MEMORY USAGE), "
+              f"used_memory {(used(client) - before) / n:+.0f} bytes each; "
+              f"{one / n:.0f} bytes each in one file ({raw / n:.0f} uncompressed)")  # fmt: skip
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""The ``daily`` command: ``serve``, ``score``, ``verify``, ``solve`` and ``review``.
+"""The ``daily`` command: ``serve``, ``score``, ``verify``, ``solve``, ``review`` and
+``archive``.
 
 Every subcommand reports bad input as one line on stderr and a non-zero exit
 status; a traceback never reaches the user.
@@ -170,6 +171,25 @@ def _cmd_review(args: argparse.Namespace) -> None:
     review(args.action, args.game, sys.stdout)
 
 
+def archive(out: TextIO) -> None:
+    """Runs ``daily archive``: moves every finished game past the window to the archive."""
+    from daily import archive as flow
+    from daily import backend
+    from daily import config as settings
+
+    config = settings.load()
+    done = flow.archive_old(backend.connect(config), config)
+    if done is None:
+        raise UsageError("another archiver is running; try again when it is done")
+    where = config.archive_location
+    out.write(f"archived {done.games} games in {done.files} files to {where}; {done.skipped} "
+              "due games left in Redis (uncounted or held for review)\n")  # fmt: skip
+
+
+def _cmd_archive(args: argparse.Namespace) -> None:
+    archive(sys.stdout)
+
+
 def _cmd_serve(args: argparse.Namespace) -> None:
     import signal
 
@@ -218,6 +238,10 @@ def _parser() -> argparse.ArgumentParser:
         help="the game id (release, remove); an old id that starts with - goes after --",
     )  # fmt: skip
     held.set_defaults(run=_cmd_review)
+    cold = commands.add_parser(
+        "archive", help="move finished games past $DAILY_ARCHIVE_DAYS to $DAILY_ARCHIVE"
+    )
+    cold.set_defaults(run=_cmd_archive)
     serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")

@@ -70,6 +70,16 @@ class Config:
     idle_lifetime: timedelta = timedelta(days=30)
     #: The bearer token that opens ``/metrics``; None keeps it hidden (404).
     metrics_token: str | None = field(default=None, repr=False)
+    #: Where finished games go when they leave Redis: an fsspec URL or a local folder;
+    #: None: ``archive`` in *data_dir*.
+    archive_url: str | None = None
+    #: How many days a finished game stays in Redis before it is archived.
+    archive_days: int = 30
+
+    @property
+    def archive_location(self) -> str:
+        """The archive's URL or folder (``DAILY_ARCHIVE``, else ``archive`` in the data folder)."""
+        return self.archive_url or str(self.data_dir / "archive")
 
     @property
     def is_production(self) -> bool:
@@ -124,6 +134,7 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     code_days = overrides.pop("code_lifetime", env.get("DAILY_CODE_DAYS", 7))
     idle_days = overrides.pop("idle_lifetime", env.get("DAILY_IDLE_DAYS", 30))
     lifetime = _days(code_days, "DAILY_CODE_DAYS")
+    archive_days = overrides.pop("archive_days", env.get("DAILY_ARCHIVE_DAYS", 30))
     idle = _days(idle_days, "DAILY_IDLE_DAYS")
     return Config(
         secret_key=secrets[-1] if secrets else DEV_SECRET,
@@ -138,6 +149,8 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         code_lifetime=lifetime,
         idle_lifetime=idle,
         metrics_token=overrides.pop("metrics_token", env.get("DAILY_METRICS_TOKEN") or None),
+        archive_url=overrides.pop("archive_url", env.get("DAILY_ARCHIVE") or None),
+        archive_days=_whole_days(archive_days, "DAILY_ARCHIVE_DAYS"),
         clock=clock,
         **overrides,
     )
@@ -207,3 +220,18 @@ def _days(value: object, name: str) -> timedelta:
     if not 0 < days < 100_000:
         raise ConfigError(f"{name} must be a positive number of days, got {value!r}")
     return timedelta(days=days)
+
+
+def _whole_days(value: object, name: str) -> int:
+    """A positive whole number of days.
+
+    >>> _whole_days("30", "X")
+    30
+    """
+    try:
+        days = int(str(value))
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number of days, got {value!r}") from None
+    if not 0 < days < 100_000:
+        raise ConfigError(f"{name} must be a positive number of days, got {value!r}")
+    return days

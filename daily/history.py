@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from daily import dice, modes
+from daily import archive, dice, modes
 from daily.config import Config
 from daily.errors import NotFoundError
 from daily.store import boards, games, keys
@@ -140,7 +140,7 @@ def history_of(client: redis.Redis, config: Config, player_id: str | None) -> Hi
         return History((), summarize(()))
     found = []
     for game_id in games.games_of(client, player_id, limit=HISTORY_DAYS * 2):
-        record = games.load(client, game_id)
+        record = archive.load(client, config, game_id)
         if record is None or record.kind is not modes.DAILY or record.day is None:
             continue
         if not record.finished or record.total is None or record.practice:
@@ -152,9 +152,17 @@ def history_of(client: redis.Redis, config: Config, player_id: str | None) -> Hi
     return History(tuple(found), summarize(found, streak, best_streak))
 
 
-def own_game(client: redis.Redis, game_id: str, player_id: str | None) -> Record:
-    """*player_id*'s game *game_id*; NotFoundError if it is missing or another player's."""
-    found = games.load(client, game_id) if len(game_id) <= MAX_GAME_ID else None
+def own_game(
+    client: redis.Redis, game_id: str, player_id: str | None, config: Config | None = None
+) -> Record:
+    """*player_id*'s game *game_id*; NotFoundError if it is missing or another player's.
+
+    With *config*, an archived game is read from the archive too.
+    """
+    found = None
+    if len(game_id) <= MAX_GAME_ID:
+        reader = archive.reader(config) if config is not None else None
+        found = games.load(client, game_id, reader)
     # Another player's game is as invisible as a missing one: its dice are private.
     if found is None or player_id is None or found.player_id != player_id:
         raise NotFoundError(f"no such game: {game_id!r}")

@@ -22,7 +22,7 @@ CORE = ("daily/rules/", "daily/strategy/", "daily/dice.py", "daily/codes.py", "d
 SERVICES = ("daily/games.py", "daily/reviews.py", "daily/accounts.py", "daily/history.py",
             "daily/friends.py", "daily/rankings.py", "daily/analyses.py", "daily/leagues.py",
             "daily/stats.py", "daily/results.py",
-            "daily/backend.py")  # fmt: skip
+            "daily/backend.py", "daily/archive.py")  # fmt: skip
 #: The entry points above the web layer: the package (``create_app``) and the command line.
 ENTRIES = ("daily/__init__.py", "daily/cli.py")
 

@@ -18,7 +18,7 @@ import dataclasses
 import json
 import logging
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from typing import Any, cast
@@ -132,6 +132,24 @@ end
 return 1
 """
 
+# Replaces a finished, counted game's hash (KEYS[1]) by the archive marker: one field,
+# the day file ARGV[1] that holds it. A game not finished, not counted or held for review
+# is left as it is (0); one archived already answers 1 again.
+_ARCHIVE = """
+local found = redis.call('HMGET', KEYS[1], 'a', 'h', 't', 'u', 'review')
+if found[1] then return 1 end
+if not found[2] or not found[3] or found[4] ~= '1' or found[5] == 'held' then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'a', ARGV[1])
+return 1
+"""
+
+# Deletes a lock (KEYS[1]) only if it still holds this holder's token (ARGV[1]).
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 # Creates a hash only if the key is new (friend codes: a collision retries).
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -159,6 +177,11 @@ class AlreadyApplied(DailyError):
 _HEADER, _PLAYER, _SEED, _OPTIONS, _CODE, _PLAYERS, _LEVEL, _STREAM, _DAY = "hproknlvd"
 _LOG, _TOTAL, _ENDED, _SUBMITTED, _SHARE, _COMPUTER, _KEY, _REPLAYED = "mteuscix"
 _COMPACT = set("hproknlvdmteuscix")
+# An archived game's hash holds this one field, the day of the file that holds it.
+_ARCHIVED = "a"
+
+#: Reads an archived game back: its id and the day its marker names; None if not there.
+ArchiveReader = Callable[[str, date], Record | None]
 
 
 def _json(value: Any) -> str:
@@ -395,12 +418,17 @@ def deadline_of(record: Record, config: Config) -> datetime | None:
 
 
 @guarded
-def load(client: redis.Redis, game_id: str) -> Record | None:
+def load(client: redis.Redis, game_id: str, archive: ArchiveReader | None = None) -> Record | None:
     """The game *game_id* with its move log, or None: one round trip (three, once, for a
-    game still in the first form, whose moves are a list of their own)."""
+    game still in the first form, whose moves are a list of their own).
+
+    An archived game is read from *archive* (without one: None).
+    """
     fields: dict[str, str] = client.hgetall(keys.game(game_id))  # type: ignore[assignment]
     if not fields:
         return None
+    if _ARCHIVED in fields:
+        return archive(game_id, date.fromisoformat(fields[_ARCHIVED])) if archive else None
     if _HEADER in fields:
         return from_fields(game_id, fields)
     # A game of the first form is rewritten in the compact form the first time it is read,
@@ -412,10 +440,54 @@ def load(client: redis.Redis, game_id: str) -> Record | None:
 
 
 @guarded
-def index_lookup(client: redis.Redis, index_key: str) -> Record | None:
+def index_lookup(
+    client: redis.Redis, index_key: str, archive: ArchiveReader | None = None
+) -> Record | None:
     """The game an index key (a player's daily or friend game) names, or None."""
     game_id = client.get(index_key)
-    return load(client, str(game_id)) if game_id else None
+    return load(client, str(game_id), archive) if game_id else None
+
+
+@guarded
+def archived_day(client: redis.Redis, game_id: str) -> date | None:
+    """The day file an archived game is in; None if it is not archived."""
+    day = client.hget(keys.game(game_id), _ARCHIVED)
+    return date.fromisoformat(str(day)) if day else None
+
+
+@guarded
+def finished_before(client: redis.Redis, before: float, limit: int) -> list[str]:
+    """Up to *limit* finished, unarchived game ids that finished before *before* (unix s)."""
+    found = client.zrangebyscore(keys.games_finished(), "-inf", before, start=0, num=limit)
+    return [str(game_id) for game_id in cast(list[str], found)]
+
+
+@guarded
+def mark_archived(client: redis.Redis, game_id: str, day: date) -> bool:
+    """Replaces a finished, counted game's hash by the marker naming *day*'s file; False
+    (nothing changed) for a game not finished, not counted or held for review."""
+    script = client.register_script(_ARCHIVE)
+    return bool(script(keys=[keys.game(game_id)], args=[day.isoformat()]))
+
+
+@guarded
+def unlist_finished(client: redis.Redis, game_ids: Sequence[str]) -> None:
+    """Takes archived (or vanished) games off the list the archiver reads."""
+    if game_ids:
+        client.zrem(keys.games_finished(), *game_ids)
+
+
+@guarded
+def claim_archiver(client: redis.Redis, token: str, lock_s: float) -> bool:
+    """Whether this process may archive now: one lock over every host, for *lock_s* at most."""
+    return bool(client.set(keys.archive_lock(), token, nx=True, px=int(lock_s * 1000)))
+
+
+@guarded
+def release_archiver(client: redis.Redis, token: str) -> None:
+    """Frees the archiver's lock if this process (*token*) still holds it."""
+    script = client.register_script(_RELEASE)
+    script(keys=[keys.archive_lock()], args=[token])
 
 
 @guarded
@@ -516,6 +588,8 @@ def keep(client: redis.Redis, record: Record) -> None:
     keep = client.register_script(_KEEP)
     player_keys = [keys.player(record.player_id), keys.player_games(record.player_id)]
     keep(keys=[*player_keys, *index_keys], args=[record.id])
+    if record.finished_at is not None:  # the archiver moves it out of Redis when it is old
+        client.zadd(keys.games_finished(), {record.id: record.finished_at}, nx=True)
 
 
 @guarded

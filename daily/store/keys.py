@@ -71,6 +71,17 @@ def pending_sweep() -> str:
     return f"{PREFIX}:results:sweep"
 
 
+def games_finished() -> str:
+    """The sorted set of finished game ids not yet archived, scored by finish time: the
+    archiver reads the old end of it and scans nothing."""
+    return f"{PREFIX}:games:finished"
+
+
+def archive_lock() -> str:
+    """The lock that keeps one archiver at a time over every host."""
+    return f"{PREFIX}:games:archiving"
+
+
 # The review queue of games too lucky to be honest (daily/store/reviews.py). Each is one
 # sorted set of game ids, written one command at a time: no script spans two slots.
 

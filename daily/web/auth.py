@@ -119,7 +119,7 @@ def require_player_id() -> str:
 
 def own_game(game_id: str) -> Record:
     """The asking player's game *game_id*; 404 if it is missing or another player's."""
-    return history.own_game(current_redis(), game_id, current_player_id())
+    return history.own_game(current_redis(), game_id, current_player_id(), current_config())
 
 
 def _from_header() -> str | None:

@@ -1,4 +1,5 @@
-"""Counts the results a crash left uncounted: a sweep at most once a minute, from requests.
+"""Counts the results a crash left uncounted and archives cold games: a sweep at most once a
+minute, from requests.
 
 Every finishing move already sweeps (:func:`daily.games.play`); this hook also runs
 the sweep when nobody finishes a game. Each process checks its own clock first, so only one
@@ -13,8 +14,8 @@ import time
 
 from flask import Flask, current_app
 
+from daily import archive, reviews
 from daily import games as service
-from daily import reviews
 from daily.errors import DailyError, StorageError
 from daily.web import current_config, current_redis
 
@@ -31,6 +32,7 @@ def sweep() -> None:
     try:
         counted = service.sweep_pending(current_redis(), current_config())
         reviews.sweep_unchecked(current_redis(), current_config())  # games waiting for a table
+        archive.sweep(current_redis(), current_config())  # cold games leave Redis
     except StorageError as e:  # Redis down: the request answers 503 itself; one line here
         log.warning("the sweep of pending results failed: %s", e)
         return

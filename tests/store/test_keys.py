@@ -21,6 +21,8 @@ from daily.store import keys
         (keys.game_moves("g1"), "daily:game:{g1}:moves"),
         (keys.friend_code("K7P2QX9D"), "daily:code:{K7P2QX9D}"),
         (keys.pending_results(), "daily:results:pending"),
+        (keys.games_finished(), "daily:games:finished"),
+        (keys.archive_lock(), "daily:games:archiving"),
     ],
     ids=[
         "player",
@@ -34,6 +36,8 @@ from daily.store import keys
         "moves",
         "code",
         "pending",
+        "finished",
+        "archiving",
     ],
 )
 def test_key_strings(key: str, expected: str) -> None:

@@ -1,0 +1,253 @@
+"""Cold games leave Redis: the archive's files, the archiver (killed midway too), and the
+record, verify and history reading archived games back, on a real Redis."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import fsspec
+import pytest
+
+from daily import archive, history
+from daily import config as settings
+from daily.cli import main
+from daily.store import boards, games, keys
+from daily.verify import verify
+from daily.web import current_config, current_redis
+from tests.web.test_integrity import finished_daily, player
+
+pytestmark = pytest.mark.redis
+
+NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+LATER = NOON + timedelta(days=31)
+SECRET = "test-secret-" + "x" * 32
+API = "/api/v1"
+
+
+# -- the files -------------------------------------------------------------------------------
+
+
+def test_a_file_reads_back_and_a_damaged_one_is_refused(tmp_path: Path) -> None:
+    store = archive.Archive(str(tmp_path))
+    day = NOON.date()
+    lines = {"g2": {"id": "g2", "total": 2}, "g1": {"id": "g1", "total": 1}}
+    store.write(day, 7, lines)
+    assert store.read(day, 7) == lines
+    assert store.read(day, 8) == {}
+    path = Path(store.path(day, 7))
+    assert [p.name for p in path.parent.iterdir()] == ["07.jsonl.gz"]  # no temporary left
+    text = gzip.decompress(path.read_bytes()).decode().splitlines()
+    assert [json.loads(line)["id"] for line in text[:2]] == ["g1", "g2"]
+    assert json.loads(text[-1])["games"] == 2
+    damaged = "\n".join([text[0].replace('"total":1', '"total":9'), *text[1:]]) + "\n"
+    path.write_bytes(gzip.compress(damaged.encode()))
+    with pytest.raises(archive.ArchiveError, match="does not match its checksum"):
+        store.read(day, 7)
+    path.write_bytes(b"not gzip")
+    with pytest.raises(archive.ArchiveError, match="not gzip"):
+        store.read(day, 7)
+
+
+def test_the_archive_location_is_a_setting(tmp_path: Path) -> None:
+    assert settings.load({"DAILY_DATA": str(tmp_path)}).archive_location == str(
+        tmp_path / "archive"
+    )
+    found = settings.load({"DAILY_ARCHIVE": "s3://bucket/daily", "DAILY_ARCHIVE_DAYS": "7"})
+    assert (found.archive_location, found.archive_days) == ("s3://bucket/daily", 7)
+    with pytest.raises(settings.ConfigError, match="DAILY_ARCHIVE_DAYS"):
+        settings.load({"DAILY_ARCHIVE_DAYS": "0"})
+
+
+# -- the archiver ----------------------------------------------------------------------------
+
+
+def _finish(make_app: Any, tmp_path: Path, players: int) -> tuple[Any, list[dict[str, Any]]]:
+    app = make_app(now=NOON, archive_url=str(tmp_path / "archive"))
+    client = app.test_client()
+    found = []
+    for n in range(players):
+        who = player(client, f"Ana{n}")
+        game = finished_daily(client, who)
+        record = client.get(f"{API}/games/{game['id']}/record", headers=who).get_json()
+        found.append({"who": who, "game": game, "record": record})
+    return app, found
+
+
+def _lines(root: Path) -> Counter[str]:
+    ids: Counter[str] = Counter()
+    for path in root.rglob("*.jsonl.gz"):
+        ids.update(list(archive.decode(path.read_bytes())))
+    return ids
+
+
+def test_old_games_leave_redis_and_still_read_back(make_app: Any, tmp_path: Path) -> None:
+    _, played = _finish(make_app, tmp_path, 2)
+    later = make_app(now=LATER, archive_url=str(tmp_path / "archive"))
+    with later.app_context():
+        client, config = current_redis(), current_config()
+        board = boards.Board.daily(NOON.date())
+        ranked = client.zcard(board.key)
+        # Not old enough a day before the window closes: nothing moves.
+        early = dataclasses.replace(config, clock=lambda: NOON + timedelta(days=29))
+        assert archive.archive_old(client, early) == archive.Archived(0, 0, 0)
+        done = archive.archive_old(client, config)
+        assert done is not None and (done.games, done.skipped) == (2, 0)
+        for entry in played:
+            game_id = entry["game"]["id"]
+            assert games.archived_day(client, game_id) == NOON.date()
+            assert games.load(client, game_id) is None  # the store alone: a marker
+            assert int(client.memory_usage(keys.game(game_id)) or 0) < 128  # about 100 bytes
+        assert client.zcard(board.key) == ranked  # the boards keep their entries
+        assert archive.archive_old(client, config) == archive.Archived(0, 0, 0)  # idempotent
+        found = archive.load(client, config, game_id)
+        assert found is not None and found.total == entry["game"]["total"]
+        listed = history.history_of(client, config, found.player_id).played
+        assert [p.game_id for p in listed] == [game_id]
+    assert _lines(tmp_path / "archive") == Counter(e["game"]["id"] for e in played)
+    web = later.test_client()
+    for entry in played:
+        url = f"{API}/games/{entry['game']['id']}/record"
+        record = web.get(url, headers=entry["who"]).get_json()
+        before = {k: v for k, v in entry["record"].items() if k != "date"}
+        assert record == before | {"seed": record["seed"]}  # the day's seed is public now
+        assert verify(json.dumps(record), SECRET).total == entry["game"]["total"]
+        game = web.get(f"{API}/games/{entry['game']['id']}", headers=entry["who"])
+        assert game.status_code == 200 and game.get_json()["total"] == entry["game"]["total"]
+        move = web.post(f"{API}/games/{entry['game']['id']}/score", json={"category": "ones"},
+                        headers=entry["who"])  # fmt: skip
+        assert move.status_code == 409  # finished: an archived game takes no move
+    with later.app_context():  # reads wrote nothing back: each game is still its marker alone
+        assert all(current_redis().hlen(keys.game(e["game"]["id"])) == 1 for e in played)
+
+
+KILLER = """
+import sys
+from daily import archive, backend, config as settings
+config = settings.load()
+archive.archive_old(backend.connect(config), config, lock_s=float(sys.argv[1]))
+"""
+
+
+@pytest.mark.slow
+def test_a_killed_archiver_loses_and_duplicates_nothing(make_app: Any, tmp_path: Path) -> None:
+    app, played = _finish(make_app, tmp_path, 3)
+    root = tmp_path / "archive"
+    env = {**os.environ, "REDIS_URL": _url(app), "DAILY_ENV": "testing", "SECRET_KEY": SECRET,
+           "DAILY_NOW": LATER.isoformat(), "DAILY_ARCHIVE": str(root),
+           "DAILY_DATA": str(tmp_path / "data")}  # fmt: skip
+    for step in ("loaded", "written", "marked", "written", "marked"):
+        dying = {**env, archive.KILL_AT: step}
+        killed = subprocess.run([sys.executable, "-c", KILLER, "1"], env=dying,
+                                capture_output=True, timeout=60, check=False)  # fmt: skip
+        assert killed.returncode == -9, killed.stderr.decode()  # work was left at each step
+        time.sleep(1.1)  # the dead archiver's lock runs out
+    finished = subprocess.run([sys.executable, "-c", KILLER, "5"], env=env,
+                              capture_output=True, timeout=60, check=False)  # fmt: skip
+    assert finished.returncode == 0, finished.stderr.decode()
+    assert _lines(root) == Counter(e["game"]["id"] for e in played)  # each exactly once
+    web = make_app(now=LATER, archive_url=str(root)).test_client()
+    with web.application.app_context():
+        for entry in played:
+            assert games.archived_day(current_redis(), entry["game"]["id"]) == NOON.date()
+    for entry in played:
+        url = f"{API}/games/{entry['game']['id']}/record"
+        record = web.get(url, headers=entry["who"]).get_json()
+        assert verify(json.dumps(record), SECRET).total == entry["game"]["total"]
+
+
+def _url(app: Any) -> str:
+    with app.app_context():
+        return str(current_config().redis_url)
+
+
+# -- an object store shared by several hosts ------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[str]:
+    """A local S3 server (moto's server mode), as the environment's S3 endpoint."""
+    server_mode = pytest.importorskip("moto.server")
+    pytest.importorskip("s3fs")
+    server = server_mode.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    try:
+        server.start()
+    except OSError as e:
+        pytest.skip(f"moto's S3 server did not start: {e}")
+    host, port = server.get_host_and_port()
+    names = ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")
+    before = {name: os.environ.get(name) for name in names}
+    # s3fs reuses one client per process (and pytest interleaves modules by Redis server):
+    # one S3 server for the whole session.
+    values = (f"http://{host}:{port}", "t", "t", "us-east-1")
+    os.environ.update(dict(zip(names, values, strict=True)))
+    yield f"http://{host}:{port}"
+    server.stop()
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture
+def s3_url(s3_server: str) -> str:
+    """An archive URL in a fresh bucket of the local S3 server."""
+    bucket = f"archive-{os.urandom(4).hex()}"
+    fs, _ = fsspec.core.url_to_fs(f"s3://{bucket}")
+    fs.mkdir(bucket)
+    return f"s3://{bucket}/daily"
+
+
+def test_an_object_store_archive_is_read_back(make_app: Any, tmp_path: Path, s3_url: str) -> None:
+    app = make_app(now=NOON, archive_url=s3_url)
+    client = app.test_client()
+    who = player(client, "Ana")
+    game = finished_daily(client, who)
+    later = make_app(now=LATER, archive_url=s3_url)
+    with later.app_context():
+        done = archive.archive_old(current_redis(), current_config())
+        assert done is not None and done.games == 1
+        assert games.archived_day(current_redis(), game["id"]) == NOON.date()
+    store = archive.open_archive(s3_url)
+    assert not store._local  # one put per file, no rename
+    assert list(store.read(NOON.date(), archive.shard_of(game["id"]))) == [game["id"]]
+    assert store.read(NOON.date(), (archive.shard_of(game["id"]) + 1) % archive.SHARDS) == {}
+    url = f"{API}/games/{game['id']}/record"
+    record = later.test_client().get(url, headers=who).get_json()
+    assert verify(json.dumps(record), SECRET).total == game["total"]
+
+
+def test_daily_archive_and_the_sweep_move_old_games(
+    make_app: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    app, played = _finish(make_app, tmp_path, 2)
+    root = tmp_path / "archive"
+    first, second = (entry["game"]["id"] for entry in played)
+    # The service's sweep moves old games too, from any request once a minute.
+    swept = make_app(now=LATER, archive_url=str(root))
+    assert swept.test_client().get("/").status_code in (200, 302)
+    with swept.app_context():
+        assert games.archived_day(current_redis(), first) == NOON.date()
+        assert games.archived_day(current_redis(), second) == NOON.date()
+    # `daily archive` finds nothing left, and says where it looked.
+    env = {"REDIS_URL": _url(app), "DAILY_ENV": "testing", "SECRET_KEY": SECRET,
+           "DAILY_NOW": LATER.isoformat(), "DAILY_ARCHIVE": str(root)}  # fmt: skip
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["archive"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"archived 0 games in 0 files to {root}; 0 due games left"), said
