@@ -237,9 +237,11 @@ def test_daily_archive_and_the_sweep_move_old_games(
     app, played = _finish(make_app, tmp_path, 2)
     root = tmp_path / "archive"
     first, second = (entry["game"]["id"] for entry in played)
-    # The service's sweep moves old games too, from any request once a minute.
+    # The service's sweep moves old games too, from any request once a minute, in a thread
+    # of its own (the request does not wait for it).
     swept = make_app(now=LATER, archive_url=str(root))
     assert swept.test_client().get("/").status_code in (200, 302)
+    swept.extensions["daily.archiver"].join(timeout=30)
     with swept.app_context():
         assert games.archived_day(current_redis(), first) == NOON.date()
         assert games.archived_day(current_redis(), second) == NOON.date()
