@@ -77,8 +77,8 @@ def stats_of(client: redis.Redis, config: Config, player_id: str | None, today: 
     totals: list[int] = []
     today_total = None
     if player_id is not None:
-        for game_id in store.games_of(client, player_id, limit=RECENT_GAMES):
-            record = store.load(client, game_id)
+        ids = store.games_of(client, player_id, limit=RECENT_GAMES)
+        for record in store.load_many(client, ids):
             if record is None or record.mode != "daily" or record.practice:
                 continue
             if not record.finished or record.total is None:

@@ -330,3 +330,10 @@ def test_a_game_id_never_starts_like_an_option() -> None:
     # One in 64 of urlsafe tokens starts with "-", which `daily review release ID` would
     # read as an option: in 2,000 ids the old draw makes such an id all but surely.
     assert not any(games.new_id().startswith("-") for _ in range(2000))
+
+
+def test_load_many_reads_games_in_order_in_one_pipeline(client: redis.Redis) -> None:
+    first, second = start_daily(client, "p1"), start_daily(client, "p2")
+    found = games.load_many(client, [second.id, "missing", first.id])
+    assert [r.id if r else None for r in found] == [second.id, None, first.id]
+    assert found[0] == games.load(client, second.id)
