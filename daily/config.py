@@ -143,7 +143,7 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         redis_url=overrides.pop("redis_url", env.get("REDIS_URL") or None),
         data_dir=Path(overrides.pop("data_dir", env.get("DAILY_DATA", "data"))),
         timezone=zone,
-        board_retention_days=int(retention),
+        board_retention_days=_whole_days(retention, "DAILY_BOARD_RETENTION_DAYS"),
         rate_limits=limits,
         trusted_proxies=parse_proxies(proxies),
         code_lifetime=lifetime,
@@ -223,15 +223,12 @@ def _days(value: object, name: str) -> timedelta:
 
 
 def _whole_days(value: object, name: str) -> int:
-    """A positive whole number of days.
+    """A positive whole number of days (checked as :func:`_days` checks a lifetime).
 
     >>> _whole_days("30", "X")
     30
     """
-    try:
-        days = int(str(value))
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number of days, got {value!r}") from None
-    if not 0 < days < 100_000:
-        raise ConfigError(f"{name} must be a positive number of days, got {value!r}")
-    return days
+    days = _days(value, name)
+    if days % timedelta(days=1):
+        raise ConfigError(f"{name} must be a whole number of days, got {value!r}")
+    return days.days

@@ -237,3 +237,15 @@ def test_operations_keys_are_pinned() -> None:
     assert keys.dice_key() == "daily:dice-key"
     assert keys.rate_limits() == "daily:limits"
     assert security.dice_key_fingerprint(OLD) != security.dice_key_fingerprint(NEW)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("DAILY_BOARD_RETENTION_DAYS", "abc"), ("DAILY_BOARD_RETENTION_DAYS", "0"),
+     ("DAILY_ARCHIVE_DAYS", "1.5"), ("DAILY_ARCHIVE_DAYS", "-3")],
+)  # fmt: skip
+def test_a_bad_number_of_days_is_refused_at_start(name: str, value: str) -> None:
+    from daily import config
+
+    with pytest.raises(ConfigError, match=name):
+        config.load({name: value})
