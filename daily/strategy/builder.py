@@ -314,9 +314,16 @@ def queued(cache_dir: Path) -> list[Ruleset]:
     found = []
     for _, name, spec in sorted(entries):
         try:
-            found.append(parse_spec(spec))
+            ruleset = parse_spec(spec)
         except RulesError:  # not a table this version knows: dropped, never retried
             (folder / name).unlink(missing_ok=True)
+            continue
+        # A client that saw the table missing can queue it just after its build ended:
+        # such an entry is done already, so it is taken off rather than left waiting.
+        if _paths(ruleset, cache_dir)["table"].exists():
+            (folder / name).unlink(missing_ok=True)
+            continue
+        found.append(ruleset)
     return found
 
 

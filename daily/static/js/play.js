@@ -12,6 +12,7 @@ import { askName } from './name.js';
 
 // mode: the mode's flags (web/sheets.mode_meta), never its id; state: the server's last answer
 const game = { id: '', sheet: null, mode: null, target: null, state: null };
+let results = null; // the results module, once the game has ended
 let rowNames = {};
 let busy = false; // a roll or a score is on its way
 let party = null; // party.js: imported on a party game's page only
@@ -149,12 +150,25 @@ function drawOpponent() {
 function drawEnd() {
   $('#table .controls').hidden = true;
   $('.kbd-help').hidden = true;
-  $('#results').hidden = false;
-  if (sheets.isParty(game.state)) { party.drawWinners(game.state, game.id); return; }
+  if (sheets.isParty(game.state)) {
+    $('#results').hidden = false;
+    party.drawWinners(game.state, game.id);
+    return;
+  }
   $('#final-total').textContent = game.state.total;
-  // Fetched when a game ends, not with the game screen: a first visit downloads less.
-  import('./results.js').then(({ drawResults }) => drawResults(game));
+  // Fetched when a game ends, not with the game screen: a first visit downloads less. The
+  // box shows with its verdict, not empty before it (and without it if the fetch fails).
+  results ||= import('./results.js').catch(() => null);
+  results.then((module) => {
+    $('#results').hidden = false;
+    if (module) module.drawResults(game);
+  });
   askName();
+}
+
+/* Moves the focus to the results once they show. */
+function focusResults() {
+  (results || Promise.resolve()).then(() => $('#results').focus());
 }
 
 function draw() {
@@ -277,7 +291,7 @@ async function pick(row) {
   accept(changed(result.data));
   if (!sheets.isParty(state)) feel.scored(row, state, game.state);
   if (!game.state.finished && !document.body.classList.contains('handing-over')) rollButton().focus();
-  else if (game.state.finished) $('#results').focus();
+  else if (game.state.finished) focusResults();
 }
 
 /* The keys: 1-9 hold a die (Space on a focused die too), R or Space rolls, the arrows walk
