@@ -45,18 +45,25 @@ def _start_system_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 #: The folders whose tests also run on a Redis Cluster (the store and the app on it).
 CLUSTER_TESTS = ("store", "web")
+#: The folders whose tests run on one Redis only, the embedded one that ``daily serve`` uses:
+#: the browser tests look at pages, and the store and web tests cover every Redis already.
+ONE_REDIS_TESTS = ("browser",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Keeps the cluster runs to the store and web tests (the browser ones would only repeat)."""
+    """Keeps the cluster runs to the store and web tests, and the browser tests to the
+    embedded Redis (on the others they would only repeat, at a minute a file)."""
     root = Path(__file__).parent
     keep, drop = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
-        is_cluster = callspec is not None and callspec.params.get("redis_server") == "cluster"
+        server = callspec.params.get("redis_server") if callspec is not None else None
         path = Path(str(item.path))
         folder = path.relative_to(root).parts[0] if root in path.parents else ""
-        (drop if is_cluster and folder not in CLUSTER_TESTS else keep).append(item)
+        repeats = (server == "cluster" and folder not in CLUSTER_TESTS) or (
+            server not in (None, "embedded") and folder in ONE_REDIS_TESTS
+        )
+        (drop if repeats else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
