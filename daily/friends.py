@@ -1,4 +1,5 @@
-"""The friend-code service: a code's page, everyone's sheets on it, the creator's running score.
+"""The friend-code service: a code's page, everyone's sheets on it, the creator's running score,
+and who played the codes a player made (:func:`challenges`, their home page's news).
 
 Handed the Redis client and the configuration, like :mod:`daily.games`; the page renders the
 frozen results returned here and queries nothing itself.
@@ -7,9 +8,10 @@ frozen results returned here and queries nothing itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from daily import dice
 from daily.codes import code_str
 from daily.config import Config
 from daily.errors import NotFoundError
@@ -23,6 +25,10 @@ if TYPE_CHECKING:  # the service only hands the client on to the store
 
 #: How many sheets a code's page shows side by side.
 SHEETS_SHOWN = 12
+#: How many of a player's newest codes their home page follows.
+CODES_FOLLOWED = 8
+#: How many friends' results each followed code lists (its count says how many in all).
+PLAYS_SHOWN = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,3 +198,66 @@ def turn_totals(record: Record, secret: str) -> tuple[int, ...]:
         if isinstance(move, Score):
             totals.append(state.total)
     return tuple(totals)
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A friend's counted game on a code, as the code's creator hears of it."""
+
+    player_id: str
+    name: str
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """A code a player made and who played it: *mine* is the creator's own score on it (None
+    until their game on it counts), *players* how many others have a score on it, *plays*
+    the best :data:`PLAYS_SHOWN` of those, best first; *day* and *number* name the daily a
+    daily's code replays."""
+
+    code: str
+    ruleset: str
+    day: date | None
+    number: int | None
+    mine: int | None
+    players: int
+    plays: tuple[Play, ...]
+
+
+def challenges(client: redis.Redis, config: Config, player_id: str | None
+               ) -> tuple[Challenge, ...]:  # fmt: skip
+    """The codes *player_id* made lately, newest first, each with who played it.
+
+    Followed: the newest :data:`CODES_FOLLOWED` made within a code's ranked life and a day
+    (games on a code count on its board only while it is open). The boards are the truth: a
+    game withdrawn after review is gone from here too. Three round trips whatever the number
+    of codes (the list, the codes with their boards, the names), so a page may poll it.
+    """
+    if player_id is None:
+        return ()
+    since = config.now() - config.code_lifetime - games.CODE_FOLLOWED_AFTER
+    listed = games.codes_of(client, player_id, since.timestamp(), CODES_FOLLOWED)
+    found = [c for c in games.load_codes(client, listed) if c is not None]
+    wanted = [(boards.Board.friend(c.code), player_id) for c in found]
+    heads = boards.heads(client, wanted, PLAYS_SHOWN + 1)  # the creator may be among them
+    others = [[e for e in head.entries if e[0] != player_id][:PLAYS_SHOWN] for head in heads]
+    names = _names_of(client, {pid for entries in others for pid, _ in entries})
+    return tuple(
+        Challenge(
+            code=c.code,
+            ruleset=c.ruleset,
+            day=c.day,
+            number=dice.Day(c.day, config.timezone).number if c.day else None,
+            mine=head.score_of,
+            players=head.size - (0 if head.score_of is None else 1),
+            plays=tuple(Play(pid, names[pid], score) for pid, score in entries),
+        )
+        for c, head, entries in zip(found, heads, others, strict=True)
+    )
+
+
+def _names_of(client: redis.Redis, ids: set[str]) -> dict[str, str]:
+    """Names read now (a rename shows at once); a guest's or deleted player's: its guest name."""
+    found = players.names_of(client, ids)
+    return {i: found.get(i) or players.guest_name(i) for i in ids}

@@ -597,6 +597,35 @@ def top_players(client: redis.Redis, board: Board, count: int) -> list[str]:
     return [player_of(str(m)) for m in client.zrevrange(board.key, 0, count - 1)]
 
 
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The head of a board: its size, its first entries (player, score) and one player's score."""
+
+    size: int
+    entries: tuple[tuple[str, int], ...]
+    score_of: int | None
+
+
+@guarded
+def heads(client: redis.Redis, wanted: Sequence[tuple[Board, str]], count: int) -> list[Head]:
+    """The first *count* entries of each board of *wanted*, its size and the score of the
+    player named beside it: every board in one pipeline (one round trip a cluster node)."""
+    pipe = client.pipeline(transaction=False)
+    for board, player_id in wanted:
+        pipe.zcard(board.key)
+        pipe.zrevrange(board.key, 0, count - 1, withscores=True)
+        pipe.zscore(board.key, member(player_id))
+    found = pipe.execute()
+    return [
+        Head(
+            size=int(size),
+            entries=tuple((player_of(_text(m)), unpack(float(s))) for m, s in rows),
+            score_of=None if score is None else unpack(float(score)),
+        )
+        for size, rows, score in zip(found[0::3], found[1::3], found[2::3], strict=True)
+    ]
+
+
 @guarded
 def top_score(client: redis.Redis, board: Board) -> int | None:
     """The best score on *board*, or None while it is empty (or gone)."""

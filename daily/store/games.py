@@ -20,7 +20,7 @@ import logging
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, cast
 
 import redis
@@ -52,6 +52,11 @@ log = logging.getLogger(__name__)
 
 #: A player's list of games keeps this many newest ids (their pages show 50).
 MAX_LISTED_GAMES = 1000
+#: A player's list of the codes they made keeps this many newest (their home page follows a
+#: few), each for its ranked life and a day more.
+MAX_LISTED_CODES = 20
+#: How long after its ranked life a code stays on its creator's list.
+CODE_FOLLOWED_AFTER = timedelta(days=1)
 
 # Appends one move (ARGV[2], one character) to a game's log (field m) if the game is
 # stored in the compact form, not finished (no total, field t) and its log has the
@@ -620,6 +625,7 @@ def share_code(client: redis.Redis, config: Config, record: Record) -> str:
         return code
     # A concurrent finish made one first: theirs stands, ours is dropped unseen.
     client.delete(keys.friend_code(code))
+    client.zrem(keys.player_codes(record.player_id), code)
     return str(client.hget(keys.game(record.id), _SHARE))
 
 
@@ -738,13 +744,48 @@ def create_code(
         }
         flat = [x for pair in fields.items() for x in pair]
         if script(keys=[keys.friend_code(code)], args=flat):
+            _list_code(client, config, creator, code, made.timestamp())
             return code
+
+
+def _list_code(client: redis.Redis, config: Config, creator: str, code: str, made: float) -> None:
+    """Lists *code* among its creator's codes (after the code itself: a crash between leaves
+    a code its creator's home page does not follow, never a listed code that is missing)."""
+    keep_s = int((config.code_lifetime + CODE_FOLLOWED_AFTER).total_seconds())
+    key = keys.player_codes(creator)
+    pipe = client.pipeline(transaction=True)  # one slot: the player's tag
+    pipe.zadd(key, {code: made})
+    pipe.zremrangebyscore(key, "-inf", made - keep_s)
+    pipe.zremrangebyrank(key, 0, -MAX_LISTED_CODES - 1)
+    pipe.expire(key, keep_s)
+    pipe.execute()
+
+
+@guarded
+def codes_of(client: redis.Redis, player_id: str, since: float, limit: int) -> list[str]:
+    """The newest *limit* codes *player_id* made since *since* (unix seconds), newest first."""
+    found = client.zrevrangebyscore(keys.player_codes(player_id), "+inf", since, start=0,
+                                    num=limit)  # fmt: skip
+    return [str(code) for code in cast(list[str], found)]
 
 
 @guarded
 def load_code(client: redis.Redis, code: str) -> FriendCode | None:
     """The friend code *code* (normalized), or None if nobody made it."""
     fields: dict[str, str] = client.hgetall(keys.friend_code(code))  # type: ignore[assignment]
+    return _code_of(code, fields)
+
+
+@guarded
+def load_codes(client: redis.Redis, codes: Sequence[str]) -> list[FriendCode | None]:
+    """The friend codes *codes* in their order (None where unknown), read in one pipeline."""
+    pipe = client.pipeline(transaction=False)
+    for code in codes:
+        pipe.hgetall(keys.friend_code(code))
+    return [_code_of(code, fields) for code, fields in zip(codes, pipe.execute(), strict=True)]
+
+
+def _code_of(code: str, fields: Mapping[str, str]) -> FriendCode | None:
     if not fields:
         return None
     return FriendCode(

@@ -40,6 +40,12 @@ def player_friend(player_id: str, code: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:friend:{code}"
 
 
+def player_codes(player_id: str) -> str:
+    """The sorted set of the friend codes a player made lately, scored by when each was made:
+    their home page follows who played them."""
+    return f"{PREFIX}:player:{{{player_id}}}:codes"
+
+
 def player_keys(player_id: str) -> str:
     """The set of a player's index keys (daily and friend), so deleting them scans nothing."""
     return f"{PREFIX}:player:{{{player_id}}}:keys"

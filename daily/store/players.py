@@ -230,6 +230,7 @@ def own_keys(player_id: str) -> list[str]:
         keys.player_days(player_id),
         keys.player_streak(player_id),
         keys.player_best_days(player_id),
+        keys.player_codes(player_id),
         keys.player_keys(player_id),
     ]
 

@@ -27,6 +27,7 @@ from daily.web import (
     bodies,
     current_config,
     current_redis,
+    friends,
     openapi,
     render,
     schemas,
@@ -100,6 +101,9 @@ def update_me() -> Response:
     """Changes the name of the player making the request."""
     name = bodies.name(_parse(schemas.NewPlayer).name)
     return _player(accounts.rename(current_redis(), require_player_id(), name))
+
+
+bp.add_url_rule("/players/me/challenges", "my_challenges", friends.my_challenges)
 
 
 def _player(player: accounts.Player) -> Response:

@@ -152,6 +152,9 @@ def js_strings() -> dict[str, str]:
             mine="{mine}",
         ),
         "friendTie": gettext("A tie with %(name)s: %(mine)s each.", name="{name}", mine="{mine}"),
+        "friendScored": gettext("%(name)s scored %(theirs)s.", name="{name}", theirs="{theirs}"),
+        "challengeCode": gettext("Challenge %(code)s", code="{code}"),
+        "puzzle": gettext("Puzzle #%(number)s", number="{number}"),
         "copied": gettext("Copied"),
         "copyFailed": gettext("Select the text and copy it"),
         "nameSaved": gettext("Saved"),
@@ -228,6 +231,10 @@ def today() -> str:
         boot["sheet"] = sheet_meta(mine.rules)
         boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
     figures = stats.stats_of(current_redis(), config, player_id, day.date) if finished else None
+    heard = friend_codes.challenges(current_redis(), config, player_id)
+    if heard:  # the page follows who played them (static/js/challenge.js)
+        boot["challenges"] = friends.challenges_answer(heard)["challenges"]
+        boot["rulesetNames"] = {c.ruleset: ruleset_name(c.ruleset) for c in heard}
     return render_template(
         "today.html",
         day=day,

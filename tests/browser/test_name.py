@@ -1,12 +1,14 @@
-"""Names when they matter: at a guest's first finish the results ask for a name, the guest
-name filled in; a look-alike name is refused with the usual message; "Not now" is final."""
+"""Names when they matter: at a guest's first finish, or first share, the page asks for a name,
+the guest name filled in; a look-alike name is refused with the usual message; "Not now" is
+final."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from tests.browser.test_site import DECEMBER, PHONE
+from tests.browser.test_challenge import _serious
+from tests.browser.test_site import DECEMBER, PHONE, _play
 
 
 def _almost(context: Any, base: str) -> str:
@@ -60,4 +62,32 @@ def test_not_now_is_final(serve: Callable[..., str], new_context: Callable[..., 
     page.locator("#results").wait_for()
     page.wait_for_timeout(500)  # the prompt would have come with the results
     assert page.locator("#name-prompt").is_hidden()
+    page.locator("#share-now").click()  # nor at a share
+    page.wait_for_timeout(500)
+    assert page.locator("#name-prompt").is_hidden()
     assert context.request.get(f"{base}/api/v1/players/me").json()["name"].startswith("Guest ")
+
+
+def test_the_first_share_asks_a_guest_for_a_name(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    base = serve(now=DECEMBER)
+    context = new_context(viewport=PHONE, bypass_csp=True)  # axe is injected as a script
+    _play(context, base, {"mode": "daily"})  # finished through the API: nothing asked yet
+    page = context.new_page()
+    page.goto(base + "/")
+    form = page.locator("#name-prompt")
+    assert form.is_hidden()
+    page.get_by_role("button", name="Share your result").click()
+    form.wait_for()
+    assert page.locator("#name-prompt-input").input_value().startswith("Guest ")
+    form.scroll_into_view_if_needed()
+    shoot(page, "name-at-share-390", full_page=False)
+    assert _serious(page) == []
+    page.locator("#name-prompt-input").fill("Cyr\u0456l")  # a Ukrainian i: refused, as everywhere
+    form.get_by_role("button", name="Save name").click()
+    page.get_by_text("imitates another").wait_for()
+    page.locator("#name-prompt-input").fill("Cy")
+    form.get_by_role("button", name="Save name").click()
+    form.wait_for(state="hidden")
+    assert context.request.get(f"{base}/api/v1/players/me").json()["name"] == "Cy"

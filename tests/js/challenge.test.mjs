@@ -3,12 +3,17 @@ import { beforeEach, test } from 'node:test';
 import { module } from './helpers.mjs';
 
 const { loadStrings } = await module('page.js');
-const { verdicts } = await module('challenge.js');
+const { describe, verdicts } = await module('challenge.js');
 
 beforeEach(() => loadStrings({
   friendWins: '{name} wins: {theirs} to your {mine}.',
   creatorWins: 'You win against {name}: {mine} to {theirs}.',
   friendTie: 'A tie with {name}: {mine} each.',
+  friendScored: '{name} scored {theirs}.',
+  challengeCode: 'Challenge {code}',
+  puzzle: 'Puzzle #{number}',
+  playersOne: '{n} player',
+  playersMany: '{n} players',
   guest: 'Guest {n}',
 }));
 
@@ -25,4 +30,23 @@ test("the creator hears each friend's verdict, themself left out", () => {
     { key: 'creatorWins', text: 'You win against Di: 274 to 90.' },
   ]);
   assert.deepEqual(verdicts([entries[1]], 'me', 274), []);
+});
+
+test("a code's line: its link, what it replays, how many played it and each verdict", () => {
+  const plays = [{ player_id: 'bo', name: 'Bo', score: 279 }, { player_id: 'cy', name: 'Guest 1a2b', score: 90 }];
+  const daily = { code: 'K7P2-QX9D', ruleset: 'maxi', day: '2026-12-05', number: 339, mine: 274, players: 2, plays };
+  assert.deepEqual(describe(daily, { maxi: 'Maxi Yatzy' }), {
+    href: '/f/K7P2QX9D',
+    title: 'Challenge K7P2-QX9D',
+    label: 'Puzzle #339',
+    count: '2 players',
+    verdicts: [
+      { key: 'friendWins', text: 'Bo wins: 279 to your 274.' },
+      { key: 'creatorWins', text: 'You win against Guest 1a2b: 274 to 90.' },
+    ],
+  });
+  // A challenge its creator has not finished yet: what the friend scored, no verdict.
+  const open = { ...daily, ruleset: 'yatzy', number: null, mine: null, players: 1, plays: plays.slice(0, 1) };
+  const line = describe(open, { yatzy: 'Yatzy' });
+  assert.deepEqual([line.label, line.count, line.verdicts], ['Yatzy', '1 player', [{ key: 'friendScored', text: 'Bo scored 279.' }]]);
 });

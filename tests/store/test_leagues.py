@@ -170,12 +170,18 @@ def test_refusals_change_nothing(client: redis.Redis) -> None:
         (InvalidNameError, lambda: leagues.rename(client, CONFIG, ana, league.id, " ")),
         (NotFoundError, lambda: leagues.join(client, CONFIG, cy, "AAAAAAAAAAA")),
         (NotFoundError, lambda: leagues.join(client, CONFIG, cy, "../x")),
+        # An unknown league: its owner's calls are refused as anybody's.
+        (NotFoundError, lambda: leagues.rename(client, CONFIG, ana, "AAAAAAAAAAA", "Mine")),
+        (NotFoundError, lambda: leagues.remove(client, CONFIG, ana, "AAAAAAAAAAA", bo)),
+        (NotFoundError, lambda: leagues.leave(client, CONFIG, ana, "AAAAAAAAAAA")),
+        (NotFoundError, lambda: leagues.remove(client, CONFIG, ana, league.id, "")),
     ]
     for error, call in refusals:
         with pytest.raises(error):
             call()
     assert dump(client, league.id) == before
     assert store.leagues_of(client, cy) == []
+    assert store.leagues_of(client, ana) == store.leagues_of(client, bo) == [league.id]
 
 
 def test_limits_on_members_and_leagues(

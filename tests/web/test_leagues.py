@@ -107,6 +107,10 @@ def club(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, dict[str,
         ("Ana", "patch", "", {"name": "Club", "x": 1}, 400, "bad_request"),
         ("Cy", "get", "/days/today", None, 404, "not_found"),
         ("Cy", "post", "AAAAAAAAAAA/members", None, 404, "not_found"),
+        ("Ana", "patch", "AAAAAAAAAAA", {"name": "Mine"}, 404, "not_found"),
+        ("Ana", "delete", "AAAAAAAAAAA/members/{Bo}", None, 404, "not_found"),
+        ("Ana", "delete", "AAAAAAAAAAA/members/me", None, 404, "not_found"),
+        ("Cy", "patch", "", {"name": "Mine"}, 403, "not_owner"),
     ],
     ids=[
         "full",
@@ -118,6 +122,10 @@ def club(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, dict[str,
         "extra-field",
         "stranger-board",
         "unknown",
+        "rename-unknown",
+        "remove-unknown",
+        "leave-unknown",
+        "rename-stranger",
     ],  # fmt: skip
 )
 def test_refusals_answer_their_code_and_change_nothing(
@@ -125,7 +133,8 @@ def test_refusals_answer_their_code_and_change_nothing(
     code: str,
 ) -> None:  # fmt: skip
     client, found = club
-    path = path.replace("{Ana}", found["Ana"][0]).replace("{Cy}", found["Cy"][0])
+    for name in ("Ana", "Bo", "Cy"):
+        path = path.replace("{" + name + "}", found[name][0])
     url = f"{API}/{path}" if path.startswith("A") else f"{API}/{found['league']}{path}"
     before = client.get(f"{API}/{found['league']}", headers=found["Ana"][1]).get_json()
     answer = getattr(client, method)(url, json=body, headers=found[who][1])
@@ -177,3 +186,27 @@ def test_the_pages_make_join_and_leave_a_league(make_app: Any) -> None:
     assert bo.post(f"{path}/leave").headers["Location"].endswith("/leagues")
     assert "Pals" not in bo.get("/leagues").get_data(as_text=True)
     assert ana.get("/leagues/nope").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("who", "action", "form", "status"),
+    [
+        ("Bo", "name", {"name": "Mine"}, 403),
+        ("Bo", "remove", {"player": "{Ana}"}, 403),
+        ("Ana", "remove", {"player": "{Cy}"}, 404),
+        ("Ana", "remove", {}, 404),
+        ("Ana", "name", {"name": " "}, 400),
+        ("Cy", "leave", {}, 404),
+    ],
+    ids=["rename", "remove-owner", "remove-stranger", "remove-nobody", "bad-name", "leave"],
+)
+def test_the_pages_forms_refuse_and_change_nothing(
+    club: tuple[Any, dict[str, Any]], who: str, action: str, form: dict[str, str], status: int
+) -> None:
+    client, found = club
+    data = {k: found[v[1:-1]][0] if v.startswith("{") else v for k, v in form.items()}
+    url = f"{API}/{found['league']}"
+    before = client.get(url, headers=found["Ana"][1]).get_json()
+    answer = client.post(f"/leagues/{found['league']}/{action}", data=data, headers=found[who][1])
+    assert answer.status_code == status
+    assert client.get(url, headers=found["Ana"][1]).get_json() == before

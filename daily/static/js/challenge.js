@@ -1,43 +1,113 @@
-/* A friend's code, watched while its page is open: the code's board is fetched again every
-   few seconds (only while the page is visible), sending back the last ETag so that an
-   unchanged board costs one small 304; the creator of the code also sees, for each friend who
-   finished, who won ("Bo wins: 279 to your 274."). Nothing runs on import. */
-import { fmt, playerName, S } from './page.js';
+/* Friends' codes, watched while a page is open: a code's board (its page), or the codes the
+   player made and who played them (the home page, and the result of the game that made the
+   code). Each is fetched again every few seconds while the page is visible, and at once when
+   it shows again, sending back the last ETag so that an unchanged answer costs one small
+   304. The creator sees, for each friend who finished, who won ("Bo wins: 279 to your
+   274."). Nothing runs on import. */
+import { $, fmt, playerName, S } from './page.js';
 import { PREFIX } from './net.js';
 
-/** How often the board is asked for again, in milliseconds. */
+/** How often an answer is asked for again, in milliseconds. */
 export const POLL_MS = 4000;
 
-/** Each friend's verdict against the creator's *mine*, best score first (the creator left out). */
+/** Each friend's verdict against the creator's *mine*, best score first (the creator left
+    out); without a score of the creator's (null), what each friend scored. */
 export function verdicts(entries, creator, mine) {
   return entries.filter((entry) => entry.player_id !== creator).map((entry) => {
     const values = { name: playerName(entry.name), theirs: entry.score, mine };
-    const key = entry.score > mine ? 'friendWins' : entry.score < mine ? 'creatorWins' : 'friendTie';
+    let key = entry.score > mine ? 'friendWins' : entry.score < mine ? 'creatorWins' : 'friendTie';
+    if (mine === null || mine === undefined) key = 'friendScored';
     return { key, text: fmt(S[key] || '', values) };
   });
 }
 
-/** Calls *onBoard* with the board of *code* now and whenever it changes; returns a stop(). */
-export function watchBoard(code, onBoard, pollMs = POLL_MS) {
+/** Calls *onAnswer* with the JSON at *path* (under the API) now and whenever it changes;
+    returns a stop(). A hidden page asks nothing; shown again, it asks at once. */
+export function watch(path, onAnswer, pollMs = POLL_MS) {
   let etag = null;
   let timer = null;
   let stopped = false;
+  let busy = false;
   const poll = async () => {
-    if (stopped) return;
+    if (stopped || busy) return;
+    clearTimeout(timer);
     if (!document.hidden) {
+      busy = true;
       const headers = { Accept: 'application/json' };
       if (etag) headers['If-None-Match'] = etag;
       try {
-        const response = await fetch(`${PREFIX}/leaderboards/friend/${code}?limit=50`,
-          { headers, credentials: 'same-origin', cache: 'no-store' });
+        const response = await fetch(PREFIX + path, { headers, credentials: 'same-origin', cache: 'no-store' });
         if (response.status === 200) {
           etag = response.headers.get('ETag');
-          onBoard(await response.json());
+          onAnswer(await response.json());
         }
       } catch (e) { /* offline for now: the next poll tries again */ }
+      busy = false;
     }
-    timer = setTimeout(poll, pollMs);
+    if (!stopped) timer = setTimeout(poll, pollMs);
   };
+  const shown = () => { if (!document.hidden) poll(); };
+  document.addEventListener('visibilitychange', shown);
   poll();
-  return () => { stopped = true; clearTimeout(timer); };
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    document.removeEventListener('visibilitychange', shown);
+  };
+}
+
+/** Calls *onBoard* with the board of *code* now and whenever it changes; returns a stop(). */
+export const watchBoard = (code, onBoard, pollMs = POLL_MS) => watch(`/leaderboards/friend/${code}?limit=50`, onBoard, pollMs);
+
+/** What a code's line says: its link and title, what it replays (*names*: ruleset names),
+    how many played it, and each friend's verdict. */
+export function describe(challenge, names = {}) {
+  const { code, number, ruleset, players, plays, mine } = challenge;
+  return {
+    href: `/f/${code.replace('-', '')}`,
+    title: fmt(S.challengeCode || '', { code }),
+    label: number ? fmt(S.puzzle || '', { number }) : names[ruleset] || '',
+    count: fmt((players === 1 ? S.playersOne : S.playersMany) || '', { n: players }),
+    verdicts: verdicts(plays, null, mine),
+  };
+}
+
+function element(tag, className, text) {
+  const el = document.createElement(tag);
+  if (className) el.className = className;
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+function challengeItem(challenge, names) {
+  const found = describe(challenge, names);
+  const li = element('li', 'challenge');
+  const head = element('p', 'row');
+  const link = element('a', '', found.title);
+  link.href = found.href;
+  head.append(link);
+  if (found.label) head.append(element('span', 'muted', found.label));
+  head.append(element('span', 'count', found.count));
+  const list = element('ul', 'challengers');
+  list.append(...found.verdicts.map(({ key, text }) => element('li', `verdict ${key}`, text)));
+  li.append(head, list);
+  return li;
+}
+
+/** Keeps *card* listing who played the player's codes (only the code *only*, if given), from
+    *first* (the page's own copy) and then the API; the card shows once anyone has played.
+    Stops when *only* is not one of the player's codes. */
+export function followChallenges(card, first, names = {}, only = null) {
+  const list = $('ul.challenges', card);
+  const show = (challenges) => {
+    const heard = challenges.filter((c) => c.players > 0 && (!only || c.code === only));
+    list.replaceChildren(...heard.map((c) => challengeItem(c, names)));
+    card.hidden = !heard.length;
+  };
+  if (first) show(first);
+  const stop = watch('/players/me/challenges', (data) => {
+    show(data.challenges);
+    if (only && !data.challenges.some((c) => c.code === only)) stop();
+  });
+  return stop;
 }

@@ -1,7 +1,7 @@
-/* Names when they matter: at a guest's first finish, the results ask for a name in one field,
-   the guest name filled in; "Not now" leaves it. Asked once per browser (localStorage
-   daily.named); the server checks the name as everywhere (length, look-alike letters).
-   Nothing runs on import. */
+/* Names when they matter: at a guest's first finish, and at their first share (friends who
+   open the link see the name), a form asks for a name in one field, the guest name filled
+   in; "Not now" leaves it. Asked once per browser (localStorage daily.named); the server
+   checks the name as everywhere (length, look-alike letters). Nothing runs on import. */
 import { $, S, errorText, playerName, stored, store } from './page.js';
 import { api } from './net.js';
 
@@ -15,11 +15,12 @@ function done(form) {
   form.hidden = true;
 }
 
-/** Shows the name form under the results to a guest not asked before. */
-export async function askName() {
-  const form = $('#name-prompt');
+/** Shows the page's name form to a guest not asked before (once a page: the finish and a
+    share that follows it ask the same form). */
+export async function askName(form = $('#name-prompt')) {
   // A storage that throws (some private modes) reads as asked: never a prompt every game.
-  if (!form || stored('localStorage', ASKED, '1')) return;
+  if (!form || form.dataset.asked || stored('localStorage', ASKED, '1')) return;
+  form.dataset.asked = 'yes';
   const me = await api('GET', '/players/me');
   if (!me.ok || !isGuest(me.data.name)) return;
   const input = form.elements.name;
@@ -33,5 +34,5 @@ export async function askName() {
     status.textContent = S.nameSaved;
     done(form);
   });
-  $('#name-skip', form).addEventListener('click', () => done(form));
+  $('.name-skip', form).addEventListener('click', () => done(form));
 }

@@ -4,7 +4,7 @@
 import { $, $$, S, fmt, playerName } from './page.js';
 import { start } from './net.js';
 import { fillShare, shareDay, showDistribution, showRank } from './results.js';
-import { verdicts, watchBoard } from './challenge.js';
+import { followChallenges, verdicts, watchBoard } from './challenge.js';
 
 /** The time to the next puzzle as h:mm:ss, from the seconds left. */
 export function timeLeft(left) {
@@ -36,6 +36,8 @@ export function todayPage(boot) {
       start({ mode: 'friend', ruleset: challenge.elements.ruleset.value });
     });
   }
+  // Who played the codes the player made: kept live while the page is open.
+  if (boot.challenges) followChallenges($('#heard-back'), boot.challenges, boot.rulesetNames);
   if (!boot.finished) return;
   const share = $('#share');
   if (boot.card) shareDay(share, boot, dashed(share.dataset.code));

@@ -2,6 +2,8 @@
    block (code, link, text and the grid of squares), also used by today's and a friend's page. */
 import { $, $$, fmt, playerName, S } from './page.js';
 import { cheerOnce } from './cheer.js';
+import { followChallenges } from './challenge.js';
+import { askName } from './name.js';
 import { api } from './net.js';
 import { PAR } from './par.js';
 
@@ -66,6 +68,7 @@ export function fillShare(box, { code, total, number, ruleset, daily, text: give
   $('[data-share-text]', box).value = text;
   const values = { code, link };
   $$('[data-copy]', box).forEach((button) => button.addEventListener('click', async () => {
+    askName(); // a guest's first share asks for a name too: friends see it on the code
     const status = statusBeside(button, box);
     try {
       // The text is read when copied: the day's verdict joins it once it has come.
@@ -80,6 +83,7 @@ export function fillShare(box, { code, total, number, ruleset, daily, text: give
 /* "Share your result": the phone's share sheet where there is one, else the clipboard. */
 function wireShareNow(share) {
   $('#share-now').onclick = async () => {
+    askName(); // it waits on the network: the share sheet below keeps the click's activation
     const status = statusBeside($('#share-now'), share);
     const text = $('[data-share-text]', share).value;
     try {
@@ -264,6 +268,9 @@ export function drawResults(game) {
   if (!$('#results').dataset.drawn) {
     $('#results').dataset.drawn = 'yes';
     verdict = drawVerdict(game);
+    // The game that made a code hears who played it, live (a friend's game on someone
+    // else's code is not the player's: the first answer says so and the watch stops).
+    if (state.share_code && $('#heard-back')) followChallenges($('#heard-back'), null, {}, state.share_code);
   }
   const share = $('#share');
   if (!state.share_code) { share.hidden = true; return; }
