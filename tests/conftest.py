@@ -51,8 +51,8 @@ ONE_REDIS_TESTS = ("browser",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Keeps the cluster runs to the store and web tests, and the browser tests to the
-    embedded Redis (on the others they would only repeat, at a minute a file)."""
+    """Keeps the cluster runs to the store and web tests, and the browser tests and those
+    marked ``one_redis`` to the embedded Redis (on the others they would only repeat)."""
     root = Path(__file__).parent
     keep, drop = [], []
     for item in items:
@@ -60,8 +60,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         server = callspec.params.get("redis_server") if callspec is not None else None
         path = Path(str(item.path))
         folder = path.relative_to(root).parts[0] if root in path.parents else ""
+        one_redis = folder in ONE_REDIS_TESTS or item.get_closest_marker("one_redis")
         repeats = (server == "cluster" and folder not in CLUSTER_TESTS) or (
-            server not in (None, "embedded") and folder in ONE_REDIS_TESTS
+            server not in (None, "embedded") and bool(one_redis)
         )
         (drop if repeats else keep).append(item)
     if drop:

@@ -104,6 +104,7 @@ class Player:
         return game
 
 
+@pytest.mark.one_redis
 def test_a_generated_client_plays_every_kind_of_game(api: ModuleType, base_url: str) -> None:
     models = _models()
     ana, bo = Player(api, base_url, "Ana"), Player(api, base_url, "Bo")

@@ -109,6 +109,7 @@ def _healthz(port: int) -> dict[str, Any] | None:
         return None
 
 
+@pytest.mark.one_redis
 @pytest.mark.slow
 def test_serve_builds_the_missing_tables_as_it_starts(redis_url: str, tmp_path: Path) -> None:
     port = _free_port()

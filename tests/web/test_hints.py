@@ -145,6 +145,7 @@ def test_the_best_move_button_only_where_hints_are_allowed(
     assert ('id="hints"' in html) is shown
 
 
+@pytest.mark.one_redis
 @pytest.mark.slow
 def test_a_missing_table_builds_once_in_the_background_then_hints(
     make_app: Any,

@@ -132,6 +132,7 @@ def test_redis_down_lets_the_views_answer_503(make_app: Any) -> None:
     assert response.get_json()["error"]["code"] == "storage_unavailable"
 
 
+@pytest.mark.one_redis
 def test_redis_down_logs_one_warning_line_a_request_and_no_traceback(
     make_app: Any, caplog: Any, capsys: Any
 ) -> None:

@@ -40,6 +40,7 @@ def live(make_app: Any) -> tuple[Any, dict[str, str]]:
     return app, {"Authorization": f"Bearer {token}"}
 
 
+@pytest.mark.one_redis
 def test_api_answers_as_documented(live: tuple[Any, dict[str, str]]) -> None:
     app, headers = live
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
