@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -98,12 +100,30 @@ def redis_server(
 
 
 @pytest.fixture
-def redis_url(redis_server: str) -> str:
-    """A real Redis server, emptied before the test."""
-    client = connect(redis_server, Path("unused"))
-    flush_all(client)
-    client.close()
-    return redis_server
+def redis_url(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Redis server, emptied before the test, and the test's alone while it runs."""
+    with _turn_on(redis_server, tmp_path_factory):
+        client = connect(redis_server, Path("unused"))
+        flush_all(client)
+        client.close()
+        yield redis_server
+
+
+@contextmanager
+def _turn_on(url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Holds the one cluster of the run: its tests take turns across the pytest-xdist workers
+    (each worker has its own embedded Redis and redis-server, so those need no turn)."""
+    if url != os.environ.get("DAILY_TEST_CLUSTER_URL"):
+        yield
+        return
+    # The workers' temporary folders (popen-gw0, ...) share this parent.
+    lock = tmp_path_factory.getbasetemp().parent / "cluster.lock"
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session", autouse=True)
