@@ -27,6 +27,16 @@ from servers import redis_server
 from daily import archive, create_app
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+#: What an archived game may still hold in Redis, its board entries aside.
+KEPT = {
+    "games": "daily:game:*",
+    "day indexes": "daily:player:{*}:daily:*",
+    "code indexes": "daily:player:{*}:friend:*",
+    "game lists": "daily:player:{*}:games",
+    "key sets": "daily:player:{*}:keys",
+    "archived lists": "daily:player:{*}:archived:*",
+    "finished list": "daily:games:finished",
+}
 
 
 def usage(client: redis.Redis, pattern: str) -> tuple[int, int, int]:
@@ -102,10 +112,13 @@ def archived(app: Any, client: redis.Redis, n: int) -> None:
         one = len(archive.encode(lines))  # as a busy day's shard holds them: thousands a file
         raw = len(gzip.decompress(archive.encode(lines)))
         _, games, _ = usage(client, "daily:game:*")
+        kept = {name: usage(client, pattern) for name, pattern in KEPT.items()}
         print(f"  archived: {done.games} games in {files} files, {disk / n:.0f} bytes each on "
               f"disk; in Redis a game keeps {games / n:.0f} bytes (MEMORY USAGE), "
               f"used_memory {(used(client) - before) / n:+.0f} bytes each; "
               f"{one / n:.0f} bytes each in one file ({raw / n:.0f} uncompressed)")  # fmt: skip
+        for name, (count, total, _) in kept.items():
+            print(f"    then {name:16} {count:6} keys {total / n:8.1f} bytes per game")
 
 
 def main() -> None:

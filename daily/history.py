@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from daily import archive, dice, modes
@@ -139,8 +139,7 @@ def history_of(client: redis.Redis, config: Config, player_id: str | None) -> Hi
     if player_id is None:
         return History((), summarize(()))
     found = []
-    for game_id in games.games_of(client, player_id, limit=HISTORY_DAYS * 2):
-        record = archive.load(client, config, game_id)
+    for record in archive.load_many(client, config, _recent_ids(client, config, player_id)):
         if record is None or record.kind is not modes.DAILY or record.day is None:
             continue
         if not record.finished or record.total is None or record.practice:
@@ -148,8 +147,18 @@ def history_of(client: redis.Redis, config: Config, player_id: str | None) -> Hi
         bonus = record.state(config.secret_key).bonus > 0
         number = dice.Day(record.day, config.timezone).number
         found.append(Played(record.day, number, record.total, bonus, record.id))
+    found.sort(key=lambda played: played.day, reverse=True)  # archived or not, newest first
     streak, best_streak = boards.streak_of(client, player_id, today(config))
     return History(tuple(found), summarize(found, streak, best_streak))
+
+
+def _recent_ids(client: redis.Redis, config: Config, player_id: str) -> list[str]:
+    # The games still in Redis (newest first), then the archived ones of the months since
+    # HISTORY_DAYS ago, newest month first: each id once.
+    live = games.games_of(client, player_id, limit=HISTORY_DAYS * 2)
+    since = today(config) - timedelta(days=HISTORY_DAYS)
+    archived = archive.archived_ids(client, config, player_id, since)
+    return list(dict.fromkeys([*live, *reversed(archived)]))
 
 
 def own_game(
@@ -169,25 +178,50 @@ def own_game(
     return found
 
 
-def daily_of(client: redis.Redis, player_id: str | None, day: date) -> Record | None:
-    """*player_id*'s daily game of *day*, finished or not, or None."""
+def daily_of(
+    client: redis.Redis, player_id: str | None, day: date, config: Config | None = None
+) -> Record | None:
+    """*player_id*'s daily game of *day*, finished or not, or None; with *config*, an
+    archived one too (its day's index left Redis with it)."""
     if player_id is None:
         return None
-    return games.index_lookup(client, keys.player_daily(player_id, day.isoformat()))
+    found = games.index_lookup(client, keys.player_daily(player_id, day.isoformat()))
+    if found is None and config is not None:
+        found = _archived_dailies(client, config, player_id, day).get(day)
+    return found
 
 
-def advent_doors(client: redis.Redis, today_: date, player_id: str | None) -> tuple[Door, ...]:
+def _archived_dailies(
+    client: redis.Redis, config: Config, player_id: str, since: date
+) -> dict[date, Record]:
+    # The player's archived ranked dailies of the months from *since*'s on, by day.
+    ids = archive.archived_ids(client, config, player_id, since)
+    return {
+        record.day: record
+        for record in archive.load_many(client, config, ids)
+        if record is not None and record.kind is modes.DAILY and record.day is not None
+        and not record.practice
+    }  # fmt: skip
+
+
+def advent_doors(
+    client: redis.Redis, today_: date, player_id: str | None, config: Config | None = None
+) -> tuple[Door, ...]:
     """The 24 doors as *player_id* sees them on *today_* (none outside December): behind an
-    open door the day's top score, and the player's score and Christmas die if they played."""
+    open door the day's top score, and the player's score and Christmas die if they played;
+    with *config*, the doors of dailies archived already too."""
     if today_.month != 12:
         return ()
+    archived: dict[date, Record] = {}
+    if config is not None and player_id is not None:
+        archived = _archived_dailies(client, config, player_id, today_.replace(day=1))
     doors = []
     for number in range(1, ADVENT_DOORS + 1):
         when = today_.replace(day=number)
         if when > today_:
             doors.append(Door(number, "locked"))
             continue
-        game = daily_of(client, player_id, when)
+        game = daily_of(client, player_id, when) or archived.get(when)
         score = game.total if game is not None and game.finished else None
         if when == today_ and score is None:
             doors.append(Door(number, "today"))  # not opened until played: no peeking

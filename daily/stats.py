@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
+from daily import archive
 from daily.config import Config
 from daily.store import boards
 from daily.store import games as store
@@ -72,13 +73,22 @@ def spread_of(totals: Sequence[int], today: int | None, band: int = BAND) -> tup
     )
 
 
+def _recent_ids(client: redis.Redis, config: Config, player_id: str, today: date) -> list[str]:
+    # The newest RECENT_GAMES games: those still in Redis, then the archived ones of the
+    # months since, newest month first.
+    live = store.games_of(client, player_id, limit=RECENT_GAMES)
+    since = today - timedelta(days=RECENT_GAMES)
+    archived = archive.archived_ids(client, config, player_id, since)
+    return list(dict.fromkeys([*live, *reversed(archived)]))[:RECENT_GAMES]
+
+
 def stats_of(client: redis.Redis, config: Config, player_id: str | None, today: date) -> Stats:
     """The figures of *player_id* on *today* (an empty set for None: no player yet)."""
     totals: list[int] = []
     today_total = None
     if player_id is not None:
-        ids = store.games_of(client, player_id, limit=RECENT_GAMES)
-        for record in store.load_many(client, ids):
+        ids = _recent_ids(client, config, player_id, today)
+        for record in archive.load_many(client, config, ids):
             if record is None or record.mode != "daily" or record.practice:
                 continue
             if not record.finished or record.total is None:
