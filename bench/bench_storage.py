@@ -17,7 +17,7 @@ import argparse
 import dataclasses
 import gzip
 import tempfile
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +25,16 @@ import redis
 from servers import redis_server
 
 from daily import archive, create_app
+from daily.record import Record
+from daily.store import boards, games, keys
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+#: The player's board helpers: kept for good, one bit, a hash, a field a counted daily.
+HELPERS = {
+    "days bitmap": "daily:player:{*}:days",
+    "streak": "daily:player:{*}:streak",
+    "best days": "daily:player:{*}:best-days",
+}
 #: What an archived game may still hold in Redis, its board entries aside.
 KEPT = {
     "games": "daily:game:*",
@@ -121,6 +129,41 @@ def archived(app: Any, client: redis.Redis, n: int) -> None:
             print(f"    then {name:16} {count:6} keys {total / n:8.1f} bytes per game")
 
 
+def player_year(url: str) -> None:
+    """A year of one player's archived dailies: what they kept in Redis as the archiver
+    left them before (a marker, the day index, its key set entry, the list of games) and
+    as it leaves them now (the month lists), per game, the per-key overhead spread over
+    365 games; with the player's board helpers, kept for good either way."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    client.flushall()
+    first = date(2026, 1, 1)
+    records = []
+    for n in range(365):
+        day = first + timedelta(days=n)
+        at = datetime(day.year, day.month, day.day, 9, tzinfo=UTC).timestamp()
+        record = Record(id=games.new_id(at), mode="daily", ruleset="maxi", options={},
+                        player_id="p1", seed_ref=f"daily:{day.isoformat()}", created=at,
+                        day=day, finished=True, total=250, finished_at=at + 600)  # fmt: skip
+        records.append(record)
+        boards.submit(client, games.result_of(record))  # the player's board helpers too
+        client.set(keys.player_daily("p1", day.isoformat()), record.id)
+        client.sadd(keys.player_keys("p1"), keys.player_daily("p1", day.isoformat()))
+        client.zadd(keys.player_games("p1"), {record.id: at})
+        client.hset(keys.game(record.id), "a", day.isoformat())  # the marker of before
+    patterns = {**KEPT, **HELPERS}
+    before = {name: usage(client, pattern)[1] for name, pattern in patterns.items()}
+    for record in records:
+        client.delete(keys.game(record.id))  # a dated game leaves no marker
+        games.unindex_archived(client, record, drop_index=True)
+    after = {name: usage(client, pattern) for name, pattern in patterns.items()}
+    print("a player's year of 365 archived dailies, bytes per game (MEMORY USAGE):")
+    print(f"  {'':16} {'before':>7} {'now':>7}")
+    for name, (count, total, _) in after.items():
+        print(f"  {name:16} {before[name] / 365:7.1f} {total / 365:7.1f}   ({count} keys now)")
+    print(f"  {'all':16} {sum(before.values()) / 365:7.1f} "
+          f"{sum(t for _, t, _ in after.values()) / 365:7.1f}")  # fmt: skip
+
+
 def main() -> None:
     """Measures each kind of guest in turn."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -131,6 +174,7 @@ def main() -> None:
         print(f"redis-server {version}, {args.players} guests of each kind")
         for kind in ("starter", "solo", "finisher"):
             measure(url, kind, args.players)
+        player_year(url)
 
 
 if __name__ == "__main__":

@@ -153,17 +153,20 @@ return 1
 """
 
 # Moves an archived game (ARGV[1]) off its player's live indexes, all on the player's slot:
-# off their list of games (KEYS[1]) onto the month's list of archived ids (KEYS[3], ids
-# each followed by a space, listed once however often this runs), which the player's key
-# set (KEYS[2]) names so that deleting the player finds it; the index keys (KEYS[4..])
-# that still name the game are deleted and leave the key set.
+# off their list of games (KEYS[1]); a ranked daily (ARGV[2] '1') onto the month's list of
+# archived dailies (KEYS[3], ids each followed by a space, listed once however often this
+# runs), which the player's key set (KEYS[2]) names so that deleting the player finds it.
+# The index keys (KEYS[4..]) that still name the game are deleted and leave the key set.
 _UNINDEX = """
 redis.call('ZREM', KEYS[1], ARGV[1])
-local listed = redis.call('GET', KEYS[3]) or ''
-if not string.find(' ' .. listed, ' ' .. ARGV[1] .. ' ', 1, true) then
-  redis.call('APPEND', KEYS[3], ARGV[1] .. ' ')
+if ARGV[2] == '1' then
+  local listed = redis.call('GET', KEYS[3]) or ''
+  if not string.find(' ' .. listed, ' ' .. ARGV[1] .. ' ', 1, true) then
+    -- SET, not APPEND: an appended string keeps up to twice its length allocated
+    redis.call('SET', KEYS[3], listed .. ARGV[1] .. ' ')
+  end
+  redis.call('SADD', KEYS[2], KEYS[3])
 end
-redis.call('SADD', KEYS[2], KEYS[3])
 for i = 4, #KEYS do
   if redis.call('GET', KEYS[i]) == ARGV[1] then
     redis.call('DEL', KEYS[i])
@@ -604,28 +607,35 @@ def index_keys_of(record: Record) -> list[str]:
 
 
 def month_of(record: Record) -> str:
-    """The month (``YYYY-MM``) whose list of archived games holds *record*: its puzzle's
+    """The month (``YYYY-MM``) whose list of archived dailies holds *record*: its puzzle's
     day's, else the UTC day it was made."""
     day = record.day or datetime.fromtimestamp(record.created, UTC).date()
     return day.isoformat()[:7]
 
 
+def is_listed_archived(record: Record) -> bool:
+    """Whether the player's month list keeps *record* once archived: a ranked daily, what
+    their history, stats and advent doors read; any other game is found by its id alone."""
+    return record.kind.one_per is OnePer.DAY and not record.practice
+
+
 @guarded
 def unindex_archived(client: redis.Redis, record: Record, drop_index: bool) -> None:
-    """Moves an archived game off its player's list of games onto their month's list of
-    archived ids; with *drop_index*, its index keys (its day's, its code's) go too.
-    Idempotent: a game is listed once however often this runs."""
+    """Moves an archived game off its player's list of games, a ranked daily onto their
+    month's list of archived dailies; with *drop_index*, its index keys (its day's, its
+    code's) go too. Idempotent: a game is listed once however often this runs."""
     player = record.player_id
     player_keys = [keys.player_games(player), keys.player_keys(player),
                    keys.player_archived(player, month_of(record))]  # fmt: skip
     index = index_keys_of(record) if drop_index else []
+    listed = "1" if is_listed_archived(record) else "0"
     script = client.register_script(_UNINDEX)
-    script(keys=[*player_keys, *index], args=[record.id])
+    script(keys=[*player_keys, *index], args=[record.id, listed])
 
 
 @guarded
 def archived_of(client: redis.Redis, player_id: str, months: Sequence[str]) -> list[str]:
-    """The ids of *player_id*'s archived games of *months* (``YYYY-MM``), in their order,
+    """The ids of *player_id*'s archived dailies of *months* (``YYYY-MM``), in their order,
     each month's in the order archived."""
     if not months:
         return []
