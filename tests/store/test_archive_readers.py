@@ -127,9 +127,7 @@ def test_an_archived_removed_game_still_says_removed(make_app: Any, tmp_path: Pa
     assert answer["review"] == "removed"
 
 
-def test_a_game_waiting_for_its_luck_check_is_never_archived(
-    make_app: Any, tmp_path: Path
-) -> None:
+def test_a_game_waiting_for_its_luck_check_is_never_archived(make_app: Any, tmp_path: Path) -> None:
     app = make_app(now=DAYS[0], archive_url=str(tmp_path / "archive"), archive_days=1)
     game = finished_daily(app.test_client(), player(app.test_client(), "Ana"))
     later = make_app(now=AFTER, archive_url=str(tmp_path / "archive"), archive_days=1)
