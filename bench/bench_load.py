@@ -265,7 +265,8 @@ def start_stack(
     env = {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": SECRET,
            "DAILY_ENV": "development", "DAILY_NOW": f"{DAY}T12:00:00",
            "DAILY_LIMIT_PLAYERS": limit, "DAILY_LIMIT_MOVES": limit,
-           "DAILY_LIMIT_PAGES": limit}  # fmt: skip
+           "DAILY_LIMIT_PAGES": limit, "DAILY_LIMIT_DAILIES": limit,
+           "DAILY_LIMIT_DELETES": limit}  # fmt: skip
     server = subprocess.Popen(
         [str(BIN / "gunicorn"), "--workers", "2", "--worker-class", "gthread", "--threads",
          str(threads), "--bind", f"127.0.0.1:{port}", "--chdir", str(ROOT),
