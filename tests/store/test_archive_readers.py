@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from daily import archive, friends, history, results, stats
+from daily import accounts, archive, friends, history, results, stats
 from daily import reviews as flow
 from daily.store import games, keys, reviews
 from daily.web import current_config, current_redis
@@ -73,6 +73,10 @@ def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path:
         assert history.daily_of(client, player_id, DAYS[0].date(), config) is not None
     page = app.test_client()
     assert page.get("/advent").status_code == 200
+    with app.app_context():  # a deleted player's month lists go with them (no scan)
+        client = current_redis()
+        accounts.delete(client, current_config(), player_id)
+        assert not client.exists(keys.player_archived(player_id, "2026-12"))
 
 
 def test_a_friend_codes_target_reads_the_archived_creators_game(
