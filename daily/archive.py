@@ -259,7 +259,15 @@ def archive_old(
     if not store.claim_archiver(client, token, lock_s):
         return None
     try:
-        return _archive(client, config, limit)
+        if limit is not None:
+            return _archive(client, config, limit)[0]
+        done = Archived(0, 0, 0)
+        while True:  # a batch at a time: no step holds every due game, nor one pipeline
+            step, seen = _archive(client, config, SWEEP_BATCH, done.skipped)
+            done = Archived(done.games + step.games, done.files + step.files,
+                            done.skipped + step.skipped)  # fmt: skip
+            if seen < SWEEP_BATCH:
+                return done
     finally:
         store.release_archiver(client, token)
 
@@ -286,11 +294,14 @@ def _is_closed(record: Record, config: Config) -> bool:
     return closes is None or now >= datetime.fromtimestamp(closes, UTC) + dice.REVEAL_GRACE
 
 
-def _archive(client: redis.Redis, config: Config, limit: int | None) -> Archived:
+def _archive(
+    client: redis.Redis, config: Config, limit: int, skip: int = 0
+) -> tuple[Archived, int]:
+    # One batch: the *limit* oldest due games after the *skip* left on the list before.
     archive = open_archive(config.archive_location)
     read = reader(config)
     cutoff = (config.now() - timedelta(days=config.archive_days)).timestamp()
-    due = store.finished_before(client, cutoff, limit if limit is not None else 1 << 40)
+    due = store.finished_before(client, cutoff, limit, skip)
     waiting = reviews.unchecked_among(client, due)
     groups: dict[tuple[date, int], list[Record]] = defaultdict(list)
     gone, skipped = [], 0
@@ -332,7 +343,7 @@ def _archive(client: redis.Redis, config: Config, limit: int | None) -> Archived
                 skipped += 1
         store.unlist_finished(client, done)
         moved += len(done)
-    return Archived(moved, len(groups), skipped)
+    return Archived(moved, len(groups), skipped), len(due)
 
 
 def sweep(client: redis.Redis, config: Config) -> Archived | None:

@@ -577,9 +577,10 @@ def archived_day(client: redis.Redis, game_id: str) -> date | None:
 
 
 @guarded
-def finished_before(client: redis.Redis, before: float, limit: int) -> list[str]:
-    """Up to *limit* finished, unarchived game ids that finished before *before* (unix s)."""
-    found = client.zrangebyscore(keys.games_finished(), "-inf", before, start=0, num=limit)
+def finished_before(client: redis.Redis, before: float, limit: int, skip: int = 0) -> list[str]:
+    """Up to *limit* finished, unarchived game ids that finished before *before* (unix s),
+    oldest first, after the *skip* oldest."""
+    found = client.zrangebyscore(keys.games_finished(), "-inf", before, start=skip, num=limit)
     return [str(game_id) for game_id in cast(list[str], found)]
 
 

@@ -28,8 +28,8 @@ def _dailies(make_app: Any, tmp_path: Path) -> tuple[dict[str, str], str, list[d
     """One player's dailies of DAYS, each given its luck verdict; their header, id, games."""
     who: dict[str, str] = {}
     played = []
-    for day in DAYS:
-        app = make_app(now=day, archive_url=str(tmp_path / "archive"), archive_days=1)
+    for day in DAYS:  # the 30-day window: no request's sweep archives them meanwhile
+        app = make_app(now=day, archive_url=str(tmp_path / "archive"))
         client = app.test_client()
         who = who or player(client, "Ana")
         played.append(finished_daily(client, who))
@@ -186,3 +186,17 @@ def test_a_game_of_the_old_id_form_keeps_its_marker(make_app: Any, tmp_path: Pat
         assert [(p.game_id, p.total) for p in found] == [(old, game["total"])]
     answer = later.test_client().get(f"{API}/games/{old}/record", headers=who)
     assert answer.status_code == 200 and answer.get_json()["total"] == game["total"]
+
+
+def test_daily_archive_goes_a_batch_at_a_time_past_the_games_that_wait(
+    make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, player_id, played = _dailies(make_app, tmp_path)
+    monkeypatch.setattr(archive, "SWEEP_BATCH", 1)  # a batch of one game: three batches
+    app = make_app(now=AFTER, archive_url=str(tmp_path / "archive"), archive_days=1)
+    with app.app_context():
+        redis, config = current_redis(), current_config()
+        reviews.queue_unchecked(redis, played[0]["id"], AFTER.timestamp())  # the oldest waits
+        assert archive.archive_old(redis, config) == archive.Archived(2, 2, 1)
+        assert redis.exists(keys.game(played[0]["id"]))
+        assert games.archived_of(redis, player_id, ["2026-12"]) == [g["id"] for g in played[1:]]
