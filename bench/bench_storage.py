@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gzip
+import secrets
 import tempfile
+import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -164,6 +166,33 @@ def player_year(url: str) -> None:
           f"{sum(t for _, t, _ in after.values()) / 365:7.1f}")  # fmt: skip
 
 
+def shard_search(games_in_file: int = 3900) -> None:
+    """How long finding one game takes in a file as a busy day's shard holds it (a million
+    games a day over 256 files), against parsing every line."""
+    moves = "abcdefghijklmnopqrstuvwxyz"
+    at = NOON.timestamp()
+    lines = {}
+    for _ in range(games_in_file):
+        game_id = games.new_id(at)
+        lines[game_id] = {"id": game_id, "mode": "daily", "ruleset": "maxi", "options": {},
+                          "player": secrets.token_hex(8), "seed": "daily:2026-12-03",
+                          "created": at, "total": 250, "finished_at": at + 600,
+                          "moves": "".join(secrets.choice(moves) for _ in range(60))}  # fmt: skip
+    data = archive.encode(lines)
+    wanted = {next(iter(lines))}
+    rounds = 20
+    start = time.perf_counter()
+    for _ in range(rounds):
+        archive.decode(data, "bench", wanted)
+    one = (time.perf_counter() - start) / rounds
+    start = time.perf_counter()
+    for _ in range(rounds):
+        archive.decode(data, "bench")
+    every = (time.perf_counter() - start) / rounds
+    print(f"a file of {games_in_file} games ({len(data)} bytes): one game found in "
+          f"{one * 1000:.1f} ms, every line parsed in {every * 1000:.1f} ms")  # fmt: skip
+
+
 def main() -> None:
     """Measures each kind of guest in turn."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -175,6 +204,7 @@ def main() -> None:
         for kind in ("starter", "solo", "finisher"):
             measure(url, kind, args.players)
         player_year(url)
+    shard_search()
 
 
 if __name__ == "__main__":

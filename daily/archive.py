@@ -222,8 +222,11 @@ def load_many(client: redis.Redis, config: Config, game_ids: Sequence[str]) -> l
             for game_id, where in zip(game_ids, located, strict=True)]  # fmt: skip
 
 
-def archived_ids(client: redis.Redis, config: Config, player_id: str, since: date) -> list[str]:
-    """The ids of *player_id*'s archived games of the months from *since*'s to today's."""
+def archived_dailies(
+    client: redis.Redis, config: Config, player_id: str, since: date
+) -> list[store.ArchivedDaily]:
+    """*player_id*'s archived ranked dailies of the months from *since*'s to today's, as
+    their month lists keep them (no archive file read)."""
     months, day = [], since.replace(day=1)
     end = config.now().astimezone(UTC).date()
     while day <= end:
@@ -294,6 +297,12 @@ def _is_closed(record: Record, config: Config) -> bool:
     return closes is None or now >= datetime.fromtimestamp(closes, UTC) + dice.REVEAL_GRACE
 
 
+def _unindex(client: redis.Redis, config: Config, record: Record) -> None:
+    # The month list keeps whether the bonus was reached: history shows it, no file read.
+    bonus = store.is_listed_archived(record) and record.state(config.secret_key).bonus > 0
+    store.unindex_archived(client, record, _is_closed(record, config), bonus)
+
+
 def _archive(
     client: redis.Redis, config: Config, limit: int, skip: int = 0
 ) -> tuple[Archived, int]:
@@ -311,7 +320,7 @@ def _archive(
             # or gone: the move is finished, and the game leaves the list.
             archived = read(game_id, where) if where is not None else None
             if archived is not None:
-                store.unindex_archived(client, archived, _is_closed(archived, config))
+                _unindex(client, config, archived)
             gone.append(game_id)
         elif not where.finished or where.finished_at is None or not where.submitted:
             skipped += 1
@@ -336,7 +345,7 @@ def _archive(
             # Queued for its luck check meanwhile, held, or given its verdict: it waits.
             if record.id not in waiting and store.mark_archived(client, record, day):
                 _step("marked")
-                store.unindex_archived(client, record, _is_closed(record, config))
+                _unindex(client, config, record)
                 _step("unindexed")
                 done.append(record.id)
             else:  # its line waits in the file, harmless: the game is still read from Redis

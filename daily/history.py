@@ -138,27 +138,26 @@ def history_of(client: redis.Redis, config: Config, player_id: str | None) -> Hi
     """The finished daily puzzles of *player_id*, newest first, with their streak."""
     if player_id is None:
         return History((), summarize(()))
-    found = []
-    for record in archive.load_many(client, config, _recent_ids(client, config, player_id)):
+    # The games on the player's list: in Redis, or archived before month lists were kept (a
+    # marker): those read from their files, each file once.
+    live = games.games_of(client, player_id, limit=HISTORY_DAYS * 2)
+    found = {}
+    for record in archive.load_many(client, config, live):
         if record is None or record.kind is not modes.DAILY or record.day is None:
             continue
         if not record.finished or record.total is None or record.practice:
             continue  # a past day replayed as practice is on no board and in no history
         bonus = record.state(config.secret_key).bonus > 0
         number = dice.Day(record.day, config.timezone).number
-        found.append(Played(record.day, number, record.total, bonus, record.id))
-    found.sort(key=lambda played: played.day, reverse=True)  # archived or not, newest first
-    streak, best_streak = boards.streak_of(client, player_id, today(config))
-    return History(tuple(found), summarize(found, streak, best_streak))
-
-
-def _recent_ids(client: redis.Redis, config: Config, player_id: str) -> list[str]:
-    # The games still in Redis (newest first), then the archived ones of the months since
-    # HISTORY_DAYS ago, newest month first: each id once.
-    live = games.games_of(client, player_id, limit=HISTORY_DAYS * 2)
+        found[record.id] = Played(record.day, number, record.total, bonus, record.id)
+    # The archived dailies, as their month lists keep them: no file read.
     since = today(config) - timedelta(days=HISTORY_DAYS)
-    archived = archive.archived_ids(client, config, player_id, since)
-    return list(dict.fromkeys([*live, *reversed(archived)]))
+    for daily in archive.archived_dailies(client, config, player_id, since):
+        number = dice.Day(daily.day, config.timezone).number
+        found[daily.game_id] = Played(daily.day, number, daily.total, daily.bonus, daily.game_id)
+    played = sorted(found.values(), key=lambda p: p.day, reverse=True)  # newest first
+    streak, best_streak = boards.streak_of(client, player_id, today(config))
+    return History(tuple(played), summarize(played, streak, best_streak))
 
 
 def own_game(
@@ -187,21 +186,16 @@ def daily_of(
         return None
     found = games.index_lookup(client, keys.player_daily(player_id, day.isoformat()))
     if found is None and config is not None:
-        found = _archived_dailies(client, config, player_id, day).get(day)
+        listed = _archived_dailies(client, config, player_id, day).get(day)
+        found = archive.load(client, config, listed.game_id) if listed else None
     return found
 
 
 def _archived_dailies(
     client: redis.Redis, config: Config, player_id: str, since: date
-) -> dict[date, Record]:
+) -> dict[date, games.ArchivedDaily]:
     # The player's archived ranked dailies of the months from *since*'s on, by day.
-    ids = archive.archived_ids(client, config, player_id, since)
-    return {
-        record.day: record
-        for record in archive.load_many(client, config, ids)
-        if record is not None and record.kind is modes.DAILY and record.day is not None
-        and not record.practice
-    }  # fmt: skip
+    return {d.day: d for d in archive.archived_dailies(client, config, player_id, since)}
 
 
 def advent_doors(
@@ -212,7 +206,7 @@ def advent_doors(
     with *config*, the doors of dailies archived already too."""
     if today_.month != 12:
         return ()
-    archived: dict[date, Record] = {}
+    archived: dict[date, games.ArchivedDaily] = {}
     if config is not None and player_id is not None:
         archived = _archived_dailies(client, config, player_id, today_.replace(day=1))
     doors = []
@@ -221,8 +215,10 @@ def advent_doors(
         if when > today_:
             doors.append(Door(number, "locked"))
             continue
-        game = daily_of(client, player_id, when) or archived.get(when)
+        game = daily_of(client, player_id, when)
         score = game.total if game is not None and game.finished else None
+        if score is None and when in archived:
+            score = archived[when].total  # archived: its month list says
         if when == today_ and score is None:
             doors.append(Door(number, "today"))  # not opened until played: no peeking
             continue

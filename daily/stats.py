@@ -73,21 +73,19 @@ def spread_of(totals: Sequence[int], today: int | None, band: int = BAND) -> tup
     )
 
 
-def _recent_ids(client: redis.Redis, config: Config, player_id: str, today: date) -> list[str]:
-    # The newest RECENT_GAMES games: those still in Redis, then the archived ones of the
-    # months since, newest month first.
-    live = store.games_of(client, player_id, limit=RECENT_GAMES)
-    since = today - timedelta(days=RECENT_GAMES)
-    archived = archive.archived_ids(client, config, player_id, since)
-    return list(dict.fromkeys([*live, *reversed(archived)]))[:RECENT_GAMES]
-
-
 def stats_of(client: redis.Redis, config: Config, player_id: str | None, today: date) -> Stats:
     """The figures of *player_id* on *today* (an empty set for None: no player yet)."""
     totals: list[int] = []
     today_total = None
     if player_id is not None:
-        ids = _recent_ids(client, config, player_id, today)
+        # The archived dailies as their month lists keep them (no file read), newest first.
+        since = today - timedelta(days=RECENT_GAMES)
+        archived = archive.archived_dailies(client, config, player_id, since)[::-1]
+        ids = store.games_of(client, player_id, limit=RECENT_GAMES)
+        for daily in archived[: max(0, RECENT_GAMES - len(ids))]:
+            totals.append(daily.total)
+            if daily.day == today:
+                today_total = daily.total
         for record in archive.load_many(client, config, ids):
             if record is None or record.mode != "daily" or record.practice:
                 continue

@@ -153,17 +153,18 @@ return 1
 """
 
 # Moves an archived game (ARGV[1]) off its player's live indexes, all on the player's slot:
-# off their list of games (KEYS[1]); a ranked daily (ARGV[2] '1') onto the month's list of
-# archived dailies (KEYS[3], ids each followed by a space, listed once however often this
-# runs), which the player's key set (KEYS[2]) names so that deleting the player finds it.
-# The index keys (KEYS[4..]) that still name the game are deleted and leave the key set.
+# off their list of games (KEYS[1]); a ranked daily's entry (ARGV[2], '' for any other game:
+# "id:day:total:bonus") onto the month's list of archived dailies (KEYS[3], entries each
+# followed by a space, listed once however often this runs), which the player's key set
+# (KEYS[2]) names so that deleting the player finds it. The index keys (KEYS[4..]) that
+# still name the game are deleted and leave the key set.
 _UNINDEX = """
 redis.call('ZREM', KEYS[1], ARGV[1])
-if ARGV[2] == '1' then
+if ARGV[2] ~= '' then
   local listed = redis.call('GET', KEYS[3]) or ''
-  if not string.find(' ' .. listed, ' ' .. ARGV[1] .. ' ', 1, true) then
+  if not string.find(' ' .. listed, ' ' .. ARGV[1] .. ':', 1, true) then
     -- SET, not APPEND: an appended string keeps up to twice its length allocated
-    redis.call('SET', KEYS[3], listed .. ARGV[1] .. ' ')
+    redis.call('SET', KEYS[3], listed .. ARGV[2] .. ' ')
   end
   redis.call('SADD', KEYS[2], KEYS[3])
 end
@@ -620,28 +621,64 @@ def is_listed_archived(record: Record) -> bool:
     return record.kind.one_per is OnePer.DAY and not record.practice
 
 
+@dataclass(frozen=True, slots=True)
+class ArchivedDaily:
+    """What a player's month list keeps of an archived ranked daily: what their history,
+    stats and advent doors show, so that they read no archive file."""
+
+    game_id: str
+    day: date
+    total: int
+    bonus: bool  # the upper section's bonus reached
+
+    def entry(self) -> str:
+        """The entry on the month list: ``id:day of the month:total:bonus``.
+
+        >>> ArchivedDaily("05OAbCdEfGhIjKlM", date(2026, 12, 3), 287, True).entry()
+        '05OAbCdEfGhIjKlM:03:287:1'
+        """
+        return f"{self.game_id}:{self.day.day:02d}:{self.total}:{int(self.bonus)}"
+
+    @classmethod
+    def parse(cls, entry: str, month: str) -> ArchivedDaily:
+        """An entry of the list of *month* (``YYYY-MM``) read back.
+
+        >>> ArchivedDaily.parse("05OAbCdEfGhIjKlM:03:287:1", "2026-12").day
+        datetime.date(2026, 12, 3)
+        """
+        game_id, day, total, bonus = entry.rsplit(":", 3)
+        return cls(game_id, date.fromisoformat(f"{month}-{day}"), int(total), bonus == "1")
+
+
 @guarded
-def unindex_archived(client: redis.Redis, record: Record, drop_index: bool) -> None:
-    """Moves an archived game off its player's list of games, a ranked daily onto their
-    month's list of archived dailies; with *drop_index*, its index keys (its day's, its
-    code's) go too. Idempotent: a game is listed once however often this runs."""
+def unindex_archived(
+    client: redis.Redis, record: Record, drop_index: bool, bonus: bool = False
+) -> None:
+    """Moves an archived game off its player's list of games, a ranked daily (its upper
+    *bonus* reached or not) onto their month's list of archived dailies; with *drop_index*,
+    its index keys (its day's, its code's) go too. Idempotent: a game is listed once
+    however often this runs."""
     player = record.player_id
     player_keys = [keys.player_games(player), keys.player_keys(player),
                    keys.player_archived(player, month_of(record))]  # fmt: skip
     index = index_keys_of(record) if drop_index else []
-    listed = "1" if is_listed_archived(record) else "0"
+    entry = ""
+    if is_listed_archived(record) and record.day is not None and record.total is not None:
+        entry = ArchivedDaily(record.id, record.day, record.total, bonus).entry()
     script = client.register_script(_UNINDEX)
-    script(keys=[*player_keys, *index], args=[record.id, listed])
+    script(keys=[*player_keys, *index], args=[record.id, entry])
 
 
 @guarded
-def archived_of(client: redis.Redis, player_id: str, months: Sequence[str]) -> list[str]:
-    """The ids of *player_id*'s archived dailies of *months* (``YYYY-MM``), in their order,
-    each month's in the order archived."""
+def archived_of(client: redis.Redis, player_id: str, months: Sequence[str]) -> list[ArchivedDaily]:
+    """*player_id*'s archived dailies of *months* (``YYYY-MM``), in their order, each
+    month's in the order archived."""
     if not months:
         return []
     lists = client.mget([keys.player_archived(player_id, month) for month in months])
-    return [game_id for listed in lists if listed for game_id in str(listed).split()]
+    return [ArchivedDaily.parse(entry, month)
+            for month, listed in zip(months, lists, strict=True) if listed
+            for entry in str(listed).split()]  # fmt: skip
 
 
 @guarded

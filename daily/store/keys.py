@@ -46,8 +46,8 @@ def player_keys(player_id: str) -> str:
 
 
 def player_archived(player_id: str, month: str) -> str:
-    """The ids of a player's archived ranked dailies of *month* (``YYYY-MM``), each followed
-    by a space: what their history reads once the games have left Redis."""
+    """A player's archived ranked dailies of *month* (``YYYY-MM``): ``id:day:total:bonus``
+    entries, each followed by a space: what their history reads once the games left Redis."""
     return f"{PREFIX}:player:{{{player_id}}}:archived:{month}"
 
 

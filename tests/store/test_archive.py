@@ -157,9 +157,9 @@ def left_in_redis(client: Any, game_id: str, player_id: str) -> list[str]:
         found.append("its day's index")
     if index in client.smembers(keys.player_keys(player_id)):
         found.append("its index on the player's key set")
-    listed = str(client.get(keys.player_archived(player_id, NOON.date().isoformat()[:7])))
-    if listed.split().count(game_id) != 1:
-        found.append(f"listed {listed.split().count(game_id)} times as archived")
+    listed = games.archived_of(client, player_id, [NOON.date().isoformat()[:7]])
+    if [d.game_id for d in listed].count(game_id) != 1:
+        found.append(f"listed {[d.game_id for d in listed].count(game_id)} times as archived")
     return found
 
 

@@ -50,20 +50,27 @@ def _archived(make_app: Any, tmp_path: Path, now: datetime = AFTER) -> Any:
 
 def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path: Path) -> None:
     _, player_id, played = _dailies(make_app, tmp_path)
+    with make_app(now=AFTER, archive_url=str(tmp_path / "archive")).app_context():
+        before = history.history_of(current_redis(), current_config(), player_id)
+        figures_before = stats.stats_of(current_redis(), current_config(), player_id, AFTER.date())
     app = _archived(make_app, tmp_path)
     with app.app_context():
         client, config = current_redis(), current_config()
         assert not client.exists(*(keys.game(game["id"]) for game in played))
         assert client.zcard(keys.player_games(player_id)) == 0  # moved to the month's list
         listed = games.archived_of(client, player_id, ["2026-12"])
-        assert sorted(listed) == sorted(game["id"] for game in played)
+        assert sorted((d.game_id, d.day, d.total) for d in listed) == [
+            (game["id"], day.date(), game["total"]) for game, day in zip(played, DAYS, strict=True)
+        ]
         # History: every archived daily, newest first, each from its day's file.
         found = history.history_of(client, config, player_id)
         assert [p.game_id for p in found.played] == [g["id"] for g in reversed(played)]
         assert [p.total for p in found.played] == [g["total"] for g in reversed(played)]
+        assert found == before  # days, numbers, totals, bonuses, figures: as in Redis
         # Stats count them.
         figures = stats.stats_of(client, config, player_id, AFTER.date())
         assert figures.games == 3 and figures.best == max(g["total"] for g in played)
+        assert figures == figures_before
         # The advent doors light up for them (their day's index left Redis with them).
         doors = history.advent_doors(client, AFTER.date(), player_id, config)
         assert [d.score for d in doors[:3]] == [g["total"] for g in played]
@@ -181,7 +188,7 @@ def test_a_game_of_the_old_id_form_keeps_its_marker(make_app: Any, tmp_path: Pat
         assert redis.hgetall(keys.game(old)) == {"a": DAYS[0].date().isoformat()}  # a marker
         assert games.archived_day(redis, old) == DAYS[0].date()
         assert redis.get(keys.player_daily(player_id, DAYS[0].date().isoformat())) is None
-        assert games.archived_of(redis, player_id, ["2026-12"]) == [old]
+        assert [d.game_id for d in games.archived_of(redis, player_id, ["2026-12"])] == [old]
         found = history.history_of(redis, config, player_id).played
         assert [(p.game_id, p.total) for p in found] == [(old, game["total"])]
     answer = later.test_client().get(f"{API}/games/{old}/record", headers=who)
@@ -199,4 +206,5 @@ def test_daily_archive_goes_a_batch_at_a_time_past_the_games_that_wait(
         reviews.queue_unchecked(redis, played[0]["id"], AFTER.timestamp())  # the oldest waits
         assert archive.archive_old(redis, config) == archive.Archived(2, 2, 1)
         assert redis.exists(keys.game(played[0]["id"]))
-        assert games.archived_of(redis, player_id, ["2026-12"]) == [g["id"] for g in played[1:]]
+        listed = games.archived_of(redis, player_id, ["2026-12"])
+        assert [d.game_id for d in listed] == [g["id"] for g in played[1:]]
