@@ -12,8 +12,10 @@ not at all (a temporary name renamed, or one object put), it merges with what th
 held (a game is one line however often it is archived), it is read back and checked
 before any game leaves Redis, and only then does a game leave Redis: whole if its id names
 the day of its file (:func:`daily.store.games.new_id`), else as a marker that names the day.
-Its player's indexes then move it from their list of games to their month's list of
-archived ids, which history reads (:func:`load_many`, one read a file).
+Its player's indexes then let it go: off their list of games, and a ranked daily onto
+their month's list of archived dailies, which keeps what history shows of it
+(:func:`archived_dailies`: no file read); any other reader finds the game's file from its id
+(:func:`load`, :func:`load_many`: each file read once).
 """
 
 from __future__ import annotations

@@ -393,7 +393,7 @@ def new_id(created: float | None = None) -> str:
     """A fresh unguessable game id that names the UTC day of *created* (unix seconds), so an
     archived game's file is found from its id alone; never starting with ``-`` (a command
     line would read it as an option: ``daily review release ID``). Without *created*, an id
-    that names no day (random first characters, as ids were before they were dated).
+    whose first characters are random, as ids were before they were dated.
 
     >>> at = datetime(2026, 12, 1, 9, tzinfo=UTC).timestamp()
     >>> game_id = new_id(at)
@@ -435,7 +435,7 @@ def id_day(game_id: str) -> date | None:
 
 def is_dated(record: Record) -> bool:
     """Whether *record*'s id names the UTC day it was made (an id made by :func:`new_id`;
-    an older random id names it only by a chance of one in thousands)."""
+    an older random id names it only by a chance of one in 238,328)."""
     return id_day(record.id) == datetime.fromtimestamp(record.created, UTC).date()
 
 
