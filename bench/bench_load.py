@@ -7,9 +7,16 @@ rate limits stay on, set far above the load, so their cost is in the figures. Af
 every finished game is checked in Redis: its total equals the replay of its move log, and
 it is on the day's board exactly once with that total.
 
-Prints games per second and p50/p95/p99 latency per endpoint; exits 1 on any error.
+Prints games per second and p50/p95/p99 latency per endpoint, and the CPU time the web
+server (gunicorn's processes, from /proc) and Redis (``INFO cpu`` of every node) spent per
+request and per game: what docs/operations.md's load model scales up. Exits 1 on any error.
+
+With ``--redis URL`` it uses that Redis instead of starting one, for instance a throw-away
+three-master cluster (``redis+cluster://127.0.0.1:PORT``, started as ``.ci/run`` starts
+one): every node is flushed first.
 
 Run: .venv/bin/python bench/bench_load.py [--players 32] [--seconds 20] [--threads 4]
+     [--redis URL]
 """
 
 from __future__ import annotations
@@ -196,27 +203,77 @@ def check_games(redis_url: str, finished: list[tuple[str, str, int]]) -> list[st
     return problems
 
 
+def redis_nodes(redis_url: str) -> list[Any]:
+    """A plain client on each node (each master of a cluster) behind *redis_url*."""
+    import redis
+
+    plain = redis_url.replace("redis+cluster://", "redis://")
+    seed = redis.Redis.from_url(plain)
+    if not redis_url.startswith("redis+cluster://"):
+        return [seed]
+    nodes = []
+    found = seed.execute_command("CLUSTER NODES")  # type: ignore[no-untyped-call]
+    for address, node in found.items():  # redis-py parses it: address -> its fields
+        if "master" in node["flags"]:
+            host, _, port = address.split("@")[0].rpartition(":")
+            nodes.append(redis.Redis(host=host, port=int(port)))
+    return nodes
+
+
+def redis_cpu(nodes: list[Any]) -> float:
+    """CPU seconds (user + system) every node has spent so far."""
+    total = 0.0
+    for node in nodes:
+        info = node.info("cpu")
+        total += float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    return total
+
+
+def process_cpu(root: int) -> float:
+    """CPU seconds (user + system) of process *root* and its children, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue  # gone meanwhile
+        # After the name: state, ppid, ..., utime (11), stime (12), counted from state at 0.
+        if int(entry.name) == root or int(fields[1]) == root:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def start_stack(
-    folder: str, threads: int, limit: str = HIGH
+    folder: str, threads: int, limit: str = HIGH, redis_url: str | None = None
 ) -> tuple[list[subprocess.Popen[bytes]], int, str]:
-    redis_port, port = free_port(), free_port()
-    redis_server = subprocess.Popen(
-        ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "yes", "--appendfsync", "everysec", "--dir", folder],
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    port = free_port()
+    started = []
+    if redis_url is None:
+        redis_port = free_port()
+        started.append(subprocess.Popen(
+            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "yes", "--appendfsync", "everysec", "--dir", folder],
+            stdout=subprocess.DEVNULL,
+        ))  # fmt: skip
+        redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    else:
+        for node in redis_nodes(redis_url):
+            node.flushall()
     env = {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": SECRET,
            "DAILY_ENV": "development", "DAILY_NOW": f"{DAY}T12:00:00",
            "DAILY_LIMIT_PLAYERS": limit, "DAILY_LIMIT_MOVES": limit,
-           "DAILY_LIMIT_PAGES": limit}  # fmt: skip
+           "DAILY_LIMIT_PAGES": limit, "DAILY_LIMIT_DAILIES": limit,
+           "DAILY_LIMIT_DELETES": limit}  # fmt: skip
     server = subprocess.Popen(
         [str(BIN / "gunicorn"), "--workers", "2", "--worker-class", "gthread", "--threads",
          str(threads), "--bind", f"127.0.0.1:{port}", "--chdir", str(ROOT),
          "--log-level", "warning", "daily:create_app()"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,  # the JSON access log
     )  # fmt: skip
-    return [server, redis_server], port, redis_url
+    return [server, *started], port, redis_url
 
 
 async def wait_ready(port: int) -> None:
@@ -236,10 +293,13 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
 
 
-def report(tally: Tally, seconds: float, args: argparse.Namespace) -> None:
+def report(
+    tally: Tally, seconds: float, args: argparse.Namespace, web_s: float, redis_s: float
+) -> None:
     games = len(tally.finished)
     requests = sum(len(v) for v in tally.latencies.values())
-    print(f"gunicorn 2 workers x {args.threads} threads, redis-server (AOF everysec) on "
+    where = args.redis or "redis-server (AOF everysec)"
+    print(f"gunicorn 2 workers x {args.threads} threads, {where} on "
           f"loopback, {args.players} simulated players, {os.cpu_count()} CPUs, rate limits "
           f"{'off' if args.no_limits else 'on'}")  # fmt: skip
     print(f"{games} daily games finished in {seconds:.1f} s: {games / seconds:.1f} games/s, "
@@ -248,6 +308,10 @@ def report(tally: Tally, seconds: float, args: argparse.Namespace) -> None:
     for name, values in sorted(tally.latencies.items()):
         print(f"{name:<28}{len(values):>9}{percentile(values, 50):>9.1f}"
               f"{percentile(values, 95):>9.1f}{percentile(values, 99):>9.1f}")  # fmt: skip
+    print(f"CPU: web {web_s:.1f} s, Redis {redis_s:.2f} s in all; per request web "
+          f"{web_s / requests * 1000:.2f} ms, Redis {redis_s / requests * 1000:.3f} ms; per "
+          f"game ({requests / max(games, 1):.1f} requests) web {web_s / max(games, 1) * 1000:.0f}"
+          f" ms, Redis {redis_s / max(games, 1) * 1000:.1f} ms")  # fmt: skip
     print(f"errors: {sum(tally.errors.values())}; keep-alive resends: {tally.reconnects}")
     for error, count in tally.errors.most_common(5):
         print(f"  {count} x {error}")
@@ -259,16 +323,21 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
     parser.add_argument("--no-limits", action="store_true", help="rate limits off (their cost)")
+    parser.add_argument("--redis", help="a throw-away Redis (or cluster) URL to use: flushed")
     args = parser.parse_args()
-    if not shutil.which("redis-server"):
+    if not args.redis and not shutil.which("redis-server"):
         sys.exit("bench_load needs redis-server (.ci/run installs it)")
     folder = tempfile.mkdtemp(prefix="bench-load-")
     limit = "off" if args.no_limits else HIGH
-    processes, port, redis_url = start_stack(folder, args.threads, limit)
+    processes, port, redis_url = start_stack(folder, args.threads, limit, args.redis)
     try:
         asyncio.run(wait_ready(port))
+        nodes = redis_nodes(redis_url)
+        web_before, redis_before = process_cpu(processes[0].pid), redis_cpu(nodes)
         tally, seconds = asyncio.run(simulate(port, args.players, args.seconds))
-        report(tally, seconds, args)
+        web_s = process_cpu(processes[0].pid) - web_before
+        redis_s = redis_cpu(nodes) - redis_before
+        report(tally, seconds, args, web_s, redis_s)
         problems = check_games(redis_url, tally.finished)
     finally:
         for process in processes:

@@ -16,8 +16,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gzip
+import secrets
 import tempfile
-from datetime import UTC, datetime, timedelta
+import time
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +27,26 @@ import redis
 from servers import redis_server
 
 from daily import archive, create_app
+from daily.record import Record
+from daily.store import boards, games, keys
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+#: The player's board helpers: kept for good, one bit, a hash, a field a counted daily.
+HELPERS = {
+    "days bitmap": "daily:player:{*}:days",
+    "streak": "daily:player:{*}:streak",
+    "best days": "daily:player:{*}:best-days",
+}
+#: What an archived game may still hold in Redis, its board entries aside.
+KEPT = {
+    "games": "daily:game:*",
+    "day indexes": "daily:player:{*}:daily:*",
+    "code indexes": "daily:player:{*}:friend:*",
+    "game lists": "daily:player:{*}:games",
+    "key sets": "daily:player:{*}:keys",
+    "archived lists": "daily:player:{*}:archived:*",
+    "finished list": "daily:games:finished",
+}
 
 
 def usage(client: redis.Redis, pattern: str) -> tuple[int, int, int]:
@@ -102,10 +122,75 @@ def archived(app: Any, client: redis.Redis, n: int) -> None:
         one = len(archive.encode(lines))  # as a busy day's shard holds them: thousands a file
         raw = len(gzip.decompress(archive.encode(lines)))
         _, games, _ = usage(client, "daily:game:*")
+        kept = {name: usage(client, pattern) for name, pattern in KEPT.items()}
         print(f"  archived: {done.games} games in {files} files, {disk / n:.0f} bytes each on "
               f"disk; in Redis a game keeps {games / n:.0f} bytes (MEMORY USAGE), "
               f"used_memory {(used(client) - before) / n:+.0f} bytes each; "
               f"{one / n:.0f} bytes each in one file ({raw / n:.0f} uncompressed)")  # fmt: skip
+        for name, (count, total, _) in kept.items():
+            print(f"    then {name:16} {count:6} keys {total / n:8.1f} bytes per game")
+
+
+def player_year(url: str) -> None:
+    """A year of one player's archived dailies: what they kept in Redis as the archiver
+    left them before (a marker, the day index, its key set entry, the list of games) and
+    as it leaves them now (the month lists), per game, the per-key overhead spread over
+    365 games; with the player's board helpers, kept for good either way."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    client.flushall()
+    first = date(2026, 1, 1)
+    records = []
+    for n in range(365):
+        day = first + timedelta(days=n)
+        at = datetime(day.year, day.month, day.day, 9, tzinfo=UTC).timestamp()
+        record = Record(id=games.new_id(at), mode="daily", ruleset="maxi", options={},
+                        player_id="p1", seed_ref=f"daily:{day.isoformat()}", created=at,
+                        day=day, finished=True, total=250, finished_at=at + 600)  # fmt: skip
+        records.append(record)
+        boards.submit(client, games.result_of(record))  # the player's board helpers too
+        client.set(keys.player_daily("p1", day.isoformat()), record.id)
+        client.sadd(keys.player_keys("p1"), keys.player_daily("p1", day.isoformat()))
+        client.zadd(keys.player_games("p1"), {record.id: at})
+        client.hset(keys.game(record.id), "a", day.isoformat())  # the marker of before
+    patterns = {**KEPT, **HELPERS}
+    before = {name: usage(client, pattern)[1] for name, pattern in patterns.items()}
+    for record in records:
+        client.delete(keys.game(record.id))  # a dated game leaves no marker
+        games.unindex_archived(client, record, drop_index=True)
+    after = {name: usage(client, pattern) for name, pattern in patterns.items()}
+    print("a player's year of 365 archived dailies, bytes per game (MEMORY USAGE):")
+    print(f"  {'':16} {'before':>7} {'now':>7}")
+    for name, (count, total, _) in after.items():
+        print(f"  {name:16} {before[name] / 365:7.1f} {total / 365:7.1f}   ({count} keys now)")
+    print(f"  {'all':16} {sum(before.values()) / 365:7.1f} "
+          f"{sum(t for _, t, _ in after.values()) / 365:7.1f}")  # fmt: skip
+
+
+def shard_search(games_in_file: int = 3900) -> None:
+    """How long finding one game takes in a file as a busy day's shard holds it (a million
+    games a day over 256 files), against parsing every line."""
+    moves = "abcdefghijklmnopqrstuvwxyz"
+    at = NOON.timestamp()
+    lines = {}
+    for _ in range(games_in_file):
+        game_id = games.new_id(at)
+        lines[game_id] = {"id": game_id, "mode": "daily", "ruleset": "maxi", "options": {},
+                          "player": secrets.token_hex(8), "seed": "daily:2026-12-03",
+                          "created": at, "total": 250, "finished_at": at + 600,
+                          "moves": "".join(secrets.choice(moves) for _ in range(60))}  # fmt: skip
+    data = archive.encode(lines)
+    wanted = {next(iter(lines))}
+    rounds = 20
+    start = time.perf_counter()
+    for _ in range(rounds):
+        archive.decode(data, "bench", wanted)
+    one = (time.perf_counter() - start) / rounds
+    start = time.perf_counter()
+    for _ in range(rounds):
+        archive.decode(data, "bench")
+    every = (time.perf_counter() - start) / rounds
+    print(f"a file of {games_in_file} games ({len(data)} bytes): one game found in "
+          f"{one * 1000:.1f} ms, every line parsed in {every * 1000:.1f} ms")  # fmt: skip
 
 
 def main() -> None:
@@ -118,6 +203,8 @@ def main() -> None:
         print(f"redis-server {version}, {args.players} guests of each kind")
         for kind in ("starter", "solo", "finisher"):
             measure(url, kind, args.players)
+        player_year(url)
+    shard_search()
 
 
 if __name__ == "__main__":

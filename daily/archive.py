@@ -10,7 +10,12 @@ checksum does not match is refused.
 The archiver (:func:`archive_old`) is safe to kill at any point: a file is written whole or
 not at all (a temporary name renamed, or one object put), it merges with what the file
 held (a game is one line however often it is archived), it is read back and checked
-before any game leaves Redis, and a game leaves Redis only as a marker that names its day.
+before any game leaves Redis, and only then does a game leave Redis: whole if its id names
+the day of its file (:func:`daily.store.games.new_id`), else as a marker that names the day.
+Its player's indexes then let it go: off their list of games, and a ranked daily onto
+their month's list of archived dailies, which keeps what history shows of it
+(:func:`archived_dailies`: no file read); any other reader finds the game's file from its id
+(:func:`load`, :func:`load_many`: each file read once).
 """
 
 from __future__ import annotations
@@ -25,16 +30,18 @@ import os
 import secrets
 import signal
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import fsspec
 
+from daily import dice
 from daily.config import Config
 from daily.errors import DailyError
 from daily.record import Record
 from daily.store import games as store
+from daily.store import reviews
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
@@ -75,11 +82,14 @@ def encode(lines: Mapping[str, Mapping[str, Any]]) -> bytes:
     return gzip.compress(body + trailer.encode() + b"\n", mtime=0)
 
 
-def decode(data: bytes, name: str = "archive file") -> dict[str, dict[str, Any]]:
-    """The lines of a file written by :func:`encode`, by game id; ArchiveError if it is damaged.
+def decode(
+    data: bytes, name: str = "archive file", wanted: Collection[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The lines of a file written by :func:`encode`, by game id (only those of *wanted*
+    ids, if given: the others are checked, not parsed); ArchiveError if it is damaged.
 
-    >>> decode(encode({"g1": {"id": "g1"}}))
-    {'g1': {'id': 'g1'}}
+    >>> decode(encode({"g1": {"id": "g1"}, "g2": {"id": "g2"}}), wanted={"g2"})
+    {'g2': {'id': 'g2'}}
     """
     try:
         text = gzip.decompress(data)
@@ -87,16 +97,21 @@ def decode(data: bytes, name: str = "archive file") -> dict[str, dict[str, Any]]
         raise ArchiveError(f"{name} is not gzip: {e}") from None
     body, _, last = text.rstrip(b"\n").rpartition(b"\n")
     body = body + b"\n" if body else b""
+    rows = body.splitlines()
+    if wanted is not None:  # a line names its id as "id":"..." (keys sorted, no spaces)
+        needles = [f'"id":{json.dumps(game_id)}'.encode() for game_id in wanted]
+        rows = [row for row in rows if any(needle in row for needle in needles)]
     try:
         trailer = json.loads(last)
-        lines = [json.loads(line) for line in body.splitlines()]
+        lines = [json.loads(line) for line in rows]
     except ValueError:
         raise ArchiveError(f"{name} holds a line that is not JSON") from None
     if not isinstance(trailer, dict) or "sha256" not in trailer:
         raise ArchiveError(f"{name} has no checksum line")
-    if trailer["sha256"] != hashlib.sha256(body).hexdigest() or trailer["games"] != len(lines):
+    count = body.count(b"\n")
+    if trailer["sha256"] != hashlib.sha256(body).hexdigest() or trailer["games"] != count:
         raise ArchiveError(f"{name} does not match its checksum")
-    return {line["id"]: line for line in lines}
+    return {line["id"]: line for line in lines if wanted is None or line["id"] in wanted}
 
 
 class Archive:
@@ -137,8 +152,36 @@ class Archive:
 
     def find(self, game_id: str, day: date) -> Record | None:
         """The archived game *game_id* from *day*'s files, or None."""
-        line = self.read(day, shard_of(game_id)).get(game_id)
-        return Record.from_dict(line) if line else None
+        return self.find_many([(game_id, day)]).get(game_id)
+
+    def find_many(self, wanted: Sequence[tuple[str, date]]) -> dict[str, Record]:
+        """The archived games of *wanted* (game id, day of its file) that the archive holds,
+        by id: each file read once, the files fetched together (concurrently from an
+        object store)."""
+        by_path: dict[str, set[str]] = defaultdict(set)
+        for game_id, day in wanted:
+            by_path[self.path(day, shard_of(game_id))].add(game_id)
+        if not by_path:
+            return {}
+        paths = sorted(by_path)
+        if len(paths) == 1:
+            try:
+                datas = {paths[0]: self.fs.cat_file(paths[0])}
+            except FileNotFoundError:
+                return {}
+        else:
+            datas = self.fs.cat(paths, on_error="omit")
+        found: dict[str, Record] = {}
+        for path, data in datas.items():
+            # An object store may name the path without its protocol or root slash.
+            ids = by_path.get(path) or by_path[_matching(path, paths)]
+            for game_id, line in decode(data, path, ids).items():
+                found[game_id] = Record.from_dict(line)
+        return found
+
+
+def _matching(path: str, paths: Sequence[str]) -> str:
+    return next(p for p in paths if p.strip("/").endswith(path.strip("/").split("://")[-1]))
 
 
 def _protocols(fs: fsspec.AbstractFileSystem) -> tuple[str, ...]:
@@ -153,13 +196,45 @@ def open_archive(url: str) -> Archive:
 
 
 def reader(config: Config) -> store.ArchiveReader:
-    """What the store calls to read an archived game back (see :func:`daily.store.games.load`)."""
-    return open_archive(config.archive_location).find
+    """What the store calls to read an archived game back (see :func:`daily.store.games.load`):
+    a day still to come has no file, so an id that names one is not looked for."""
+    found = open_archive(config.archive_location)
+    today = config.now().astimezone(UTC).date()
+
+    def read(game_id: str, day: date) -> Record | None:
+        return found.find(game_id, day) if day <= today else None
+
+    return read
 
 
 def load(client: redis.Redis, config: Config, game_id: str) -> Record | None:
     """The game *game_id*, from Redis or, once archived, from the archive; None if unknown."""
     return store.load(client, game_id, reader(config))
+
+
+def load_many(client: redis.Redis, config: Config, game_ids: Sequence[str]) -> list[Record | None]:
+    """The games *game_ids* in their order (None where unknown): those in Redis in one
+    pipeline, the archived ones one read a file, the files fetched together."""
+    located = store.locate_many(client, game_ids)
+    today = config.now().astimezone(UTC).date()
+    wanted = [(game_id, where) for game_id, where in zip(game_ids, located, strict=True)
+              if isinstance(where, date) and where <= today]  # fmt: skip
+    archived = open_archive(config.archive_location).find_many(wanted) if wanted else {}
+    return [where if isinstance(where, Record) else archived.get(game_id)
+            for game_id, where in zip(game_ids, located, strict=True)]  # fmt: skip
+
+
+def archived_dailies(
+    client: redis.Redis, config: Config, player_id: str, since: date
+) -> list[store.ArchivedDaily]:
+    """*player_id*'s archived ranked dailies of the months from *since*'s to today's, as
+    their month lists keep them (no archive file read)."""
+    months, day = [], since.replace(day=1)
+    end = config.now().astimezone(UTC).date()
+    while day <= end:
+        months.append(day.isoformat()[:7])
+        day = (day + timedelta(days=32)).replace(day=1)
+    return store.archived_of(client, player_id, months)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -168,7 +243,7 @@ class Archived:
 
     games: int  # games moved out of Redis
     files: int  # files written
-    skipped: int  # due games left in Redis: not counted yet, or held for review
+    skipped: int  # due games left in Redis: not counted yet, held or waiting for review
 
 
 def _step(name: str) -> None:
@@ -189,28 +264,72 @@ def archive_old(
     if not store.claim_archiver(client, token, lock_s):
         return None
     try:
-        return _archive(client, config, limit)
+        if limit is not None:
+            return _archive(client, config, limit)[0]
+        done = Archived(0, 0, 0)
+        while True:  # a batch at a time: no step holds every due game, nor one pipeline
+            step, seen = _archive(client, config, SWEEP_BATCH, done.skipped)
+            done = Archived(done.games + step.games, done.files + step.files,
+                            done.skipped + step.skipped)  # fmt: skip
+            if seen < SWEEP_BATCH:
+                return done
     finally:
         store.release_archiver(client, token)
 
 
-def _archive(client: redis.Redis, config: Config, limit: int | None) -> Archived:
+def file_day(record: Record) -> date:
+    """The day whose files hold *record* once archived: the day its id names if it is dated
+    (its file is found from its id alone), else the day it finished (its marker names it)."""
+    day = store.id_day(record.id)
+    if day is not None and store.is_dated(record):
+        return day
+    if record.finished_at is None:
+        raise ArchiveError(f"game {record.id} is not finished")
+    return datetime.fromtimestamp(record.finished_at, UTC).date()
+
+
+def _is_closed(record: Record, config: Config) -> bool:
+    # Whether nothing ranked can start on the game's day or code any more, so the indexes
+    # that keep a player to one game there may go with it. A friend code's index stays
+    # (the code's page shows the player's game, and a replay of the code is that game).
+    now = config.now()
+    if record.day is not None and now < dice.Day(record.day, config.timezone).reveals_at:
+        return False
+    closes = record.closes_at
+    return closes is None or now >= datetime.fromtimestamp(closes, UTC) + dice.REVEAL_GRACE
+
+
+def _unindex(client: redis.Redis, config: Config, record: Record) -> None:
+    # The month list keeps whether the bonus was reached: history shows it, no file read.
+    bonus = store.is_listed_archived(record) and record.state(config.secret_key).bonus > 0
+    store.unindex_archived(client, record, _is_closed(record, config), bonus)
+
+
+def _archive(
+    client: redis.Redis, config: Config, limit: int, skip: int = 0
+) -> tuple[Archived, int]:
+    # One batch: the *limit* oldest due games after the *skip* left on the list before.
     archive = open_archive(config.archive_location)
+    read = reader(config)
     cutoff = (config.now() - timedelta(days=config.archive_days)).timestamp()
-    due = store.finished_before(client, cutoff, limit if limit is not None else 1 << 40)
+    due = store.finished_before(client, cutoff, limit, skip)
+    waiting = reviews.unchecked_among(client, due)
     groups: dict[tuple[date, int], list[Record]] = defaultdict(list)
     gone, skipped = [], 0
-    for game_id in due:
-        record = store.load(client, game_id)  # None: archived already (a marker), or gone
-        if record is None:
+    for game_id, where in zip(due, store.locate_many(client, due), strict=True):
+        if not isinstance(where, Record):
+            # Out of Redis already (a run killed before it moved the player's indexes),
+            # or gone: the move is finished, and the game leaves the list.
+            archived = read(game_id, where) if where is not None else None
+            if archived is not None:
+                _unindex(client, config, archived)
             gone.append(game_id)
-        elif not record.finished or record.finished_at is None or not record.submitted:
+        elif not where.finished or where.finished_at is None or not where.submitted:
             skipped += 1
-        elif record.extra.get("review") == "held":
-            skipped += 1
+        elif where.extra.get("review") == "held" or game_id in waiting:
+            skipped += 1  # its review decides first (a luck check may still hold it)
         else:
-            day = datetime.fromtimestamp(record.finished_at, UTC).date()
-            groups[day, shard_of(record.id)].append(record)
+            groups[file_day(where), shard_of(where.id)].append(where)
     store.unlist_finished(client, gone)
     _step("loaded")
     moved = 0
@@ -223,15 +342,19 @@ def _archive(client: redis.Redis, config: Config, limit: int | None) -> Archived
         if any(_dumps(kept.get(r.id, {})) != _dumps(r.to_dict()) for r in records):
             raise ArchiveError(f"{archive.path(day, shard)} lost a game as it was written")
         done = []
+        waiting = reviews.unchecked_among(client, [record.id for record in records])
         for record in records:
-            if store.mark_archived(client, record.id, day):
-                done.append(record.id)
+            # Queued for its luck check meanwhile, held, or given its verdict: it waits.
+            if record.id not in waiting and store.mark_archived(client, record, day):
                 _step("marked")
-            else:  # changed meanwhile (held for review): its line waits, harmless
+                _unindex(client, config, record)
+                _step("unindexed")
+                done.append(record.id)
+            else:  # its line waits in the file, harmless: the game is still read from Redis
                 skipped += 1
         store.unlist_finished(client, done)
         moved += len(done)
-    return Archived(moved, len(groups), skipped)
+    return Archived(moved, len(groups), skipped), len(due)
 
 
 def sweep(client: redis.Redis, config: Config) -> Archived | None:

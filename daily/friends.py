@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from daily import dice
+from daily import archive, dice
 from daily.codes import code_str
 from daily.config import Config
 from daily.errors import NotFoundError
@@ -101,9 +101,9 @@ def code_page(client: redis.Redis, config: Config, code: str, player_id: str | N
     found = games.load_code(client, code)
     if found is None:
         raise NotFoundError(f"no such friend code: {code_str(code)}")
-    theirs = games.load(client, found.game_id)
+    theirs = archive.load(client, config, found.game_id)
     is_creator = player_id == found.creator
-    mine = theirs if is_creator else _friend_game(client, player_id, code)
+    mine = theirs if is_creator else _friend_game(client, config, player_id, code)
     status, daily_game = _status(client, config, found, player_id)
     if status == "played":
         mine = daily_game  # their daily is their game on these dice: shown beside the code's
@@ -122,10 +122,13 @@ def code_page(client: redis.Redis, config: Config, code: str, player_id: str | N
     )
 
 
-def _friend_game(client: redis.Redis, player_id: str | None, code: str) -> Record | None:
+def _friend_game(
+    client: redis.Redis, config: Config, player_id: str | None, code: str
+) -> Record | None:
     if player_id is None:
         return None
-    return games.index_lookup(client, keys.player_friend(player_id, code))
+    key = keys.player_friend(player_id, code)
+    return games.index_lookup(client, key, archive.reader(config))
 
 
 def _status(client: redis.Redis, config: Config, found: FriendCode, player_id: str | None
@@ -155,7 +158,8 @@ def sheets_of(client: redis.Redis, config: Config, code: str, creator_game: Reco
         found.append(_sheet(client, secret, mine, False, me_id))
     listed = {record.id for record in (creator_game, mine) if record is not None}
     for player_id in boards.top_players(client, boards.Board.friend(code), limit + 1):
-        record = games.index_lookup(client, keys.player_friend(player_id, code))
+        key = keys.player_friend(player_id, code)
+        record = games.index_lookup(client, key, archive.reader(config))
         if record is None or not record.finished or record.id in listed:
             continue
         found.append(_sheet(client, secret, record, False, me_id))
@@ -182,7 +186,7 @@ def target_of(client: redis.Redis, config: Config, record: Record) -> Target | N
     if not (record.target or record.finished):
         return None
     found = games.load_code(client, record.code)
-    theirs = games.load(client, found.game_id) if found else None
+    theirs = archive.load(client, config, found.game_id) if found else None
     if theirs is None or theirs.id == record.id:
         return None
     totals = turn_totals(theirs, config.secret_key)

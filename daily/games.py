@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from daily import computer, dice, modes, reviews
+from daily import archive, computer, dice, modes, reviews
 from daily import party as parties
 from daily.codes import code_str
 from daily.config import Config
@@ -138,14 +138,15 @@ def _new(player_id: str, config: Config, mode: str, ruleset: str, options: dict[
          closes_at: float | None = None, players: Sequence[str] = (),
          level: str | None = None, engine: str | None = None) -> Record:  # fmt: skip
     # A practice game on a code is marked on its code; a past day replayed has no code.
+    created = config.now().timestamp()
     return Record(
-        id=id or store.new_id(),
+        id=id or store.new_id(created),
         mode=mode,
         ruleset=ruleset,
         options=dict(options),
         player_id=player_id,
         seed_ref=str(seed_ref),
-        created=config.now().timestamp(),
+        created=created,
         day=day,
         on_code=OnCode(code, target, practice, closes_at) if code is not None else None,
         party_part=PartyPart(tuple(players)) if players else None,
@@ -213,7 +214,7 @@ def start_code(
     client: redis.Redis, config: Config, player_id: str, ruleset: str, options: dict[str, Any]
 ) -> tuple[Record, bool]:
     """Makes a fresh friend code and starts its creator's game on it."""
-    game_id = store.new_id()
+    game_id = store.new_id(config.now().timestamp())
     code = store.create_code(client, config, player_id, ruleset, options, None, game_id)
     found = store.load_code(client, code)
     assert found is not None
@@ -232,7 +233,7 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
     if found is None:
         raise NotFoundError(f"no such friend code: {code_str(code)}")
     friend_key = keys.player_friend(player_id, code)
-    mine = store.index_lookup(client, friend_key)
+    mine = store.index_lookup(client, friend_key, archive.reader(config))
     if mine is not None:
         return mine, False
     now = config.now()
@@ -536,7 +537,7 @@ def target_of(client: redis.Redis, config: Config, record: Record) -> Target | N
     code = store.load_code(client, record.code or "")
     if code is None or code.game_id == record.id:
         return None
-    theirs = store.load(client, code.game_id)
+    theirs = store.load(client, code.game_id, archive.reader(config))
     if theirs is None:
         return None
     player = players.get(client, theirs.player_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from daily import archive, dice, modes
@@ -138,18 +138,26 @@ def history_of(client: redis.Redis, config: Config, player_id: str | None) -> Hi
     """The finished daily puzzles of *player_id*, newest first, with their streak."""
     if player_id is None:
         return History((), summarize(()))
-    found = []
-    for game_id in games.games_of(client, player_id, limit=HISTORY_DAYS * 2):
-        record = archive.load(client, config, game_id)
+    # The games on the player's list: in Redis, or archived before month lists were kept (a
+    # marker): those read from their files, each file once.
+    live = games.games_of(client, player_id, limit=HISTORY_DAYS * 2)
+    found = {}
+    for record in archive.load_many(client, config, live):
         if record is None or record.kind is not modes.DAILY or record.day is None:
             continue
         if not record.finished or record.total is None or record.practice:
             continue  # a past day replayed as practice is on no board and in no history
         bonus = record.state(config.secret_key).bonus > 0
         number = dice.Day(record.day, config.timezone).number
-        found.append(Played(record.day, number, record.total, bonus, record.id))
+        found[record.id] = Played(record.day, number, record.total, bonus, record.id)
+    # The archived dailies, as their month lists keep them: no file read.
+    since = today(config) - timedelta(days=HISTORY_DAYS)
+    for daily in archive.archived_dailies(client, config, player_id, since):
+        number = dice.Day(daily.day, config.timezone).number
+        found[daily.game_id] = Played(daily.day, number, daily.total, daily.bonus, daily.game_id)
+    played = sorted(found.values(), key=lambda p: p.day, reverse=True)  # newest first
     streak, best_streak = boards.streak_of(client, player_id, today(config))
-    return History(tuple(found), summarize(found, streak, best_streak))
+    return History(tuple(played), summarize(played, streak, best_streak))
 
 
 def own_game(
@@ -169,18 +177,38 @@ def own_game(
     return found
 
 
-def daily_of(client: redis.Redis, player_id: str | None, day: date) -> Record | None:
-    """*player_id*'s daily game of *day*, finished or not, or None."""
+def daily_of(
+    client: redis.Redis, player_id: str | None, day: date, config: Config | None = None
+) -> Record | None:
+    """*player_id*'s daily game of *day*, finished or not, or None; with *config*, an
+    archived one too (its day's index left Redis with it)."""
     if player_id is None:
         return None
-    return games.index_lookup(client, keys.player_daily(player_id, day.isoformat()))
+    found = games.index_lookup(client, keys.player_daily(player_id, day.isoformat()))
+    if found is None and config is not None:
+        listed = _archived_dailies(client, config, player_id, day).get(day)
+        found = archive.load(client, config, listed.game_id) if listed else None
+    return found
 
 
-def advent_doors(client: redis.Redis, today_: date, player_id: str | None) -> tuple[Door, ...]:
+def _archived_dailies(
+    client: redis.Redis, config: Config, player_id: str, since: date
+) -> dict[date, games.ArchivedDaily]:
+    # The player's archived ranked dailies of the months from *since*'s on, by day.
+    return {d.day: d for d in archive.archived_dailies(client, config, player_id, since)}
+
+
+def advent_doors(
+    client: redis.Redis, today_: date, player_id: str | None, config: Config | None = None
+) -> tuple[Door, ...]:
     """The 24 doors as *player_id* sees them on *today_* (none outside December): behind an
-    open door the day's top score, and the player's score and Christmas die if they played."""
+    open door the day's top score, and the player's score and Christmas die if they played;
+    with *config*, the doors of dailies archived already too."""
     if today_.month != 12:
         return ()
+    archived: dict[date, games.ArchivedDaily] = {}
+    if config is not None and player_id is not None:
+        archived = _archived_dailies(client, config, player_id, today_.replace(day=1))
     doors = []
     for number in range(1, ADVENT_DOORS + 1):
         when = today_.replace(day=number)
@@ -189,6 +217,8 @@ def advent_doors(client: redis.Redis, today_: date, player_id: str | None) -> tu
             continue
         game = daily_of(client, player_id, when)
         score = game.total if game is not None and game.finished else None
+        if score is None and when in archived:
+            score = archived[when].total  # archived: its month list says
         if when == today_ and score is None:
             doors.append(Door(number, "today"))  # not opened until played: no peeking
             continue

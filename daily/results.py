@@ -27,9 +27,10 @@ def board_id(record: Record) -> str | None:
     return board.id if board else None
 
 
-def review_of(client: redis.Redis, game_id: str) -> Review | None:
-    """The review status of *game_id* as stored now, if the player is to see one."""
-    status = reviews.shown_status_of(client, game_id)
+def review_of(client: redis.Redis, game_id: str, record: Record | None = None) -> Review | None:
+    """The review status of *game_id* as stored now, if the player is to see one (as its
+    *record* says once it is archived)."""
+    status = reviews.shown_status_of(client, game_id, record)
     if status == reviews.HELD:
         return "held"
     return "removed" if status == reviews.REMOVED else None

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
+from daily import archive
 from daily.config import Config
 from daily.store import boards
 from daily.store import games as store
@@ -77,8 +78,15 @@ def stats_of(client: redis.Redis, config: Config, player_id: str | None, today: 
     totals: list[int] = []
     today_total = None
     if player_id is not None:
+        # The archived dailies as their month lists keep them (no file read), newest first.
+        since = today - timedelta(days=RECENT_GAMES)
+        archived = archive.archived_dailies(client, config, player_id, since)[::-1]
         ids = store.games_of(client, player_id, limit=RECENT_GAMES)
-        for record in store.load_many(client, ids):
+        for daily in archived[: max(0, RECENT_GAMES - len(ids))]:
+            totals.append(daily.total)
+            if daily.day == today:
+                today_total = daily.total
+        for record in archive.load_many(client, config, ids):
             if record is None or record.mode != "daily" or record.practice:
                 continue
             if not record.finished or record.total is None:

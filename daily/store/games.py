@@ -18,6 +18,7 @@ import dataclasses
 import json
 import logging
 import secrets
+import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -137,15 +138,47 @@ end
 return 1
 """
 
-# Replaces a finished, counted game's hash (KEYS[1]) by the archive marker: one field,
-# the day file ARGV[1] that holds it. A game not finished, not counted or held for review
-# is left as it is (0); one archived already answers 1 again.
+# Takes a finished, counted game's hash (KEYS[1]) out of Redis: a game whose id names its
+# day (ARGV[2] '1') leaves nothing, any other is replaced by the archive marker, one field
+# naming the day file ARGV[1] that holds it. A game not finished, not counted, held for
+# review, or whose luck verdict came or went since the archiver read it (ARGV[3] '1': it had
+# one) is left as it is (0); one archived already answers 1 again.
 _ARCHIVE = """
-local found = redis.call('HMGET', KEYS[1], 'a', 'h', 't', 'u', 'review')
+local found = redis.call('HMGET', KEYS[1], 'a', 'h', 't', 'u', 'review', 'luck')
 if found[1] then return 1 end
-if not found[2] or not found[3] or found[4] ~= '1' or found[5] == 'held' then return 0 end
+if not found[2] then
+  if ARGV[2] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return 1 end
+  return 0
+end
+if not found[3] or found[4] ~= '1' or found[5] == 'held' then return 0 end
+if (found[6] and '1' or '0') ~= ARGV[3] then return 0 end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'a', ARGV[1])
+if ARGV[2] ~= '1' then redis.call('HSET', KEYS[1], 'a', ARGV[1]) end
+return 1
+"""
+
+# Moves an archived game (ARGV[1]) off its player's live indexes, all on the player's slot:
+# off their list of games (KEYS[1]); a ranked daily's entry (ARGV[2], '' for any other game:
+# "id:day:total:bonus") onto the month's list of archived dailies (KEYS[3], entries each
+# followed by a space, listed once however often this runs), which the player's key set
+# (KEYS[2]) names so that deleting the player finds it. The index keys (KEYS[4..]) that
+# still name the game are deleted and leave the key set.
+_UNINDEX = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+if ARGV[2] ~= '' then
+  local listed = redis.call('GET', KEYS[3]) or ''
+  if not string.find(' ' .. listed, ' ' .. ARGV[1] .. ':', 1, true) then
+    -- SET, not APPEND: an appended string keeps up to twice its length allocated
+    redis.call('SET', KEYS[3], listed .. ARGV[2] .. ' ')
+  end
+  redis.call('SADD', KEYS[2], KEYS[3])
+end
+for i = 4, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then
+    redis.call('DEL', KEYS[i])
+    redis.call('SREM', KEYS[2], KEYS[i])
+  end
+end
 return 1
 """
 
@@ -185,8 +218,16 @@ _COMPACT = set("hproknlvdmteuscix")
 # An archived game's hash holds this one field, the day of the file that holds it.
 _ARCHIVED = "a"
 
-#: Reads an archived game back: its id and the day its marker names; None if not there.
+#: Reads an archived game back: its id and the day of its file; None if not there.
 ArchiveReader = Callable[[str, date], Record | None]
+
+#: The day a dated game id's first characters count from.
+ID_EPOCH = date(2026, 1, 1)
+_BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
+# A dated id: three base-62 characters of its UTC day since ID_EPOCH (62**3 days, over six
+# centuries), then 13 random ones of the URL-safe alphabet (78 bits): 16 characters, as
+# long as the ids made before, and of the same alphabet, so routes and checks stay.
+_DAY_CHARS, _RANDOM_CHARS = 3, 13
 
 
 def _json(value: Any) -> str:
@@ -353,12 +394,54 @@ def _at(timestamp: float) -> datetime:
     return datetime.fromtimestamp(timestamp, UTC)
 
 
-def new_id() -> str:
-    """A fresh unguessable game id, never starting with ``-`` (a command line would read it
-    as an option: ``daily review release ID``)."""
-    while (game_id := secrets.token_urlsafe(12)).startswith("-"):
-        pass
-    return game_id
+def new_id(created: float | None = None) -> str:
+    """A fresh unguessable game id that names the UTC day of *created* (unix seconds), so an
+    archived game's file is found from its id alone; never starting with ``-`` (a command
+    line would read it as an option: ``daily review release ID``). Without *created*, an id
+    whose first characters are random, as ids were before they were dated.
+
+    >>> at = datetime(2026, 12, 1, 9, tzinfo=UTC).timestamp()
+    >>> game_id = new_id(at)
+    >>> len(game_id), game_id[:3], id_day(game_id)
+    (16, '05O', datetime.date(2026, 12, 1))
+    """
+    days = len(_BASE62) ** _DAY_CHARS
+    number = -1
+    if created is not None:
+        number = (datetime.fromtimestamp(created, UTC).date() - ID_EPOCH).days
+    if not 0 <= number < days:  # no day, or a clock before the epoch: undated
+        number = secrets.randbelow(days)
+    prefix = ""
+    for _ in range(_DAY_CHARS):
+        number, digit = divmod(number, len(_BASE62))
+        prefix = _BASE62[digit] + prefix
+    return prefix + secrets.token_urlsafe(10)[:_RANDOM_CHARS]
+
+
+def id_day(game_id: str) -> date | None:
+    """The day a game id of the dated form names, or None for an id of no such form.
+
+    An id made before ids were dated (random characters) names a day too, by chance; such a
+    game is archived with a marker (see :func:`is_dated`), so its id's day is never used.
+
+    >>> id_day("05OAbCdEfGhIjKlM"), id_day("g1")
+    (datetime.date(2026, 12, 1), None)
+    """
+    if len(game_id) != _DAY_CHARS + _RANDOM_CHARS:
+        return None
+    number = 0
+    for char in game_id[:_DAY_CHARS]:
+        digit = _BASE62.find(char)
+        if digit < 0:
+            return None
+        number = number * len(_BASE62) + digit
+    return ID_EPOCH + timedelta(days=number)
+
+
+def is_dated(record: Record) -> bool:
+    """Whether *record*'s id names the UTC day it was made (an id made by :func:`new_id`;
+    an older random id names it only by a chance of one in 238,328)."""
+    return id_day(record.id) == datetime.fromtimestamp(record.created, UTC).date()
 
 
 @guarded
@@ -427,11 +510,13 @@ def load(client: redis.Redis, game_id: str, archive: ArchiveReader | None = None
     """The game *game_id* with its move log, or None: one round trip (three, once, for a
     game still in the first form, whose moves are a list of their own).
 
-    An archived game is read from *archive* (without one: None).
+    An archived game is read from *archive* (without one: None): from the day file its
+    marker names, or, with no hash left, the day its id names.
     """
     fields: dict[str, str] = client.hgetall(keys.game(game_id))  # type: ignore[assignment]
     if not fields:
-        return None
+        day = id_day(game_id) if archive else None
+        return archive(game_id, day) if archive and day else None
     if _ARCHIVED in fields:
         return archive(game_id, date.fromisoformat(fields[_ARCHIVED])) if archive else None
     if _HEADER in fields:
@@ -451,15 +536,33 @@ def load_many(
     """The games *game_ids* in their order (None where missing): their hashes read in one
     pipeline, so a page listing a player's games costs one round trip, not one a game. A game
     that needs more (the first form, an archived one) is read as :func:`load` reads it."""
+    found: list[Record | None] = []
+    for game_id, where in zip(game_ids, locate_many(client, game_ids), strict=True):
+        if isinstance(where, Record):
+            found.append(where)
+        else:
+            found.append(archive(game_id, where) if archive and where else None)
+    return found
+
+
+@guarded
+def locate_many(client: redis.Redis, game_ids: Sequence[str]) -> list[Record | date | None]:
+    """Each of *game_ids* in Redis (its record), or archived (the day of its file: its
+    marker's, else its id's: whether the archive holds it is the archive's to say), or None
+    (an id of no dated form that Redis does not hold). One pipeline for all."""
     pipe = client.pipeline(transaction=False)
     for game_id in game_ids:
         pipe.hgetall(keys.game(game_id))
-    found: list[Record | None] = []
+    found: list[Record | date | None] = []
     for game_id, fields in zip(game_ids, pipe.execute(), strict=True):
-        if fields and _HEADER in fields and _ARCHIVED not in fields:
+        if not fields:
+            found.append(id_day(game_id))
+        elif _ARCHIVED in fields:
+            found.append(date.fromisoformat(fields[_ARCHIVED]))
+        elif _HEADER in fields:
             found.append(from_fields(game_id, fields))
         else:
-            found.append(load(client, game_id, archive) if fields else None)
+            found.append(load(client, game_id))  # the first form: rewritten as it is read
     return found
 
 
@@ -480,18 +583,107 @@ def archived_day(client: redis.Redis, game_id: str) -> date | None:
 
 
 @guarded
-def finished_before(client: redis.Redis, before: float, limit: int) -> list[str]:
-    """Up to *limit* finished, unarchived game ids that finished before *before* (unix s)."""
-    found = client.zrangebyscore(keys.games_finished(), "-inf", before, start=0, num=limit)
+def finished_before(client: redis.Redis, before: float, limit: int, skip: int = 0) -> list[str]:
+    """Up to *limit* finished, unarchived game ids that finished before *before* (unix s),
+    oldest first, after the *skip* oldest."""
+    found = client.zrangebyscore(keys.games_finished(), "-inf", before, start=skip, num=limit)
     return [str(game_id) for game_id in cast(list[str], found)]
 
 
 @guarded
-def mark_archived(client: redis.Redis, game_id: str, day: date) -> bool:
-    """Replaces a finished, counted game's hash by the marker naming *day*'s file; False
-    (nothing changed) for a game not finished, not counted or held for review."""
+def mark_archived(client: redis.Redis, record: Record, day: date) -> bool:
+    """Takes a finished, counted game out of Redis, archived in *day*'s file: a dated game
+    (:func:`is_dated`, filed on its id's day) leaves nothing, any other a marker naming
+    *day*. False (nothing changed) for a game not finished, not counted, held for review,
+    or whose luck verdict changed since *record* was read."""
+    dated = is_dated(record) and id_day(record.id) == day
+    args = [day.isoformat(), "1" if dated else "0", "1" if "luck" in record.extra else "0"]
     script = client.register_script(_ARCHIVE)
-    return bool(script(keys=[keys.game(game_id)], args=[day.isoformat()]))
+    return bool(script(keys=[keys.game(record.id)], args=args))
+
+
+def index_keys_of(record: Record) -> list[str]:
+    """The player's index keys that may name *record* (its day's, its code's)."""
+    found = []
+    if record.day is not None:
+        found.append(keys.player_daily(record.player_id, record.day.isoformat()))
+        found.append(keys.player_practice(record.player_id, record.day.isoformat()))
+    if record.code is not None:
+        found.append(keys.player_friend(record.player_id, record.code))
+    return found
+
+
+def month_of(record: Record) -> str:
+    """The month (``YYYY-MM``) whose list of archived dailies holds *record*: its puzzle's
+    day's, else the UTC day it was made."""
+    day = record.day or datetime.fromtimestamp(record.created, UTC).date()
+    return day.isoformat()[:7]
+
+
+def is_listed_archived(record: Record) -> bool:
+    """Whether the player's month list keeps *record* once archived: a ranked daily, what
+    their history, stats and advent doors read; any other game is found by its id alone."""
+    return record.kind.one_per is OnePer.DAY and not record.practice
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedDaily:
+    """What a player's month list keeps of an archived ranked daily: what their history,
+    stats and advent doors show, so that they read no archive file."""
+
+    game_id: str
+    day: date
+    total: int
+    bonus: bool  # the upper section's bonus reached
+
+    def entry(self) -> str:
+        """The entry on the month list: ``id:day of the month:total:bonus``.
+
+        >>> ArchivedDaily("05OAbCdEfGhIjKlM", date(2026, 12, 3), 287, True).entry()
+        '05OAbCdEfGhIjKlM:03:287:1'
+        """
+        return f"{self.game_id}:{self.day.day:02d}:{self.total}:{int(self.bonus)}"
+
+    @classmethod
+    def parse(cls, entry: str, month: str) -> ArchivedDaily:
+        """An entry of the list of *month* (``YYYY-MM``) read back.
+
+        >>> ArchivedDaily.parse("05OAbCdEfGhIjKlM:03:287:1", "2026-12").day
+        datetime.date(2026, 12, 3)
+        """
+        game_id, day, total, bonus = entry.rsplit(":", 3)
+        return cls(game_id, date.fromisoformat(f"{month}-{day}"), int(total), bonus == "1")
+
+
+@guarded
+def unindex_archived(
+    client: redis.Redis, record: Record, drop_index: bool, bonus: bool = False
+) -> None:
+    """Moves an archived game off its player's list of games, a ranked daily (its upper
+    *bonus* reached or not) onto their month's list of archived dailies; with *drop_index*,
+    its index keys (its day's, its code's) go too. Idempotent: a game is listed once
+    however often this runs."""
+    player = record.player_id
+    player_keys = [keys.player_games(player), keys.player_keys(player),
+                   keys.player_archived(player, month_of(record))]  # fmt: skip
+    index = index_keys_of(record) if drop_index else []
+    entry = ""
+    if is_listed_archived(record) and record.day is not None and record.total is not None:
+        entry = ArchivedDaily(record.id, record.day, record.total, bonus).entry()
+    script = client.register_script(_UNINDEX)
+    script(keys=[*player_keys, *index], args=[record.id, entry])
+
+
+@guarded
+def archived_of(client: redis.Redis, player_id: str, months: Sequence[str]) -> list[ArchivedDaily]:
+    """*player_id*'s archived dailies of *months* (``YYYY-MM``), in their order, each
+    month's in the order archived."""
+    if not months:
+        return []
+    lists = client.mget([keys.player_archived(player_id, month) for month in months])
+    return [ArchivedDaily.parse(entry, month)
+            for month, listed in zip(months, lists, strict=True) if listed
+            for entry in str(listed).split()]  # fmt: skip
 
 
 @guarded

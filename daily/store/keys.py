@@ -51,6 +51,12 @@ def player_keys(player_id: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:keys"
 
 
+def player_archived(player_id: str, month: str) -> str:
+    """A player's archived ranked dailies of *month* (``YYYY-MM``): ``id:day:total:bonus``
+    entries, each followed by a space: what their history reads once the games left Redis."""
+    return f"{PREFIX}:player:{{{player_id}}}:archived:{month}"
+
+
 def game(game_id: str) -> str:
     """The hash of a game: its settings, its compact move log and its result."""
     return f"{PREFIX}:game:{{{game_id}}}"

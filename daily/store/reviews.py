@@ -10,7 +10,7 @@ never ranked). A counted game that waits for its table is listed on
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -57,9 +57,14 @@ def shown_status(record: Record) -> str | None:
 
 
 @guarded
-def shown_status_of(client: redis.Redis, game_id: str) -> str | None:
-    """:func:`shown_status` as stored now (the record in hand may predate its check)."""
-    status = client.hget(keys.game(game_id), "review")
+def shown_status_of(
+    client: redis.Redis, game_id: str, archived: Record | None = None
+) -> str | None:
+    """:func:`shown_status` as stored now (the record in hand may predate its check); of a
+    game no longer in Redis (archived), as *archived*, its record read back, says."""
+    status, header, first_form = client.hmget(keys.game(game_id), ["review", "h", "mode"])
+    if header is None and first_form is None and archived is not None:
+        return shown_status(archived)  # a review is done before its game is archived
     return str(status) if status in (HELD, REMOVED) else None
 
 
@@ -128,6 +133,17 @@ def unlist_held(client: redis.Redis, game_id: str) -> None:
 def unchecked_ids(client: redis.Redis, limit: int) -> list[str]:
     """The oldest *limit* games waiting for their table."""
     return [str(game_id) for game_id in client.zrange(keys.reviews_unchecked(), 0, limit - 1)]
+
+
+@guarded
+def unchecked_among(client: redis.Redis, game_ids: Sequence[str]) -> set[str]:
+    """Those of *game_ids* that wait on the unchecked list for their luck check."""
+    if not game_ids:
+        return set()
+    pipe = client.pipeline(transaction=False)
+    for game_id in game_ids:
+        pipe.zscore(keys.reviews_unchecked(), game_id)
+    return {game_id for game_id, at in zip(game_ids, pipe.execute(), strict=True) if at is not None}
 
 
 @guarded

@@ -214,7 +214,7 @@ def today() -> str:
     day = _today()
     player_id = auth.current_player_id()
     mine = history.daily_of(current_redis(), player_id, day.date)
-    doors = history.advent_doors(current_redis(), day.date, player_id)
+    doors = history.advent_doors(current_redis(), day.date, player_id, current_config())
     seconds_left = int((day.closes_at - current_config().now()).total_seconds())
     boot = {
         "date": day.date.isoformat(),
@@ -273,7 +273,8 @@ def play(game_id: str) -> str | Response:
 def advent() -> str:
     """The advent calendar in December: 24 doors, today's opens the daily."""
     day = _today()
-    doors = history.advent_doors(current_redis(), day.date, auth.current_player_id())
+    player_id = auth.current_player_id()
+    doors = history.advent_doors(current_redis(), day.date, player_id, current_config())
     december = history.december_of(doors)
     return render_template(
         "advent.html", day=day, doors=doors, december=december, year=day.date.year

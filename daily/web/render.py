@@ -79,7 +79,7 @@ def _result_json(found: service.View) -> dict[str, Any]:
         "share_code": code_str(share) if share else None,
         "board": results.board_id(record),
         "rank": found.rank,
-        "review": results.review_of(current_redis(), record.id),
+        "review": results.review_of(current_redis(), record.id, record),
     }
 
 

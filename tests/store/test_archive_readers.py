@@ -1,0 +1,210 @@
+"""Every reader reads archived games: history, stats, the advent doors, a friend code's target
+and a review's verdict; a game of the old id form keeps its marker; a game waiting for its
+luck check stays in Redis. On a real Redis."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daily import accounts, archive, friends, history, results, stats
+from daily import reviews as flow
+from daily.store import games, keys, reviews
+from daily.web import current_config, current_redis
+from tests.store.test_archive import checked
+from tests.web.test_integrity import finished_daily, play_out, player, start
+
+pytestmark = pytest.mark.redis
+
+DAYS = [datetime(2026, 12, d, 12, tzinfo=UTC) for d in (1, 2, 3)]
+AFTER = datetime(2026, 12, 5, 12, tzinfo=UTC)  # two days on: archived with a 1-day window
+API = "/api/v1"
+
+
+def _dailies(make_app: Any, tmp_path: Path) -> tuple[dict[str, str], str, list[dict[str, Any]]]:
+    """One player's dailies of DAYS, each given its luck verdict; their header, id, games."""
+    who: dict[str, str] = {}
+    played = []
+    for day in DAYS:  # the 30-day window: no request's sweep archives them meanwhile
+        app = make_app(now=day, archive_url=str(tmp_path / "archive"))
+        client = app.test_client()
+        who = who or player(client, "Ana")
+        played.append(finished_daily(client, who))
+        with app.app_context():
+            checked(current_redis(), played[-1]["id"])
+            stored = games.load(current_redis(), played[-1]["id"])
+    assert stored is not None
+    return who, stored.player_id, played
+
+
+def _archived(make_app: Any, tmp_path: Path, now: datetime = AFTER) -> Any:
+    app = make_app(now=now, archive_url=str(tmp_path / "archive"), archive_days=1)
+    with app.app_context():
+        done = archive.archive_old(current_redis(), current_config())
+        assert done is not None and done.games >= 1, done
+    return app
+
+
+def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path: Path) -> None:
+    _, player_id, played = _dailies(make_app, tmp_path)
+    with make_app(now=AFTER, archive_url=str(tmp_path / "archive")).app_context():
+        before = history.history_of(current_redis(), current_config(), player_id)
+        figures_before = stats.stats_of(current_redis(), current_config(), player_id, AFTER.date())
+    app = _archived(make_app, tmp_path)
+    with app.app_context():
+        client, config = current_redis(), current_config()
+        assert not client.exists(*(keys.game(game["id"]) for game in played))
+        assert client.zcard(keys.player_games(player_id)) == 0  # moved to the month's list
+        listed = games.archived_of(client, player_id, ["2026-12"])
+        assert sorted((d.game_id, d.day, d.total) for d in listed) == [
+            (game["id"], day.date(), game["total"]) for game, day in zip(played, DAYS, strict=True)
+        ]
+        # History: every archived daily, newest first, each from its day's file.
+        found = history.history_of(client, config, player_id)
+        assert [p.game_id for p in found.played] == [g["id"] for g in reversed(played)]
+        assert [p.total for p in found.played] == [g["total"] for g in reversed(played)]
+        assert found == before  # days, numbers, totals, bonuses, figures: as in Redis
+        # Stats count them.
+        figures = stats.stats_of(client, config, player_id, AFTER.date())
+        assert figures.games == 3 and figures.best == max(g["total"] for g in played)
+        assert figures == figures_before
+        # The advent doors light up for them (their day's index left Redis with them).
+        doors = history.advent_doors(client, AFTER.date(), player_id, config)
+        assert [d.score for d in doors[:3]] == [g["total"] for g in played]
+        assert [d.state for d in doors[:5]] == ["played"] * 3 + ["missed", "today"]
+        blind = history.advent_doors(client, AFTER.date(), player_id)  # the store alone
+        assert [d.state for d in blind[:3]] == ["missed"] * 3
+        assert history.daily_of(client, player_id, DAYS[0].date(), config) is not None
+    page = app.test_client()
+    assert page.get("/advent").status_code == 200
+    with app.app_context():  # a deleted player's month lists go with them (no scan)
+        client = current_redis()
+        accounts.delete(client, current_config(), player_id)
+        assert not client.exists(keys.player_archived(player_id, "2026-12"))
+
+
+def test_a_friend_codes_target_reads_the_archived_creators_game(
+    make_app: Any, tmp_path: Path
+) -> None:
+    first = make_app(now=DAYS[0], archive_url=str(tmp_path / "archive"), archive_days=1)
+    client = first.test_client()
+    ana, bo = player(client, "Ana"), player(client, "Bo")
+    mine = start(client, ana, mode="friend", ruleset="maxi").get_json()
+    final = play_out(client, ana, mine)
+    with first.app_context():
+        if current_redis().zscore(keys.reviews_unchecked(), mine["id"]) is not None:
+            checked(current_redis(), mine["id"])
+    later = _archived(make_app, tmp_path, DAYS[0] + timedelta(days=9))  # the code closed
+    with later.app_context():
+        assert not current_redis().exists(keys.game(mine["id"]))
+    # Bo plays the closed code as practice, with Ana's archived game as his target.
+    theirs = start(later.test_client(), bo, mode="friend", code=mine["code"], target=True)
+    assert theirs.status_code == 201, theirs.get_json()
+    answer = theirs.get_json()
+    assert answer["target"]["total"] == final["total"]
+    with later.app_context():
+        record = games.load(current_redis(), answer["id"])
+        assert record is not None
+        target = friends.target_of(current_redis(), current_config(), record)
+        assert target is not None and target.by_turn[-1] == final["total"]
+        page = friends.code_page(current_redis(), current_config(), mine["code"].replace("-", ""),
+                                 None)  # fmt: skip
+        assert page.theirs is not None and page.theirs.id == mine["id"]
+
+
+def test_an_archived_removed_game_still_says_removed(make_app: Any, tmp_path: Path) -> None:
+    app = make_app(now=DAYS[0], archive_url=str(tmp_path / "archive"), archive_days=1)
+    client = app.test_client()
+    who = player(client, "Ana")
+    game = finished_daily(client, who)
+    with app.app_context():
+        redis = current_redis()
+        reviews.save_verdict(redis, game["id"], 9.9, True, DAYS[0].timestamp())  # flagged
+        reviews.unlist_unchecked(redis, game["id"])
+    later = make_app(now=AFTER, archive_url=str(tmp_path / "archive"), archive_days=1)
+    with later.app_context():
+        redis, config = current_redis(), current_config()
+        assert archive.archive_old(redis, config) == archive.Archived(0, 0, 1)  # held: stays
+        flow.remove(redis, game["id"])
+        done = archive.archive_old(redis, config)
+        assert done is not None and done.games == 1
+        assert not redis.exists(keys.game(game["id"]))
+        record = archive.load(redis, config, game["id"])
+        assert record is not None and results.review_of(redis, game["id"], record) == "removed"
+    answer = later.test_client().get(f"{API}/games/{game['id']}", headers=who).get_json()
+    assert answer["review"] == "removed"
+
+
+def test_a_game_waiting_for_its_luck_check_is_never_archived(make_app: Any, tmp_path: Path) -> None:
+    app = make_app(now=DAYS[0], archive_url=str(tmp_path / "archive"), archive_days=1)
+    game = finished_daily(app.test_client(), player(app.test_client(), "Ana"))
+    later = make_app(now=AFTER, archive_url=str(tmp_path / "archive"), archive_days=1)
+    with later.app_context():
+        redis, config = current_redis(), current_config()
+        # The maxi table is never built in the tests: the game waits for its check.
+        assert redis.zscore(keys.reviews_unchecked(), game["id"]) is not None
+        assert archive.archive_old(redis, config) == archive.Archived(0, 0, 1)
+        assert redis.exists(keys.game(game["id"]))
+        # A verdict that lands between the archiver's read and its removal stops the removal.
+        before = games.load(redis, game["id"])
+        assert before is not None
+        checked(redis, game["id"])
+        assert not games.mark_archived(redis, before, DAYS[0].date())
+        assert redis.exists(keys.game(game["id"]))
+        # Once checked it goes, with its verdict.
+        done = archive.archive_old(redis, config)
+        assert done is not None and done.games == 1
+        record = archive.load(redis, config, game["id"])
+        assert record is not None and "luck" in record.extra
+
+
+def test_a_game_of_the_old_id_form_keeps_its_marker(make_app: Any, tmp_path: Path) -> None:
+    app = make_app(now=DAYS[0], archive_url=str(tmp_path / "archive"), archive_days=1)
+    who = player(app.test_client(), "Ana")
+    game = finished_daily(app.test_client(), who)
+    # Stored again under an id of the form made before ids were dated (one that names a
+    # day by chance, not its own), as such a game is: its hash, its lists, its index.
+    old = "zzzOldRandomId01"
+    assert games.id_day(old) is not None and games.id_day(old) != DAYS[0].date()
+    with app.app_context():
+        redis = current_redis()
+        checked(redis, game["id"])
+        record = games.load(redis, game["id"])
+        assert record is not None
+        player_id, finished_at = record.player_id, record.finished_at
+        redis.hset(keys.game(old), mapping=redis.hgetall(keys.game(game["id"])))
+        redis.delete(keys.game(game["id"]))
+        redis.zrem(keys.games_finished(), game["id"])
+        redis.zadd(keys.games_finished(), {old: finished_at})
+        redis.zrem(keys.player_games(player_id), game["id"])
+        redis.zadd(keys.player_games(player_id), {old: record.created})
+        redis.set(keys.player_daily(player_id, DAYS[0].date().isoformat()), old)
+    later = _archived(make_app, tmp_path)
+    with later.app_context():
+        redis, config = current_redis(), current_config()
+        assert redis.hgetall(keys.game(old)) == {"a": DAYS[0].date().isoformat()}  # a marker
+        assert games.archived_day(redis, old) == DAYS[0].date()
+        assert redis.get(keys.player_daily(player_id, DAYS[0].date().isoformat())) is None
+        assert [d.game_id for d in games.archived_of(redis, player_id, ["2026-12"])] == [old]
+        found = history.history_of(redis, config, player_id).played
+        assert [(p.game_id, p.total) for p in found] == [(old, game["total"])]
+    answer = later.test_client().get(f"{API}/games/{old}/record", headers=who)
+    assert answer.status_code == 200 and answer.get_json()["total"] == game["total"]
+
+
+def test_daily_archive_goes_a_batch_at_a_time_past_the_games_that_wait(
+    make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, player_id, played = _dailies(make_app, tmp_path)
+    monkeypatch.setattr(archive, "SWEEP_BATCH", 1)  # a batch of one game: three batches
+    app = make_app(now=AFTER, archive_url=str(tmp_path / "archive"), archive_days=1)
+    with app.app_context():
+        redis, config = current_redis(), current_config()
+        reviews.queue_unchecked(redis, played[0]["id"], AFTER.timestamp())  # the oldest waits
+        assert archive.archive_old(redis, config) == archive.Archived(2, 2, 1)
+        assert redis.exists(keys.game(played[0]["id"]))
+        listed = games.archived_of(redis, player_id, ["2026-12"])
+        assert [d.game_id for d in listed] == [g["id"] for g in played[1:]]
