@@ -20,10 +20,10 @@ import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
-from daily import computer, dice, modes, reviews
+from daily import computer, dice, modes, results, reviews
 from daily import party as parties
 from daily.codes import code_str
 from daily.config import Config
@@ -185,7 +185,8 @@ def start_practice(
                            practice_at=at)  # fmt: skip
     record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
                   dice.SeedRef.daily(day), day=day, practice=True)  # fmt: skip
-    return store.start(client, config, record, [keys.player_practice(player_id, day.isoformat())])
+    index = [keys.player_practice(player_id, day.isoformat())]
+    return store.start(client, record, expires_in(record, config), index)
 
 
 def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quota: Quota,
@@ -204,9 +205,9 @@ def _start_indexed(client: redis.Redis, config: Config, record: Record,
                    index: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
     """Starts a game under the player's *index* keys, listed first on their key set (so
     deleting the player finds them without a scan)."""
-    ttl_s = int(store.expires_in(record, config)) + 1
-    players.note_keys(client, record.player_id, index, ttl_s)
-    return store.start(client, config, record, index)
+    lifetime_s = expires_in(record, config)
+    players.note_keys(client, record.player_id, index, int(lifetime_s) + 1)
+    return store.start(client, record, lifetime_s, index)
 
 
 def start_code(
@@ -278,7 +279,7 @@ def start_solo(
 ) -> tuple[Record, bool]:
     """Starts a solo game on fresh random dice."""
     record = _new(player_id, config, modes.SOLO.id, ruleset, options, _random_seed())
-    return store.start(client, config, record)
+    return store.start(client, record, expires_in(record, config))
 
 
 def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: str,
@@ -293,7 +294,7 @@ def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: st
             raise BadInputError(f"two players are named {name!r}: give each a different name")
     record = _new(player_id, config, modes.PARTY.id, ruleset, options, _random_seed(),
                   players=tuple(names))  # fmt: skip
-    return store.start(client, config, record)
+    return store.start(client, record, expires_in(record, config))
 
 
 def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset: str,
@@ -308,7 +309,7 @@ def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset:
         raise BadInputError(f"the computer cannot play this ruleset: {e}") from None
     record = _new(player_id, config, modes.COMPUTER.id, ruleset, options, _random_seed(),
                   level=level, engine=choose_engine(rules))  # fmt: skip
-    return store.start(client, config, record)
+    return store.start(client, record, expires_in(record, config))
 
 
 # Playing
@@ -359,8 +360,10 @@ def play(
                            f"{len(record.moves)}", moves=len(record.moves))  # fmt: skip
     _check_open(record, config)
     state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
+    now, lifetime_s = config.now().timestamp(), expires_in(record, config)
     try:
-        after = store.append(client, config, record, move, state, digest)
+        after = store.append(client, record, move, state, now=now, lifetime_s=lifetime_s,
+                             key=digest)  # fmt: skip
     except AlreadyApplied:  # a copy of this request was stored since the game was read
         found = store.load(client, record.id)
         if found is None:
@@ -387,8 +390,36 @@ def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Par
     return apply(record.state(secret), move)
 
 
+#: An unfinished game is kept at least this long (seconds), even at its deadline.
+MIN_KEEP_S = 60.0
+
+
+def deadline_of(record: Record, config: Config) -> datetime | None:
+    """When a ranked game stops: its day's or its code's reveal; None for unranked games."""
+    if record.practice:
+        return None
+    if record.kind.one_per is OnePer.DAY and record.day is not None:
+        return dice.Day(record.day, config.timezone).reveals_at
+    if record.kind.one_per is OnePer.CODE and record.closes_at is not None:
+        return datetime.fromtimestamp(record.closes_at, UTC) + dice.REVEAL_GRACE
+    return None
+
+
+def expires_in(record: Record, config: Config) -> float:
+    """Seconds until an unfinished *record* is dropped: at its deadline if ranked, else
+    when idle for ``config.idle_lifetime``.
+
+    Relative, not a date: Redis counts it on its own clock, and the configured clock may
+    be frozen (``DAILY_NOW``, tests).
+    """
+    deadline = deadline_of(record, config)
+    if deadline is None:
+        return config.idle_lifetime.total_seconds()
+    return max(MIN_KEEP_S, (deadline - config.now()).total_seconds())
+
+
 def _check_open(record: Record, config: Config) -> None:
-    deadline = store.deadline_of(record, config)
+    deadline = deadline_of(record, config)
     if deadline is not None and config.now() >= deadline:
         if record.kind.one_per is OnePer.DAY:
             raise IllegalMoveError(f"the daily puzzle of {record.day} is over")
@@ -527,7 +558,7 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
     if record.code and (record.target or record.finished):
         found = dataclasses.replace(found, target=target_of(client, config, record))
     if record.finished:
-        found = dataclasses.replace(found, rank=store.rank_of(client, record))
+        found = dataclasses.replace(found, rank=results.rank_of(client, record))
     return found
 
 
