@@ -1,6 +1,7 @@
 """The API's answers about games, hints, analyses and rankings as typed models.
 
-The views build their JSON through :func:`dump`: the model checks every field (a field the
+The views build these models from the service's typed results (:mod:`daily.web.render`
+for games) and answer :func:`dump` of them: the model checks every field (a field the
 model lacks is a bug, not an answer) and the OpenAPI document (:mod:`daily.web.openapi`) is
 generated from the same models, so each limit and enum is written once. A field that is
 absent in some answers has the default ``None`` and is left out unless the view set it
@@ -9,8 +10,7 @@ absent in some answers has the default ``None`` and is left out unless the view 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal
 
 from pydantic import Field, RootModel
 from pydantic.config import JsonDict
@@ -19,6 +19,7 @@ from daily import rankings
 from daily.dice import Version
 from daily.modes import ModeId
 from daily.results import Review
+from daily.rules import OptionValue
 from daily.strategy.bots import Level
 from daily.web.schemas import Answer
 
@@ -135,7 +136,7 @@ class GameState(Played):
 
     mode: ModeId
     ruleset: str
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     date: str | None = Field(None, json_schema_extra=_DATE)
     number: int | None = None
     code: str | None = Field(None, description="XXXX-XXXX (friend games, a daily on a code)")
@@ -166,7 +167,7 @@ class Record(Answer):
     id: str
     mode: ModeId
     ruleset: str
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     seed: str | None = Field(None, description="hex, once it may be published")
     date: str | None = Field(None, json_schema_extra=_DATE)
     code: str | None = None
@@ -286,12 +287,8 @@ class Distribution(Answer):
     bands: list[Band]
 
 
-A = TypeVar("A", bound=Answer)
-
-
-def dump(model: type[A], body: Mapping[str, Any]) -> dict[str, Any]:
-    """*body* built through *model*: checked against it, as JSON, the unset fields left out."""
-    answer = model.model_validate(body)
+def dump(answer: Answer) -> JsonDict:
+    """*answer* as JSON, the fields the view did not set left out."""
     return answer.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 

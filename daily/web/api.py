@@ -115,7 +115,7 @@ def _player(player: accounts.Player) -> Response:
 def today() -> Response:
     """Today's puzzle: its number, commitment and closing time."""
     config = current_config()
-    return jsonify(_daily_json(dice.today(config.now(), config.timezone)))
+    return jsonify(answers.dump(_daily_answer(dice.today(config.now(), config.timezone))))
 
 
 @bp.get("/daily/<day>")
@@ -126,11 +126,7 @@ def daily(day: str) -> Response:
     puzzle = dice.Day(_date(day), config.timezone)
     if not puzzle.is_open(config.now()):
         raise NotOpenError(f"the puzzle of {day} is not open")
-    return jsonify(_daily_json(puzzle))
-
-
-def _daily_json(puzzle: dice.Day) -> dict[str, Any]:
-    return _daily_answer(puzzle).model_dump()
+    return jsonify(answers.dump(_daily_answer(puzzle)))
 
 
 def _daily_answer(puzzle: dice.Day) -> schemas.DailyAnswer:
@@ -189,14 +185,14 @@ def create_game() -> tuple[Response, int]:
     if not created:
         raise ConflictError("you already have this game", game_id=record.id)
     metrics.game_started(record.mode)
-    return jsonify(render.game_json(_view(record))), 201
+    return jsonify(answers.dump(render.game_answer(_view(record)))), 201
 
 
 @bp.get("/games/<game_id>")
 @documented(answers.GameState, errors=(401, 404), description=STATE)
 def get_game(game_id: str) -> Response:
     """The game as its player sees it now (a finished game's lost count heals)."""
-    return jsonify(render.game_json(_view(own_game(game_id), heal=True)))
+    return jsonify(answers.dump(render.game_answer(_view(own_game(game_id), heal=True))))
 
 
 @bp.post("/games/<game_id>/roll")
@@ -238,7 +234,7 @@ def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     record, state = service.play(current_redis(), config, before, move, expected, key)
     if record.finished and not before.finished:  # this move finished it
         metrics.game_finished(record.mode)
-    return jsonify(render.played_json(_view(record, state), move))
+    return jsonify(answers.dump(render.played_answer(_view(record, state), move)))
 
 
 def _view(record: Record, state: Any = None, heal: bool = False) -> service.View:
@@ -252,7 +248,7 @@ def record(game_id: str) -> Response:
     found = own_game(game_id)
     if not found.finished:
         raise ConflictError("the game is not finished yet")
-    return jsonify(render.record_json(found))
+    return jsonify(answers.dump(render.record_answer(found)))
 
 
 @bp.get("/games/<game_id>/hint")
@@ -270,7 +266,7 @@ def hint(game_id: str) -> Response:
         dice=list(state.dice),
         actions=[strategy.action_answer(action, state.dice) for action in actions],
     )
-    return jsonify(answer.model_dump(mode="json", exclude_unset=True, by_alias=True))
+    return jsonify(answers.dump(answer))
 
 
 @bp.get("/games/<game_id>/analysis")
@@ -280,7 +276,7 @@ def analysis(game_id: str) -> Response:
 
     A daily game also gets the Expert's own game on the same dice, once the day has closed.
     """
-    return jsonify(strategy.analysis_json(own_game(game_id)))
+    return jsonify(answers.dump(strategy.analysis_of(own_game(game_id))))
 
 
 # Starting each mode: the body, read, then one call of the game service

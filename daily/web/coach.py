@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from flask import Blueprint, render_template
 from flask_babel import gettext, lazy_gettext
@@ -17,7 +16,7 @@ from daily.rules import BASE_RULESETS
 from daily.strategy.bots import LEVELS
 from daily.strategy.builder import TableStatus
 from daily.strategy.solver import TableBuildingError
-from daily.web import auth, strategy
+from daily.web import answers, auth, strategy
 from daily.web.i18n import row_name
 from daily.web.pages import option_view
 
@@ -88,12 +87,12 @@ def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
     """
     record = auth.own_game(game_id)
     try:
-        body = strategy.analysis_json(record)
+        body = strategy.analysis_of(record)
     except TableBuildingError:  # not an error page: a wait that refreshes itself
         wait = waiting(strategy.table_status(record.rules))
         html = render_template("analysis_wait.html", record=record, ruleset=record.rules, wait=wait)
         return html, 503, {"Retry-After": str(wait.refresh), "Refresh": str(wait.refresh)}
-    lines = [_line(d) for d in body["decisions"]]
+    lines = [_line(d) for d in body.decisions]
     return render_template(
         "analysis.html",
         record=record,
@@ -104,22 +103,15 @@ def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
     )
 
 
-def _line(decision: dict[str, Any]) -> Line:
-    played, best = decision["played"], decision["best"]
-    return Line(
-        decision["turn"],
-        decision["roll"],
-        decision["dice"],
-        action_str(played),
-        action_str(best),
-        decision["loss"],
-    )
+def _line(decision: answers.Decision) -> Line:
+    return Line(decision.turn, decision.roll, decision.dice, action_str(decision.played),
+                action_str(decision.best), decision.loss)  # fmt: skip
 
 
-def action_str(action: dict[str, Any]) -> str:
+def action_str(action: answers.Action) -> str:
     """An action of a hint or an analysis in words: the row to score, or the dice to keep."""
-    if "score" in action:
-        return str(gettext("Score %(row)s", row=row_name(action["score"])))
-    if not action["keep"]:
+    if action.score is not None:
+        return str(gettext("Score %(row)s", row=row_name(action.score)))
+    if not action.keep:
         return str(gettext("Re-roll every die"))
-    return str(gettext("Keep %(dice)s", dice=" ".join(str(d) for d in action["keep"])))
+    return str(gettext("Keep %(dice)s", dice=" ".join(str(d) for d in action.keep)))

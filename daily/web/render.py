@@ -1,12 +1,16 @@
-"""The JSON a client sees of a game: its sheet, the other sides and the result.
+"""The answers a client gets about a game: its sheet, the other sides and the result, built
+from the game service's :class:`~daily.games.View` into the typed models of
+:mod:`daily.web.answers`.
 
-Rendering only: the game service (:mod:`daily.games`) says what there is to see.
+Rendering only: the game service (:mod:`daily.games`) says what there is to see. A field
+that only some games have is passed only when the game has it, so the answer leaves it out
+(``exclude_unset``); a null that is passed stays a null.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TypedDict
 
 from daily import computer, dice, results
 from daily import games as service
@@ -14,94 +18,116 @@ from daily import party as parties
 from daily.codes import code_str
 from daily.modes import SeedKind
 from daily.record import Record
-from daily.rules import GameState, Move, Score
+from daily.rules import GameState, Move, Roll, Score
 from daily.web import answers, current_config, current_redis
 
-# A party's sheets leave out the dice on the table: only the current player has them.
-_TABLE = {"roll", "rolls_left", "dice", "potential"}
+#: The keyword arguments of an answer being built, each field only when the game has it.
+Fields = dict[str, object]
 
 
-def game_json(found: service.View) -> dict[str, Any]:
+class Totals(TypedDict):
+    """A sheet without the dice on the table (:class:`answers.Totals`' fields)."""
+
+    turn: int
+    scorecard: dict[str, int | None]
+    upper: int
+    bonus: int
+    extra_bonus: int
+    total: int
+    finished: bool
+
+
+def game_answer(found: service.View) -> answers.GameState:
     """The game as its player sees it: settings, sheet, moves, result and the other sides."""
     record, state = found.record, found.state
-    body: dict[str, Any] = {"id": record.id, "mode": record.mode, "ruleset": record.ruleset,
-                            "options": state.ruleset.options_dict()}  # fmt: skip
+    fields: Fields = {"mode": record.mode, "ruleset": record.ruleset,
+                      "options": state.ruleset.options_dict()}  # fmt: skip
     if record.day:
-        body["date"] = record.day.isoformat()
-        body["number"] = dice.Day(record.day, current_config().timezone).number
+        fields["date"] = record.day.isoformat()
+        fields["number"] = dice.Day(record.day, current_config().timezone).number
     if record.code:
-        body["code"] = code_str(record.code)
-    body["ranked"] = record.is_ranked
-    body["practice"] = record.practice
+        fields["code"] = code_str(record.code)
+    fields["ranked"] = record.is_ranked
+    fields["practice"] = record.practice
     if record.code:  # published from the code's first game; the seed waits for its reveal
         seed = dice.seed_from_ref(record.seed_ref, current_config().secret_key)
-        body["commitment"] = dice.commitment(seed)
+        fields["commitment"] = dice.commitment(seed)
     if record.closes_at is not None:
-        body["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
-    body.update(_changed(found))
-    body["moves"] = [move.to_dict() for move in record.moves]
-    return answers.dump(answers.GameState, body)
+        fields["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
+    fields |= _changed(found)
+    fields["moves"] = moves_answer(record.moves)
+    return answers.GameState.model_validate(fields)
 
 
-def played_json(found: service.View, move: Move) -> dict[str, Any]:
+def played_answer(found: service.View, move: Move) -> answers.Played:
     """The answer to *move*: what it changed, and the number of moves (not the log).
 
     Of the scorecard only the row the move scored is given (a party's sheet is the next
     player's: given whole); a client keeps the rest from the game it has.
     """
-    body = _changed(found)
+    fields = _changed(found)
     if found.party is None:
         rows = [move.row] if isinstance(move, Score) else []
-        body["scorecard"] = {row: body["scorecard"][row] for row in rows}
-    return answers.dump(answers.Played, body)
+        scorecard = found.state.scorecard()
+        fields["scorecard"] = {row: scorecard[row] for row in rows}
+    return answers.Played.model_validate(fields)
 
 
-def _changed(found: service.View) -> dict[str, Any]:
+def moves_answer(moves: tuple[Move, ...]) -> list[answers.Move]:
+    """A move log as the answers write it."""
+    return [answers.Move(_move(move)) for move in moves]
+
+
+def _move(move: Move) -> answers.HoldMove | answers.ScoreMove:
+    if isinstance(move, Roll):
+        return answers.HoldMove(hold=list(move.hold))
+    return answers.ScoreMove(score=move.row)
+
+
+def _changed(found: service.View) -> Fields:
     """What a move may change: the sheet, the move count, the result and the other sides."""
     record = found.record
-    body: dict[str, Any] = {"id": record.id, **sheet_json(found.state)}
-    body["move_count"] = len(record.moves)
+    fields: Fields = {"id": record.id, **_sheet(found.state)}
+    fields["move_count"] = len(record.moves)
     if record.finished:
-        body.update(_result_json(found))
+        share = record.share or record.code
+        fields["share_code"] = code_str(share) if share else None
+        fields["board"] = results.board_id(record)
+        fields["rank"] = found.rank
+        fields["review"] = results.review_of(current_redis(), record.id)
     if record.code and (record.target or record.finished):
-        body["target"] = _target_json(found.target)
+        fields["target"] = _target(found.target)
     if found.party is not None:
-        body.update(_party_json(found.party))
+        fields |= _party(found.party)
     if found.computer is not None:
-        body.update(_computer_json(found, found.computer))
-    return body
+        fields["computer"] = _computer(found, found.computer)
+        fields["winner"] = computer.outcome(found.state, found.computer.state)
+    return fields
 
 
-def _result_json(found: service.View) -> dict[str, Any]:
-    record = found.record
-    share = record.share or record.code
-    return {
-        "share_code": code_str(share) if share else None,
-        "board": results.board_id(record),
-        "rank": found.rank,
-        "review": results.review_of(current_redis(), record.id),
-    }
+def _computer(found: service.View, side: computer.Side) -> answers.ComputerSide:
+    """The computer's sheet and its last turn step by step."""
+    # The record holds the level and engine as strings: the model checks them.
+    fields: Fields = {"level": found.record.level, "engine": found.record.engine,
+                      **_totals(side.state), "turns": found.computer_turns,
+                      "last_turn": [_step(step) for step in side.last_turn]}  # fmt: skip
+    return answers.ComputerSide.model_validate(fields)
 
 
-def _computer_json(found: service.View, side: computer.Side) -> dict[str, Any]:
-    """The computer's sheet, its last turn step by step, and the winner at the end."""
-    sheet = {k: v for k, v in sheet_json(side.state).items() if k not in _TABLE}
-    return {
-        "computer": {
-            "level": found.record.level,
-            "engine": found.record.engine,
-            **sheet,
-            "turns": found.computer_turns,
-            "last_turn": [step.to_dict() for step in side.last_turn],
-        },
-        "winner": computer.outcome(found.state, side.state),
-    }
+def _step(step: computer.Step) -> answers.Step:
+    """One step of the computer's turn: the dice, then the hold or the row and its points."""
+    dice_ = list(step.dice)
+    if isinstance(step.move, Roll):
+        return answers.Step(dice=dice_, hold=list(step.move.hold))
+    if step.points is None:
+        return answers.Step(dice=dice_, score=step.move.row)
+    return answers.Step(dice=dice_, score=step.move.row, points=step.points)
 
 
-def _party_json(party: parties.Party) -> dict[str, Any]:
+def _party(party: parties.Party) -> Fields:
     """Every player's sheet, whose turn it is, and the winners (several: a tie) at the end."""
     sheets = [
-        {"name": name, **{k: v for k, v in sheet_json(sheet).items() if k not in _TABLE}}
+        answers.PartySheet(name=name, **_totals(sheet))
         for name, sheet in zip(party.names, party.sheets, strict=True)
     ]
     return {
@@ -111,15 +137,11 @@ def _party_json(party: parties.Party) -> dict[str, Any]:
     }
 
 
-def sheet_json(state: GameState) -> dict[str, Any]:
-    """One sheet: the turn, the dice on the table, the rows and the totals."""
+def _totals(state: GameState) -> Totals:
+    """A sheet without the dice on the table: the rows and the totals."""
     return {
         "turn": state.turn,
-        "roll": state.roll,
-        "rolls_left": state.rolls_left,
-        "dice": list(state.dice),
         "scorecard": state.scorecard(),
-        "potential": state.potential(),
         "upper": state.upper,
         "bonus": state.bonus,
         "extra_bonus": state.extra_bonus,
@@ -128,12 +150,23 @@ def sheet_json(state: GameState) -> dict[str, Any]:
     }
 
 
-def _target_json(target: service.Target | None) -> dict[str, Any] | None:
+def _sheet(state: GameState) -> Fields:
+    """One sheet: the turn, the dice on the table, the rows and the totals."""
+    return {
+        **_totals(state),
+        "roll": state.roll,
+        "rolls_left": state.rolls_left,
+        "dice": list(state.dice),
+        "potential": state.potential(),
+    }
+
+
+def _target(target: service.Target | None) -> answers.Target | None:
     """The creator's game of a friend code: their name, sheet and total so far."""
     if target is None:
         return None
     state = target.state
-    return {
+    fields: Fields = {  # a creator without a name is refused by the model
         "player_id": target.record.player_id,
         "name": target.name,
         "scorecard": state.scorecard(),
@@ -142,27 +175,29 @@ def _target_json(target: service.Target | None) -> dict[str, Any] | None:
         "total": state.total,
         "finished": state.is_finished,
     }
+    return answers.Target.model_validate(fields)
 
 
-def record_json(found: Record) -> dict[str, Any]:
+def record_answer(found: Record) -> answers.Record:
     """The record ``daily verify`` reads: the moves and the seed once it may be published."""
     config = current_config()
-    body: dict[str, Any] = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset,
-                            "options": dict(found.options)}  # fmt: skip
+    fields: Fields = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset,
+                      "options": dict(found.options)}  # fmt: skip
     ref = dice.SeedRef.parse(found.seed_ref)
     seed = ref.seed(config.secret_key)
     # Only once no ranked game can be played on these dice any more (see seed_reveals_at).
     if results.is_seed_public(current_redis(), config, found):
-        body["seed"] = seed.hex()
+        fields["seed"] = seed.hex()
     elif ref.kind != SeedKind.RANDOM:  # named, not given: `daily verify` derives it
-        body["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
-    moves = [move.to_dict() for move in found.moves]
-    body.update(commitment=dice.commitment(seed), moves=moves, total=found.total)
+        fields["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
+    fields |= {"commitment": dice.commitment(seed), "moves": moves_answer(found.moves),
+               "total": found.total}  # fmt: skip
     if found.stream != "v1":  # a record without it is v1, as every game before v2 was
-        body["stream"] = found.stream
+        fields["stream"] = found.stream
     if found.kind.is_party:  # `daily verify` replays the log as one party in this order
-        body["players"] = list(found.players)
+        fields["players"] = list(found.players)
     if found.kind.is_computer:
-        body["computer"] = {"level": found.level, "engine": found.engine,
-                            "moves": [move.to_dict() for move in found.computer_moves]}  # fmt: skip
-    return answers.dump(answers.Record, body)
+        computer_fields: Fields = {"level": found.level, "engine": found.engine,
+                                   "moves": moves_answer(found.computer_moves)}  # fmt: skip
+        fields["computer"] = answers.RecordComputer.model_validate(computer_fields)
+    return answers.Record.model_validate(fields)
