@@ -21,7 +21,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from daily import computer, dice, modes, results, reviews
 from daily import party as parties
@@ -43,7 +43,7 @@ from daily.errors import (
 )
 from daily.modes import OnePer
 from daily.record import ComputerPart, OnCode, PartyPart, Record
-from daily.rules import GameState, Move, Ruleset, Score, apply, find_ruleset
+from daily.rules import GameState, Move, Options, Ruleset, Score, apply, find_ruleset
 from daily.store import games as store
 from daily.store import keys, players
 from daily.store.games import AlreadyApplied, FriendCode, MoveConflict
@@ -132,7 +132,7 @@ def computer_table(record: Record) -> Table:
 # Starting each mode
 
 
-def _new(player_id: str, config: Config, mode: str, ruleset: str, options: dict[str, Any],
+def _new(player_id: str, config: Config, mode: str, ruleset: str, options: Options,
          seed_ref: dice.SeedRef, *, id: str | None = None, day: date | None = None,
          code: str | None = None, target: bool = False, practice: bool = False,
          closes_at: float | None = None, players: Sequence[str] = (),
@@ -211,7 +211,11 @@ def _start_indexed(client: redis.Redis, config: Config, record: Record,
 
 
 def start_code(
-    client: redis.Redis, config: Config, player_id: str, ruleset: str, options: dict[str, Any]
+    client: redis.Redis,
+    config: Config,
+    player_id: str,
+    ruleset: str,
+    options: Options,
 ) -> tuple[Record, bool]:
     """Makes a fresh friend code and starts its creator's game on it."""
     game_id = store.new_id()
@@ -275,7 +279,11 @@ def code_closed(found: FriendCode, config: Config) -> CodeClosedError:
 
 
 def start_solo(
-    client: redis.Redis, config: Config, player_id: str, ruleset: str, options: dict[str, Any]
+    client: redis.Redis,
+    config: Config,
+    player_id: str,
+    ruleset: str,
+    options: Options,
 ) -> tuple[Record, bool]:
     """Starts a solo game on fresh random dice."""
     record = _new(player_id, config, modes.SOLO.id, ruleset, options, _random_seed())
@@ -283,7 +291,7 @@ def start_solo(
 
 
 def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: str,
-                options: dict[str, Any], names: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
+                options: Options, names: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
     """Starts a party of *names* (checked: two to four different names) on one device."""
     low, high = parties.MIN_PLAYERS, parties.MAX_PLAYERS
     if not low <= len(names) <= high:
@@ -298,7 +306,7 @@ def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: st
 
 
 def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset: str,
-                   options: dict[str, Any], level: str) -> tuple[Record, bool]:  # fmt: skip
+                   options: Options, level: str) -> tuple[Record, bool]:  # fmt: skip
     """Starts a game against the computer at *level*, on the engine ready now."""
     if level not in bots.LEVELS:
         raise BadInputError(f"level must be one of {', '.join(bots.LEVELS)}, got {level!r}")

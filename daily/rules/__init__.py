@@ -20,6 +20,7 @@ from daily.rules.game import (
 from daily.rules.rulesets import (
     BASE_RULESETS,
     Option,
+    Options,
     OptionValue,
     Row,
     Ruleset,
@@ -40,6 +41,7 @@ __all__ = [
     "MoveEntry",
     "Option",
     "OptionValue",
+    "Options",
     "PathSource",
     "Roll",
     "Row",

@@ -11,11 +11,11 @@ from flask import request
 from daily import accounts
 from daily.codes import parse_code
 from daily.errors import ErrorCode, RulesError
-from daily.rules import parse_options
+from daily.rules import OptionValue, parse_options
 from daily.web.errors import HttpError, bad_request
 
 
-def json_object() -> dict[str, Any]:
+def json_object() -> dict[str, object]:
     """The JSON object of the request (415 if it is not JSON, 400 if not an object)."""
     if not request.is_json:
         raise HttpError(415, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
@@ -38,7 +38,7 @@ def name(value: object) -> str:
     return accounts.parse_name(value)
 
 
-def rules(ruleset: str, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+def rules(ruleset: str, options: Mapping[str, object]) -> tuple[str, dict[str, OptionValue]]:
     """The ruleset and its options, checked (400 naming what is wrong)."""
     try:
         return ruleset, dict(parse_options(ruleset, options))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from flask import redirect, render_template, request, url_for
 from flask_babel import format_datetime, gettext
@@ -33,7 +32,7 @@ def friend(code: str) -> str:
         current_redis(), current_config(), normalized, auth.current_player_id()
     )
     mine = found.mine
-    boot: dict[str, Any] = {"code": normalized, "game": mine.id if mine else None}
+    boot: dict[str, object] = {"code": normalized, "game": mine.id if mine else None}
     theirs = found.theirs
     if found.is_creator and theirs is not None and theirs.finished:
         boot["creatorTotal"] = theirs.total  # the creator's page lists who beat it

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, get_translations, gettext, ngettext
@@ -56,7 +55,7 @@ _STYLE_KEY = "dice"
 
 
 @bp.app_context_processor
-def _context() -> dict[str, Any]:
+def _context() -> dict[str, object]:
     return {
         "locale": str(get_locale() or "en"),
         "asset_version": __version__,
@@ -248,7 +247,7 @@ def play(game_id: str) -> str | Response:
         return redirect(url_for("party.play", game_id=record.id))
     ruleset = record.rules
     mode = record.kind
-    boot: dict[str, Any] = {
+    boot: dict[str, object] = {
         "game": record.id,
         "sheet": sheet_meta(ruleset),
         "mode": mode_meta(mode),

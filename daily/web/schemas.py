@@ -80,7 +80,7 @@ class NewFriend(Body):
     code: str | None = Field(None, description="a friend code (XXXX-XXXX) to play")
     target: bool = Field(False, description="true or false (with a code)")
     ruleset: str | None = Field(None, description="a string (a ruleset id; maxi if none)")
-    options: dict[str, Any] = OPTIONS
+    options: dict[str, object] = OPTIONS  # checked by the rules, as sent
 
     @model_validator(mode="after")
     def _code_or_rules(self) -> NewFriend:
@@ -97,7 +97,7 @@ class NewSolo(Body):
 
     mode: Literal["solo"]
     ruleset: str = RULESET
-    options: dict[str, Any] = OPTIONS
+    options: dict[str, object] = OPTIONS  # checked by the rules, as sent
 
 
 class NewComputer(Body):
@@ -105,7 +105,7 @@ class NewComputer(Body):
 
     mode: Literal["computer"]
     ruleset: str = RULESET
-    options: dict[str, Any] = OPTIONS
+    options: dict[str, object] = OPTIONS  # checked by the rules, as sent
     level: Level = Field("medium", description=f"one of {', '.join(get_args(Level))}")
 
 
@@ -114,7 +114,7 @@ class NewParty(Body):
 
     mode: Literal["party"]
     ruleset: str = RULESET
-    options: dict[str, Any] = OPTIONS
+    options: dict[str, object] = OPTIONS  # checked by the rules, as sent
     players: list[Any] = Field(
         min_length=party.MIN_PLAYERS,
         max_length=party.MAX_PLAYERS,
