@@ -130,6 +130,18 @@ def js_strings() -> dict[str, str]:
         "behind": gettext("%(n)s behind pace", n="{n}"),
         "onPace": gettext("on pace"),
         "bonusMade": gettext("bonus made"),
+        **_result_strings(),
+        **_hint_strings(),
+        "errorOther": str(OTHER_ERROR),
+        "errorNoAnswer": str(NO_ANSWER),
+        **errors,
+        **play_strings(),
+    }
+
+
+def _result_strings() -> dict[str, str]:
+    """A finished game's rank, review, verdicts against friends, sharing and distribution."""
+    return {
         "rank": gettext("Rank %(rank)s of %(total)s", rank="{rank}", total="{total}"),
         "rankOnly": gettext("Rank %(rank)s", rank="{rank}"),
         # A game whose luck is past the clairvoyance threshold (daily/store/reviews.py).
@@ -181,7 +193,12 @@ def js_strings() -> dict[str, str]:
         "yourBand": gettext(
             "Your score is in the marked band, %(low)s to %(high)s.", low="{low}", high="{high}"
         ),
-        # Computer games and the "Best move" hints.
+    }
+
+
+def _hint_strings() -> dict[str, str]:
+    """Computer games and the "Best move" hints."""
+    return {
         "hintKeep": gettext("Keep %(dice)s", dice="{dice}"),
         "hintRollAll": gettext("Re-roll every die"),
         "hintScore": gettext("Score %(row)s", row="{row}"),
@@ -189,10 +206,6 @@ def js_strings() -> dict[str, str]:
         "hintLoss": gettext("%(loss)s less", loss="{loss}"),
         "theirKeep": gettext("kept %(n)s", n="{n}"),
         "theirScore": gettext("scored %(points)s in %(row)s", points="{points}", row="{row}"),
-        "errorOther": str(OTHER_ERROR),
-        "errorNoAnswer": str(NO_ANSWER),
-        **errors,
-        **play_strings(),
     }
 
 
