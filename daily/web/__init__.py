@@ -57,11 +57,12 @@ def _install(app: Flask) -> None:
     # Imported here, not at the top: the views import this module's helpers.
     from daily.web import (
         account,
+        analyses,
         api,
         archive,
         assets,
         boards,
-        coach,
+        computer,
         health,
         i18n,
         leagues,
@@ -78,8 +79,8 @@ def _install(app: Flask) -> None:
     security.init_app(app)
     app.register_blueprint(api.bp)
     i18n.init_app(app)
-    for blueprint in (pages.bp, boards.bp, party.bp, coach.bp, account.bp, assets.bp,
-                      leagues.bp, archive.bp):  # fmt: skip
+    for blueprint in (pages.bp, boards.bp, party.bp, computer.bp, analyses.bp, account.bp,
+                      assets.bp, leagues.bp, archive.bp):  # fmt: skip
         app.register_blueprint(blueprint)
     sweep.init_app(app)
     limits.init_app(app)  # last: it wraps the registered views

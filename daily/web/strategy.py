@@ -9,6 +9,8 @@ built inside a request: a missing table starts its background build
 from __future__ import annotations
 
 import json
+import math
+from dataclasses import dataclass
 
 from daily import analyses
 from daily import games as service
@@ -179,3 +181,18 @@ def move_answer(move: Move) -> answers.Move:
     if isinstance(move, Score):
         return answers.Move(answers.ScoreMove(score=move.row))
     return answers.Move(answers.HoldMove(hold=list(move.hold)))
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A strategy table being built, as a page shows it: progress and minutes left."""
+
+    percent: str  # e.g. "42%"
+    minutes: int  # rounded up, at least 1
+    refresh: int  # seconds until the page reloads itself
+
+
+def waiting(status: TableStatus) -> Wait:
+    """How long the table of *status* is still to take (a missing one has just started)."""
+    eta = status.eta if status.eta is not None else 60.0
+    return Wait(f"{status.percent or 0:.0f}%", max(1, math.ceil(eta / 60)), retry_after(status))
