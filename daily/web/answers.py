@@ -12,20 +12,80 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 from pydantic.config import JsonDict
 
 from daily import rankings
 from daily.dice import Version
+from daily.errors import ErrorCode
 from daily.modes import ModeId
 from daily.results import Review
 from daily.rules import OptionValue
 from daily.strategy.bots import Level
-from daily.web.schemas import Answer
+from daily.web.schemas import NAME_SCHEMA
 
 Die = Annotated[int, Field(ge=1, le=6)]
 Count = Annotated[int, Field(ge=0)]
 _DATE: JsonDict = {"format": "date"}
+
+
+class Answer(BaseModel):
+    """A JSON answer: the view fills every field, the document lists them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_TIME: JsonDict = {"format": "date-time"}
+
+
+class PlayerAnswer(Answer):
+    """A player: their id, name and (when just made) the token that signs their calls."""
+
+    player_id: str
+    name: Annotated[str, Field(json_schema_extra=NAME_SCHEMA)]
+    token: Annotated[str | None, Field(description="only when the player is made")] = None
+
+
+class DailyGame(Answer):
+    """The asking player's game of a day: its id, whether it is over, its total so far."""
+
+    id: str
+    finished: bool
+    total: int | None
+
+
+class DailyAnswer(Answer):
+    """A day's puzzle: its number, commitment and closing time; its seed once revealed."""
+
+    date: str = Field(json_schema_extra=_DATE)
+    number: int = Field(description="1 on 2026-01-01")
+    ruleset: Literal["maxi"]
+    commitment: str = Field(description="sha256 hex of the day's seed")
+    closes_at: str = Field(json_schema_extra=_TIME)
+    reveals_at: str = Field(json_schema_extra=_TIME)
+    advent_door: int | None
+    seed: str | None = Field(description="hex, once revealed")
+    game: DailyGame | None = Field(description="the asking player's game")
+
+
+class ErrorBody(BaseModel):
+    """The error itself: its code, its message, and details some codes carry."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    code: ErrorCode
+    message: str
+
+
+class ErrorAnswer(Answer):
+    """Every error the API answers (any status but 2xx)."""
+
+    error: ErrorBody
+
+
+def answer_schema(model: type[BaseModel]) -> JsonDict:
+    """The JSON schema of *model* for the OpenAPI document."""
+    return model.model_json_schema(ref_template="#/components/schemas/{model}")
 
 
 class HoldMove(Answer):

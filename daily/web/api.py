@@ -59,7 +59,7 @@ def openapi_document() -> Response:
 
 @bp.post("/players")
 @documented(
-    schemas.PlayerAnswer,
+    answers.PlayerAnswer,
     status=201,
     body=schemas.NewPlayer,
     errors=(400, 413, 415),
@@ -72,12 +72,12 @@ def create_player() -> tuple[Response, int]:
     check_new_player()
     player = accounts.create(current_redis(), name)
     count_new_player()
-    body = schemas.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
+    body = answers.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
     return jsonify(body.model_dump()), 201
 
 
 @bp.get("/players/me")
-@documented(schemas.PlayerAnswer, errors=(401, 404), description="the player")
+@documented(answers.PlayerAnswer, errors=(401, 404), description="the player")
 def get_me() -> Response:
     """The player making the request; a read never makes one (401 before the first game)."""
     player_id = current_player_id()
@@ -91,7 +91,7 @@ def get_me() -> Response:
 
 @bp.patch("/players/me")
 @documented(
-    schemas.PlayerAnswer,
+    answers.PlayerAnswer,
     body=schemas.NewPlayer,
     errors=(400, 401, 413, 415),
     description="the player",
@@ -103,7 +103,7 @@ def update_me() -> Response:
 
 
 def _player(player: accounts.Player) -> Response:
-    answer = schemas.PlayerAnswer(player_id=player.id, name=player.name)
+    answer = answers.PlayerAnswer(player_id=player.id, name=player.name)
     return jsonify(answer.model_dump(exclude_none=True))
 
 
@@ -111,7 +111,7 @@ def _player(player: accounts.Player) -> Response:
 
 
 @bp.get("/daily")
-@documented(schemas.DailyAnswer, access="public", description="the puzzle")
+@documented(answers.DailyAnswer, access="public", description="the puzzle")
 def today() -> Response:
     """Today's puzzle: its number, commitment and closing time."""
     config = current_config()
@@ -119,7 +119,7 @@ def today() -> Response:
 
 
 @bp.get("/daily/<day>")
-@documented(schemas.DailyAnswer, errors=(400, 404), access="public", description="the puzzle")
+@documented(answers.DailyAnswer, errors=(400, 404), access="public", description="the puzzle")
 def daily(day: str) -> Response:
     """The puzzle of *day*; its seed once the day has closed, 404 for a day not open yet."""
     config = current_config()
@@ -129,11 +129,11 @@ def daily(day: str) -> Response:
     return jsonify(answers.dump(_daily_answer(puzzle)))
 
 
-def _daily_answer(puzzle: dice.Day) -> schemas.DailyAnswer:
+def _daily_answer(puzzle: dice.Day) -> answers.DailyAnswer:
     config = current_config()
     seed = dice.daily_seed(config.secret_key, puzzle.date)
     mine = history.daily_of(current_redis(), current_player_id(), puzzle.date)
-    return schemas.DailyAnswer(
+    return answers.DailyAnswer(
         date=puzzle.date.isoformat(),
         number=puzzle.number,
         ruleset="maxi",
@@ -146,8 +146,8 @@ def _daily_answer(puzzle: dice.Day) -> schemas.DailyAnswer:
     )
 
 
-def _summary(record: Record) -> schemas.DailyGame:
-    return schemas.DailyGame(id=record.id, finished=record.finished, total=record.total)
+def _summary(record: Record) -> answers.DailyGame:
+    return answers.DailyGame(id=record.id, finished=record.finished, total=record.total)
 
 
 def _date(text: str) -> date:

@@ -15,7 +15,7 @@ from pydantic import Field
 from werkzeug.wrappers import Response as Redirect
 
 from daily import leagues as service
-from daily.web import auth, bodies, current_config, current_redis, schemas
+from daily.web import answers, auth, bodies, current_config, current_redis, schemas
 from daily.web.boards import parse_day, today
 from daily.web.openapi import BOARD_DAY, documented
 
@@ -32,14 +32,14 @@ class NewLeague(schemas.Body):
     name: Annotated[str, schemas.NAME]
 
 
-class MemberAnswer(schemas.Answer):
+class MemberAnswer(answers.Answer):
     """A member of a league."""
 
     player_id: str
     name: str
 
 
-class LeagueAnswer(schemas.Answer):
+class LeagueAnswer(answers.Answer):
     """A league as the asker sees it; ``members`` is empty unless they are one."""
 
     id: str = Field(description="the league's id, the last part of its invite link")
@@ -52,13 +52,13 @@ class LeagueAnswer(schemas.Answer):
     invite: str = Field(description="the invite link to share")
 
 
-class LeaguesAnswer(schemas.Answer):
+class LeaguesAnswer(answers.Answer):
     """The leagues the asker is in, by name."""
 
     leagues: list[LeagueAnswer] = Field(max_length=service.MAX_LEAGUES)
 
 
-class LineAnswer(schemas.Answer):
+class LineAnswer(answers.Answer):
     """A member's line on a league board."""
 
     rank: int = Field(ge=1)
@@ -67,7 +67,7 @@ class LineAnswer(schemas.Answer):
     score: int = Field(ge=0)
 
 
-class StandingAnswer(schemas.Answer):
+class StandingAnswer(answers.Answer):
     """A league board: a day's (scores) or a week's (each member's best five days summed)."""
 
     board: str = Field(description="league/{id}/day/{date} or league/{id}/week/{monday}")

@@ -21,7 +21,7 @@ from pydantic import BaseModel, JsonValue
 from pydantic.config import JsonDict
 
 from daily import __version__, rankings
-from daily.web import schemas
+from daily.web import answers
 
 #: Who may call an operation: anyone (no credentials), anyone with or without a player
 #: (``me`` then names them), or a player (bearer token or session cookie).
@@ -57,9 +57,9 @@ def documented(answer: type[BaseModel] | None, **details: Any) -> Callable[[V], 
 
 #: The component names of the answers the paths name, where they differ from the class's.
 NAMES: dict[type[BaseModel], str] = {
-    schemas.ErrorAnswer: "Error",
-    schemas.PlayerAnswer: "Player",
-    schemas.DailyAnswer: "Daily",
+    answers.ErrorAnswer: "Error",
+    answers.PlayerAnswer: "Player",
+    answers.DailyAnswer: "Daily",
 }
 #: What each error status means, in every operation that may answer it.
 MEANINGS = {
@@ -191,7 +191,7 @@ def _responses(rule: str, found: Operation, components: JsonDict) -> JsonDict:
     answer: JsonDict = {"description": description, "content": content}
     responses: JsonDict = {str(found.status): answer}
     statuses = (*found.errors, *ALWAYS) if rule.startswith("/api/") else found.errors
-    error = _component(found.answer if found.errors_answer else schemas.ErrorAnswer, components)
+    error = _component(found.answer if found.errors_answer else answers.ErrorAnswer, components)
     for status in sorted(set(statuses)):
         responses[str(status)] = {"description": MEANINGS[status], "content": _json(error)}
     return responses
@@ -205,7 +205,7 @@ def _component(model: type[BaseModel], components: JsonDict) -> JsonDict:
     """A reference to *model*'s schema, added to *components* with the models it names."""
     name = NAMES.get(model, model.__name__)
     if name not in components:
-        schema = dict(schemas.answer_schema(model))
+        schema = dict(answers.answer_schema(model))
         components.update(cast(JsonDict, schema.pop("$defs", {})))
         components[name] = schema
     return {"$ref": f"#/components/schemas/{name}"}

@@ -17,10 +17,11 @@ from pydantic.config import JsonDict
 
 from daily import party
 from daily.accounts import MAX_NAME
-from daily.errors import BadInputError, ErrorCode
+from daily.errors import BadInputError
 from daily.strategy.bots import Level
 
-_NAME_SCHEMA: JsonDict = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
+#: A player's name as the document states it.
+NAME_SCHEMA: JsonDict = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
 
 
 class Body(BaseModel):
@@ -30,7 +31,7 @@ class Body(BaseModel):
 
 
 # What a field must be, in the refusal's words (and the document's descriptions).
-NAME = Field(description="a string", json_schema_extra=_NAME_SCHEMA)
+NAME = Field(description="a string", json_schema_extra=NAME_SCHEMA)
 #: The ruleset of a new game whose body names none.
 DEFAULT_RULESET = "maxi"
 RULESET = Field(DEFAULT_RULESET, description="a string (a ruleset id)")
@@ -119,7 +120,7 @@ class NewParty(Body):
         min_length=party.MIN_PLAYERS,
         max_length=party.MAX_PLAYERS,
         description=f"a list of {party.MIN_PLAYERS} to {party.MAX_PLAYERS} names",
-        json_schema_extra={"items": _NAME_SCHEMA},
+        json_schema_extra={"items": NAME_SCHEMA},
     )
 
 
@@ -167,66 +168,3 @@ def _first_problem(model: type[Body], error: ValidationError, data: Mapping[str,
     info = model.model_fields.get(field)
     what = info.description if info and info.description else found["msg"]
     return f"{field} must be {what}, got {data.get(field)!r}"
-
-
-# Answers: what the API sends back, typed once for the views and the document.
-
-
-class Answer(BaseModel):
-    """A JSON answer: the view fills every field, the document lists them."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-_DATE: JsonDict = {"format": "date"}
-_TIME: JsonDict = {"format": "date-time"}
-
-
-class PlayerAnswer(Answer):
-    """A player: their id, name and (when just made) the token that signs their calls."""
-
-    player_id: str
-    name: Annotated[str, Field(json_schema_extra=_NAME_SCHEMA)]
-    token: Annotated[str | None, Field(description="only when the player is made")] = None
-
-
-class DailyGame(Answer):
-    """The asking player's game of a day: its id, whether it is over, its total so far."""
-
-    id: str
-    finished: bool
-    total: int | None
-
-
-class DailyAnswer(Answer):
-    """A day's puzzle: its number, commitment and closing time; its seed once revealed."""
-
-    date: str = Field(json_schema_extra=_DATE)
-    number: int = Field(description="1 on 2026-01-01")
-    ruleset: Literal["maxi"]
-    commitment: str = Field(description="sha256 hex of the day's seed")
-    closes_at: str = Field(json_schema_extra=_TIME)
-    reveals_at: str = Field(json_schema_extra=_TIME)
-    advent_door: int | None
-    seed: str | None = Field(description="hex, once revealed")
-    game: DailyGame | None = Field(description="the asking player's game")
-
-
-class ErrorBody(BaseModel):
-    """The error itself: its code, its message, and details some codes carry."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    code: ErrorCode
-    message: str
-
-
-class ErrorAnswer(Answer):
-    """Every error the API answers (any status but 2xx)."""
-
-    error: ErrorBody
-
-
-def answer_schema(model: type[BaseModel]) -> JsonDict:
-    """The JSON schema of *model* for the OpenAPI document."""
-    return model.model_json_schema(ref_template="#/components/schemas/{model}")
