@@ -3,7 +3,7 @@ its review status as the player sees it, and when its seed may be published.
 
 Handed the Redis client and the configuration, like :mod:`daily.games`; the store only
 persists what these decide (:func:`daily.store.games.submit` takes the results made here),
-and the web layer's game answer (:mod:`daily.web.render`) reads these and nothing of the
+and the web layer's game answer (:mod:`daily.web.game_answers`) reads these and nothing of the
 store.
 """
 

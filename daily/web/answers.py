@@ -1,6 +1,6 @@
 """The API's answers about games, hints, analyses and rankings as typed models.
 
-The views build these models from the service's typed results (:mod:`daily.web.render`
+The views build these models from the service's typed results (:mod:`daily.web.game_answers`
 for games) and answer :func:`dump` of them: the model checks every field (a field the
 model lacks is a bug, not an answer) and the OpenAPI document (:mod:`daily.web.openapi`) is
 generated from the same models, so each limit and enum is written once. A field that is
@@ -22,7 +22,7 @@ from daily.modes import ModeId
 from daily.results import Review
 from daily.rules import OptionValue
 from daily.strategy.bots import Level
-from daily.web.schemas import NAME_SCHEMA
+from daily.web.bodies import NAME_SCHEMA
 
 Die = Annotated[int, Field(ge=1, le=6)]
 Count = Annotated[int, Field(ge=0)]

@@ -27,9 +27,8 @@ from daily.web import (
     bodies,
     current_config,
     current_redis,
+    game_answers,
     openapi,
-    render,
-    schemas,
     strategy,
 )
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
@@ -61,14 +60,14 @@ def openapi_document() -> Response:
 @documented(
     answers.PlayerAnswer,
     status=201,
-    body=schemas.NewPlayer,
+    body=bodies.NewPlayer,
     errors=(400, 413, 415),
     access="public",
     description="the player and token",
 )
 def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
-    name = bodies.name(_parse(schemas.NewPlayer).name)
+    name = bodies.name(_parse(bodies.NewPlayer).name)
     check_new_player()
     player = accounts.create(current_redis(), name)
     count_new_player()
@@ -92,13 +91,13 @@ def get_me() -> Response:
 @bp.patch("/players/me")
 @documented(
     answers.PlayerAnswer,
-    body=schemas.NewPlayer,
+    body=bodies.NewPlayer,
     errors=(400, 401, 413, 415),
     description="the player",
 )
 def update_me() -> Response:
     """Changes the name of the player making the request."""
-    name = bodies.name(_parse(schemas.NewPlayer).name)
+    name = bodies.name(_parse(bodies.NewPlayer).name)
     return _player(accounts.rename(current_redis(), require_player_id(), name))
 
 
@@ -166,7 +165,7 @@ def _date(text: str) -> date:
 @documented(
     answers.GameState,
     status=201,
-    body=schemas.NewGame,
+    body=bodies.NewGame,
     errors=(400, 401, 404, 409, 413, 415),
     description=STATE,
 )
@@ -178,53 +177,53 @@ def create_game() -> tuple[Response, int]:
     mode = find_mode(cast(str, data["mode"]))  # any other value is named in its error
     today = history.today(current_config())
     accounts.check_may_start(mode, account.deleted_on(), today)
-    model = schemas.new_game_model(mode.id)
+    model = bodies.new_game_model(mode.id)
     player_id = require_player_id()  # a guest is made before the body's own fields are read
-    body = schemas.parse(model, data)
+    body = bodies.parse(model, data)
     record, created = STARTERS[type(body)](body, player_id)
     if not created:
         raise ConflictError("you already have this game", game_id=record.id)
     metrics.game_started(record.mode)
-    return jsonify(answers.dump(render.game_answer(_view(record)))), 201
+    return jsonify(answers.dump(game_answers.game_answer(_view(record)))), 201
 
 
 @bp.get("/games/<game_id>")
 @documented(answers.GameState, errors=(401, 404), description=STATE)
 def get_game(game_id: str) -> Response:
     """The game as its player sees it now (a finished game's lost count heals)."""
-    return jsonify(answers.dump(render.game_answer(_view(own_game(game_id), heal=True))))
+    return jsonify(answers.dump(game_answers.game_answer(_view(own_game(game_id), heal=True))))
 
 
 @bp.post("/games/<game_id>/roll")
 @documented(
     answers.Played,
-    body=schemas.RollBody,
+    body=bodies.RollBody,
     errors=(400, 401, 404, 409, 413, 415),
     headers=("Idempotency-Key",),
     description=PLAYED,
 )
 def roll(game_id: str) -> Response:
     """Re-rolls every die except the held positions."""
-    body = _parse(schemas.RollBody)
+    body = _parse(bodies.RollBody)
     return _play(game_id, Roll(tuple(body.hold)), body.move)
 
 
 @bp.post("/games/<game_id>/score")
 @documented(
     answers.Played,
-    body=schemas.ScoreBody,
+    body=bodies.ScoreBody,
     errors=(400, 401, 404, 409, 413, 415),
     headers=("Idempotency-Key",),
     description=PLAYED,
 )
 def score(game_id: str) -> Response:
     """Scores the dice in a row; the next turn's first roll is dealt at once."""
-    body = _parse(schemas.ScoreBody)
+    body = _parse(bodies.ScoreBody)
     return _play(game_id, Score(body.category), body.move)
 
 
-def _parse(model: type[schemas.B]) -> schemas.B:
-    return schemas.parse(model, bodies.json_object())
+def _parse(model: type[bodies.B]) -> bodies.B:
+    return bodies.parse(model, bodies.json_object())
 
 
 def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
@@ -234,7 +233,7 @@ def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     record, state = service.play(current_redis(), config, before, move, expected, key)
     if record.finished and not before.finished:  # this move finished it
         metrics.game_finished(record.mode)
-    return jsonify(answers.dump(render.played_answer(_view(record, state), move)))
+    return jsonify(answers.dump(game_answers.played_answer(_view(record, state), move)))
 
 
 def _view(record: Record, state: Any = None, heal: bool = False) -> service.View:
@@ -248,7 +247,7 @@ def record(game_id: str) -> Response:
     found = own_game(game_id)
     if not found.finished:
         raise ConflictError("the game is not finished yet")
-    return jsonify(answers.dump(render.record_answer(found)))
+    return jsonify(answers.dump(game_answers.record_answer(found)))
 
 
 @bp.get("/games/<game_id>/hint")
@@ -282,35 +281,35 @@ def analysis(game_id: str) -> Response:
 # Starting each mode: the body, read, then one call of the game service
 
 
-def _start_daily(body: schemas.NewDaily, player_id: str) -> tuple[Record, bool]:
+def _start_daily(body: bodies.NewDaily, player_id: str) -> tuple[Record, bool]:
     if body.day is not None:
         day = _date(body.day)
         return service.start_practice(current_redis(), current_config(), player_id, day)
     return service.start_daily(current_redis(), current_config(), player_id, _DAILY_QUOTA)
 
 
-def _start_friend(body: schemas.NewFriend, player_id: str) -> tuple[Record, bool]:
+def _start_friend(body: bodies.NewFriend, player_id: str) -> tuple[Record, bool]:
     if body.code is None:  # a fresh code
-        rules = bodies.rules(body.ruleset or schemas.DEFAULT_RULESET, body.options)
+        rules = bodies.rules(body.ruleset or bodies.DEFAULT_RULESET, body.options)
         return service.start_code(current_redis(), current_config(), player_id, *rules)
     code = bodies.code(body.code)
     return service.join_code(current_redis(), current_config(), player_id, code, body.target,
                              _DAILY_QUOTA)  # fmt: skip
 
 
-def _start_solo(body: schemas.NewSolo, player_id: str) -> tuple[Record, bool]:
+def _start_solo(body: bodies.NewSolo, player_id: str) -> tuple[Record, bool]:
     rules = bodies.rules(body.ruleset, body.options)
     return service.start_solo(current_redis(), current_config(), player_id, *rules)
 
 
-def _start_party(body: schemas.NewParty, player_id: str) -> tuple[Record, bool]:
+def _start_party(body: bodies.NewParty, player_id: str) -> tuple[Record, bool]:
     ruleset, options = bodies.rules(body.ruleset, body.options)
     names = [bodies.name(name) for name in body.players]
     return service.start_party(current_redis(), current_config(), player_id, ruleset, options,
                                names)  # fmt: skip
 
 
-def _start_computer(body: schemas.NewComputer, player_id: str) -> tuple[Record, bool]:
+def _start_computer(body: bodies.NewComputer, player_id: str) -> tuple[Record, bool]:
     ruleset, options = bodies.rules(body.ruleset, body.options)
     return service.start_computer(current_redis(), current_config(), player_id, ruleset,
                                   options, body.level)  # fmt: skip
@@ -319,10 +318,10 @@ def _start_computer(body: schemas.NewComputer, player_id: str) -> tuple[Record, 
 _DAILY_QUOTA = service.Quota(check_daily_limit, count_daily)
 
 #: Starts a game from its body and the player id: (record, is it new).
-STARTERS: dict[type[schemas.Body], Callable[[Any, str], tuple[Record, bool]]] = {
-    schemas.NewDaily: _start_daily,
-    schemas.NewFriend: _start_friend,
-    schemas.NewSolo: _start_solo,
-    schemas.NewParty: _start_party,
-    schemas.NewComputer: _start_computer,
+STARTERS: dict[type[bodies.Body], Callable[[Any, str], tuple[Record, bool]]] = {
+    bodies.NewDaily: _start_daily,
+    bodies.NewFriend: _start_friend,
+    bodies.NewSolo: _start_solo,
+    bodies.NewParty: _start_party,
+    bodies.NewComputer: _start_computer,
 }

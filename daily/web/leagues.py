@@ -15,7 +15,7 @@ from pydantic import Field
 from werkzeug.wrappers import Response as Redirect
 
 from daily import leagues as service
-from daily.web import answers, auth, bodies, current_config, current_redis, schemas
+from daily.web import answers, auth, bodies, current_config, current_redis
 from daily.web.boards import parse_day, today
 from daily.web.openapi import BOARD_DAY, documented
 
@@ -26,10 +26,10 @@ API = "/api/v1"
 # -- the models of the API --------------------------------------------------------------------
 
 
-class NewLeague(schemas.Body):
+class NewLeague(bodies.Body):
     """POST /leagues and PATCH /leagues/{id}: the league's name (a player name's rules)."""
 
-    name: Annotated[str, schemas.NAME]
+    name: Annotated[str, bodies.NAME]
 
 
 class MemberAnswer(answers.Answer):
@@ -123,7 +123,7 @@ _BOARD = {**_LEAGUE, "day": BOARD_DAY}
 
 
 def _name() -> str:
-    return schemas.parse(NewLeague, bodies.json_object()).name
+    return bodies.parse(NewLeague, bodies.json_object()).name
 
 
 # -- the API ----------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 Each view under ``/api/`` (and ``/healthz``) is marked with :func:`documented`: the model of
 its answer, of its request body, the error statuses it may answer and its query parameters.
 The paths, their path parameters and the ``operationId`` (the view's name) come from the
-app's URL map, the schemas from the models (:mod:`daily.web.schemas`, :mod:`daily.web.answers`),
+app's URL map, the schemas from the models (:mod:`daily.web.bodies`, :mod:`daily.web.answers`),
 so a route, a limit or an enum is written once. tests/web/test_api_openapi.py checks that every
 route is described; tests/web/test_schemathesis.py fuzzes the app against the document and
 tests/web/test_client.py plays through a client generated from it.
