@@ -18,7 +18,7 @@ from daily import party as parties
 from daily.codes import code_str
 from daily.modes import SeedKind
 from daily.record import Record
-from daily.rules import GameState, Move, Roll, Score
+from daily.rules import GameState, Move, MoveEntry, Roll, Score
 from daily.web import answers, current_config, current_redis
 
 #: The keyword arguments of an answer being built, each field only when the game has it.
@@ -73,15 +73,10 @@ def played_answer(found: service.View, move: Move) -> answers.Played:
     return answers.Played.model_validate(fields)
 
 
-def moves_answer(moves: tuple[Move, ...]) -> list[answers.Move]:
-    """A move log as the answers write it."""
-    return [answers.Move(_move(move)) for move in moves]
-
-
-def _move(move: Move) -> answers.HoldMove | answers.ScoreMove:
-    if isinstance(move, Roll):
-        return answers.HoldMove(hold=list(move.hold))
-    return answers.ScoreMove(score=move.row)
+def moves_answer(moves: tuple[Move, ...]) -> list[MoveEntry]:
+    """A move log as the answers write it (each entry read into :class:`answers.Move` by the
+    answer's model, in one pass)."""
+    return [move.to_dict() for move in moves]
 
 
 def _changed(found: service.View) -> Fields:
