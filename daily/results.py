@@ -32,7 +32,16 @@ _NEVER = datetime.max.replace(tzinfo=UTC)
 
 
 def board_of(record: Record) -> boards.Board | None:
-    """The board a game counts on: its date's or its friend code's; None for unranked games."""
+    """The board a game counts on: its date's or its friend code's; None for unranked games.
+
+    >>> from datetime import date
+    >>> daily = Record(id="g1", mode="daily", ruleset="maxi", options={}, player_id="p1",
+    ...                seed_ref="daily:2026-12-01", created=0.0, day=date(2026, 12, 1))
+    >>> board_of(daily).id
+    'daily/2026-12-01'
+    >>> board_of(dataclasses.replace(daily, mode="solo", day=None)) is None
+    True
+    """
     if record.practice:
         return None
     if record.kind.board is BoardKind.DAILY and record.day is not None:
