@@ -6,6 +6,7 @@ application and is imported lazily so that the core never pulls in Flask.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Builds the Flask application (the WSGI entry point for gunicorn)."""
     from daily.web import create_app as _create_app
 

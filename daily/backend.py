@@ -6,7 +6,7 @@ imports :mod:`redis` or :mod:`daily.store` itself (only the store talks to Redis
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from daily.config import Config
 from daily.store import connection, dicekey, keys
@@ -30,7 +30,7 @@ def unreachable(client: Client) -> str | None:
     return connection.unreachable(client)
 
 
-def limiter_storage(config: Config, client: Client) -> tuple[str, dict[str, Any]]:
+def limiter_storage(config: Config, client: Client) -> tuple[str, dict[str, object]]:
     """The rate limiter's storage URL and options: its counters live in *client*'s Redis,
     under their own key prefix."""
     url, options = connection.limiter_storage(config.redis_url, client)

@@ -12,7 +12,7 @@ fixed when it starts) it plays on a heuristic value function instead
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, cast
@@ -46,13 +46,6 @@ class Step:
     dice: tuple[int, ...]
     move: Move
     points: int | None = None  # the points a Score move wrote
-
-    def to_dict(self) -> dict[str, Any]:
-        """The step as JSON: dice, then the hold positions or the row and its points."""
-        body: dict[str, Any] = {"dice": list(self.dice), **self.move.to_dict()}
-        if self.points is not None:
-            body["points"] = self.points
-        return body
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +101,7 @@ def outcome(you: GameState, computer: GameState | None) -> str | None:
     return WIN if you.total > computer.total else LOSS
 
 
-def parse_moves(entries: Sequence[dict[str, Any]]) -> tuple[Move, ...]:
+def parse_moves(entries: Sequence[Mapping[str, Any]]) -> tuple[Move, ...]:
     """The computer's stored moves (written by ``Move.to_dict``) as moves."""
     return tuple(Roll(tuple(e["hold"])) if "hold" in e else Score(e["score"]) for e in entries)
 

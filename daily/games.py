@@ -20,10 +20,10 @@ import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
 
-from daily import archive, computer, dice, modes, reviews
+from daily import archive, computer, dice, modes, results, reviews
 from daily import party as parties
 from daily.codes import code_str
 from daily.config import Config
@@ -43,7 +43,7 @@ from daily.errors import (
 )
 from daily.modes import OnePer
 from daily.record import ComputerPart, OnCode, PartyPart, Record
-from daily.rules import GameState, Move, Ruleset, Score, apply, find_ruleset
+from daily.rules import GameState, Move, Options, Ruleset, Score, apply, find_ruleset
 from daily.store import games as store
 from daily.store import keys, players
 from daily.store.games import AlreadyApplied, FriendCode, MoveConflict
@@ -132,7 +132,7 @@ def computer_table(record: Record) -> Table:
 # Starting each mode
 
 
-def _new(player_id: str, config: Config, mode: str, ruleset: str, options: dict[str, Any],
+def _new(player_id: str, config: Config, mode: str, ruleset: str, options: Options,
          seed_ref: dice.SeedRef, *, id: str | None = None, day: date | None = None,
          code: str | None = None, target: bool = False, practice: bool = False,
          closes_at: float | None = None, players: Sequence[str] = (),
@@ -186,7 +186,8 @@ def start_practice(
                            practice_at=at)  # fmt: skip
     record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
                   dice.SeedRef.daily(day), day=day, practice=True)  # fmt: skip
-    return store.start(client, config, record, [keys.player_practice(player_id, day.isoformat())])
+    index = [keys.player_practice(player_id, day.isoformat())]
+    return store.start(client, record, expires_in(record, config), index)
 
 
 def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quota: Quota,
@@ -205,13 +206,17 @@ def _start_indexed(client: redis.Redis, config: Config, record: Record,
                    index: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
     """Starts a game under the player's *index* keys, listed first on their key set (so
     deleting the player finds them without a scan)."""
-    ttl_s = int(store.expires_in(record, config)) + 1
-    players.note_keys(client, record.player_id, index, ttl_s)
-    return store.start(client, config, record, index)
+    lifetime_s = expires_in(record, config)
+    players.note_keys(client, record.player_id, index, int(lifetime_s) + 1)
+    return store.start(client, record, lifetime_s, index)
 
 
 def start_code(
-    client: redis.Redis, config: Config, player_id: str, ruleset: str, options: dict[str, Any]
+    client: redis.Redis,
+    config: Config,
+    player_id: str,
+    ruleset: str,
+    options: Options,
 ) -> tuple[Record, bool]:
     """Makes a fresh friend code and starts its creator's game on it."""
     game_id = store.new_id(config.now().timestamp())
@@ -275,15 +280,19 @@ def code_closed(found: FriendCode, config: Config) -> CodeClosedError:
 
 
 def start_solo(
-    client: redis.Redis, config: Config, player_id: str, ruleset: str, options: dict[str, Any]
+    client: redis.Redis,
+    config: Config,
+    player_id: str,
+    ruleset: str,
+    options: Options,
 ) -> tuple[Record, bool]:
     """Starts a solo game on fresh random dice."""
     record = _new(player_id, config, modes.SOLO.id, ruleset, options, _random_seed())
-    return store.start(client, config, record)
+    return store.start(client, record, expires_in(record, config))
 
 
 def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: str,
-                options: dict[str, Any], names: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
+                options: Options, names: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
     """Starts a party of *names* (checked: two to four different names) on one device."""
     low, high = parties.MIN_PLAYERS, parties.MAX_PLAYERS
     if not low <= len(names) <= high:
@@ -294,11 +303,11 @@ def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: st
             raise BadInputError(f"two players are named {name!r}: give each a different name")
     record = _new(player_id, config, modes.PARTY.id, ruleset, options, _random_seed(),
                   players=tuple(names))  # fmt: skip
-    return store.start(client, config, record)
+    return store.start(client, record, expires_in(record, config))
 
 
 def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset: str,
-                   options: dict[str, Any], level: str) -> tuple[Record, bool]:  # fmt: skip
+                   options: Options, level: str) -> tuple[Record, bool]:  # fmt: skip
     """Starts a game against the computer at *level*, on the engine ready now."""
     if level not in bots.LEVELS:
         raise BadInputError(f"level must be one of {', '.join(bots.LEVELS)}, got {level!r}")
@@ -309,7 +318,7 @@ def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset:
         raise BadInputError(f"the computer cannot play this ruleset: {e}") from None
     record = _new(player_id, config, modes.COMPUTER.id, ruleset, options, _random_seed(),
                   level=level, engine=choose_engine(rules))  # fmt: skip
-    return store.start(client, config, record)
+    return store.start(client, record, expires_in(record, config))
 
 
 # Playing
@@ -360,8 +369,10 @@ def play(
                            f"{len(record.moves)}", moves=len(record.moves))  # fmt: skip
     _check_open(record, config)
     state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
+    now, lifetime_s = config.now().timestamp(), expires_in(record, config)
     try:
-        after = store.append(client, config, record, move, state, digest)
+        after = store.append(client, record, move, state, now=now, lifetime_s=lifetime_s,
+                             key=digest)  # fmt: skip
     except AlreadyApplied:  # a copy of this request was stored since the game was read
         found = store.load(client, record.id)
         if found is None:
@@ -388,8 +399,36 @@ def _advance(record: Record, move: Move, secret: str) -> GameState | parties.Par
     return apply(record.state(secret), move)
 
 
+#: An unfinished game is kept at least this long (seconds), even at its deadline.
+MIN_KEEP_S = 60.0
+
+
+def deadline_of(record: Record, config: Config) -> datetime | None:
+    """When a ranked game stops: its day's or its code's reveal; None for unranked games."""
+    if record.practice:
+        return None
+    if record.kind.one_per is OnePer.DAY and record.day is not None:
+        return dice.Day(record.day, config.timezone).reveals_at
+    if record.kind.one_per is OnePer.CODE and record.closes_at is not None:
+        return datetime.fromtimestamp(record.closes_at, UTC) + dice.REVEAL_GRACE
+    return None
+
+
+def expires_in(record: Record, config: Config) -> float:
+    """Seconds until an unfinished *record* is dropped: at its deadline if ranked, else
+    when idle for ``config.idle_lifetime``.
+
+    Relative, not a date: Redis counts it on its own clock, and the configured clock may
+    be frozen (``DAILY_NOW``, tests).
+    """
+    deadline = deadline_of(record, config)
+    if deadline is None:
+        return config.idle_lifetime.total_seconds()
+    return max(MIN_KEEP_S, (deadline - config.now()).total_seconds())
+
+
 def _check_open(record: Record, config: Config) -> None:
-    deadline = store.deadline_of(record, config)
+    deadline = deadline_of(record, config)
     if deadline is not None and config.now() >= deadline:
         if record.kind.one_per is OnePer.DAY:
             raise IllegalMoveError(f"the daily puzzle of {record.day} is over")
@@ -528,7 +567,7 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
     if record.code and (record.target or record.finished):
         found = dataclasses.replace(found, target=target_of(client, config, record))
     if record.finished:
-        found = dataclasses.replace(found, rank=store.rank_of(client, record))
+        found = dataclasses.replace(found, rank=results.rank_of(client, record))
     return found
 
 

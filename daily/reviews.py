@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from daily import metrics
+from daily import metrics, results
 from daily.config import Config
 from daily.errors import DailyError, ReplayError, RulesError
 from daily.rules import Ruleset
 from daily.store import games as store
 from daily.store import reviews
 from daily.store.games import Record
-from daily.store.reviews import HELD, RELEASED, REMOVED, Held
+from daily.store.reviews import HELD, RELEASED, REMOVED
 from daily.strategy import builder, luck
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, default_cache_dir, table_for
@@ -45,6 +46,25 @@ log = logging.getLogger(__name__)
 
 class ReviewError(DailyError, ValueError):
     """An operator's review command that does not apply (an unknown or unheld game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A game in the review queue, as the operator's list shows it."""
+
+    game_id: str
+    player_id: str
+    mode: str
+    board: str | None  # the board it would stand on: daily/2026-12-01, friend/K7P2QX9D
+    total: int | None
+    luck: float | None
+    held_at: float
+
+    def line(self) -> str:
+        """One line of ``daily review list``."""
+        score = "-" if self.luck is None else f"{self.luck:.2f}"
+        return (f"{self.game_id}  {self.mode:6}  {self.board or '-':22}  "
+                f"total {self.total}  luck {score}  player {self.player_id}")  # fmt: skip
 
 
 #: How many waiting games one sweep checks (about 20 ms each for maxi), and for how long
@@ -79,10 +99,10 @@ def submit(client: redis.Redis, config: Config, record: Record) -> None:
     This is the one place where a finished game reaches the boards; repeating it is a no-op.
     """
     # A game no table can check reaches no board (its code is practice from the start).
-    results = store.results_of(record) if is_checkable(record.rules) else []
+    counted = results.results_of(record) if is_checkable(record.rules) else []
     # Only a game that would reach a board is checked (a practice game never is).
-    held = bool(results) and is_held(client, config, record)
-    store.submit(client, config, record, [] if held else results)
+    held = bool(counted) and is_held(client, config, record)
+    store.submit(client, config, record, [] if held else counted)
 
 
 def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
@@ -190,7 +210,8 @@ def check_unchecked(
             continue
         checked += 1
         if _check(client, config, record, table):
-            reviews.withdraw(client, record)
+            # the same boards that submit counted it on
+            reviews.withdraw(client, results.results_of(record))
             found += 1
         reviews.unlist_unchecked(client, game_id)
     reviews.requeue_unchecked(client, waiting, config.now().timestamp())
@@ -208,7 +229,17 @@ def sweep_unchecked(client: redis.Redis, config: Config) -> int | None:
 
 def held(client: redis.Redis, limit: int = 100) -> list[Held]:
     """The games held for review, oldest first (``daily review list``)."""
-    return reviews.held(client, limit)
+    found = []
+    for game_id, held_at in reviews.held(client, limit):
+        record = store.load(client, game_id)
+        if record is None:
+            continue
+        score = record.extra.get("luck")
+        found.append(
+            Held(record.id, record.player_id, record.mode, results.board_id(record),
+                 record.total, float(score) if score else None, held_at)
+        )  # fmt: skip
+    return found
 
 
 def unchecked(client: redis.Redis) -> int:

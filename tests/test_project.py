@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -41,3 +42,34 @@ def test_code_is_clean(command: list[str]) -> None:
     assert tool, f"{command[0]} is installed by the test extra"
     result = subprocess.run([tool, *command[1:]], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+#: The longest function the package may hold (the play script's limit too: tests/web/test_js.py).
+LONGEST = 80
+
+
+def function_lengths(source: str) -> list[tuple[int, str]]:
+    """(lines, name) of every function and method in *source*, nested ones too."""
+    return [
+        (node.end_lineno - node.lineno + 1, node.name)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno
+    ]
+
+
+def test_the_length_check_sees_every_function() -> None:
+    source = (
+        "def a():\n    def b():\n        pass\n    return b\n\n"
+        "class C:\n    def m(self):\n        ...\n"
+    )
+    assert sorted(function_lengths(source)) == [(2, "b"), (2, "m"), (4, "a")]
+
+
+def test_no_function_is_over_80_lines() -> None:
+    found = [
+        (lines, f"{path.relative_to(ROOT)}: {name}")
+        for path in sorted((ROOT / "daily").rglob("*.py"))
+        for lines, name in function_lengths(path.read_text())
+    ]
+    lines, where = max(found)
+    assert lines <= LONGEST, f"{where}: a function of {lines} lines"

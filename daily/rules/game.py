@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from daily.errors import IllegalMoveError, InvalidMoveError, ReplayError, RulesError
 from daily.rules.rulesets import JOKER_POINTS, Ruleset
@@ -50,13 +50,29 @@ class PathSource(ABC):
         """The *count* fresh dice of the re-roll whose hold is the last step of *path*."""
 
 
+class HoldEntry(TypedDict):
+    """A re-roll as a move log writes it: ``{"hold": [0, 2]}``."""
+
+    hold: list[int]
+
+
+class ScoreEntry(TypedDict):
+    """A score as a move log writes it: ``{"score": "chance"}``."""
+
+    score: str
+
+
+#: One move of a move log (what :func:`parse_move` reads back).
+MoveEntry = HoldEntry | ScoreEntry
+
+
 @dataclass(frozen=True, slots=True)
 class Roll:
     """Re-roll every die except those at the *hold* positions."""
 
     hold: Hold
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> HoldEntry:
         """The move as it is written in a move log."""
         return {"hold": list(self.hold)}
 
@@ -67,7 +83,7 @@ class Score:
 
     row: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ScoreEntry:
         """The move as it is written in a move log."""
         return {"score": self.row}
 

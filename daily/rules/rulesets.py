@@ -19,6 +19,8 @@ from daily.rules import scoring
 from daily.rules.scoring import Dice, Scorer
 
 OptionValue = int | str | bool
+#: A ruleset's options as checked by :func:`parse_options`: each name with its value.
+Options = Mapping[str, OptionValue]
 
 
 @dataclass(frozen=True, slots=True)

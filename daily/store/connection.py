@@ -76,7 +76,7 @@ def is_cluster_url(url: str | None) -> bool:
     return bool(url) and str(url).partition("://")[0] in CLUSTER_SCHEMES
 
 
-def limiter_storage(url: str | None, client: redis.Redis) -> tuple[str, dict[str, Any]]:
+def limiter_storage(url: str | None, client: redis.Redis) -> tuple[str, dict[str, object]]:
     """The ``limits`` storage URL and options that keep rate-limit counters in *client*'s Redis.
 
     A single server (or the embedded one) shares the app's connection pool; a cluster is

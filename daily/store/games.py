@@ -6,9 +6,10 @@ script only if the log still has the length the replay saw: a concurrent or out-
 move changes nothing. A finished game is listed as pending until the rankings have counted
 it, so a crash between finishing and counting is repaired by the service's sweep.
 
-Nothing here grows without bound: an unfinished game expires at its deadline (a ranked
-game) or when idle (``Config.idle_lifetime``), and so do a guest's keys until they
-finish a game; a finished game, and its player, are kept.
+Nothing here grows without bound: an unfinished game expires after the lifetime the
+service hands in (its deadline if ranked, else when idle), and so do a guest's keys until
+they finish a game; a finished game, and its player, are kept. Which boards a game counts
+on and when its seed is published are the service's rules (:mod:`daily.results`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from daily import party as parties
 from daily.codes import new_code
 from daily.config import Config
 from daily.errors import ConflictError, DailyError
-from daily.modes import BoardKind, OnePer, find_mode
+from daily.modes import OnePer, find_mode
 from daily.record import (
     DEFAULT_STREAM,
     ComputerPart,
@@ -446,15 +447,16 @@ def is_dated(record: Record) -> bool:
 
 @guarded
 def start(
-    client: redis.Redis, config: Config, record: Record, index_keys: Sequence[str] = ()
+    client: redis.Redis, record: Record, lifetime_s: float, index_keys: Sequence[str] = ()
 ) -> tuple[Record, bool]:
     """Stores a new game; returns it and True, or the existing game and False.
 
     *index_keys* (one game per player and date, or per player and code; a daily played
     on its code takes both) are claimed all or none; if one names a game already, that
-    game is returned instead. An unfinished game expires at its deadline, or when idle.
+    game is returned instead. The game and its index keys expire unfinished after
+    *lifetime_s* seconds (the service's :func:`daily.games.expires_in`).
     """
-    ttl_ms = int(expires_in(record, config) * 1000)
+    ttl_ms = int(lifetime_s * 1000)
     # The game and the player's keys live on two cluster slots, so no transaction holds
     # both: a crash between leaves an unlisted game, which expires unfinished.
     pipe = client.pipeline(transaction=True)
@@ -475,34 +477,6 @@ def start(
     if found is None:
         raise DailyError(f"an index of player {record.player_id} names a missing game")
     return found, False
-
-
-#: An unfinished game is kept at least this long (seconds), even at its deadline.
-MIN_KEEP_S = 60.0
-
-
-def expires_in(record: Record, config: Config) -> float:
-    """Seconds until an unfinished *record* is dropped: at its deadline if ranked, else
-    when idle for ``config.idle_lifetime``.
-
-    Relative, not a date: Redis counts it on its own clock, and the configured clock may
-    be frozen (``DAILY_NOW``, tests).
-    """
-    deadline = deadline_of(record, config)
-    if deadline is None:
-        return config.idle_lifetime.total_seconds()
-    return max(MIN_KEEP_S, (deadline - config.now()).total_seconds())
-
-
-def deadline_of(record: Record, config: Config) -> datetime | None:
-    """When a ranked game stops: its day's or its code's reveal; None for unranked games."""
-    if record.practice:
-        return None
-    if record.kind.one_per is OnePer.DAY and record.day is not None:
-        return dice.Day(record.day, config.timezone).reveals_at
-    if record.kind.one_per is OnePer.CODE and record.closes_at is not None:
-        return _at(record.closes_at) + dice.REVEAL_GRACE
-    return None
 
 
 @guarded
@@ -714,23 +688,25 @@ def games_of(client: redis.Redis, player_id: str, limit: int = 50) -> list[str]:
 
 def append(
     client: redis.Redis,
-    config: Config,
     record: Record,
     move: Move,
     state: GameState | parties.Party,
+    *,
+    now: float,
+    lifetime_s: float,
     key: str = "",
 ) -> Record:
-    """Stores one replayed *move* that leads to *state*; returns the new record.
+    """Stores one replayed *move* that leads to *state* at *now* (unix seconds); returns the
+    new record. An unfinished game then expires after *lifetime_s* seconds.
 
     The log must still be the one *record* holds (else :class:`MoveConflict`); *key*, a
     request's idempotency digest, that names the last move stored means the request was
     applied already (:class:`AlreadyApplied`). A finishing move is listed as pending
     first, so no crash between storing and counting it loses the result.
     """
-    now = config.now().timestamp()
     if state.is_finished:
         _mark_pending(client, record.id, now)
-    _append(client, record, move, state, now, key, expires_in(record, config))
+    _append(client, record, move, state, now, key, lifetime_s)
     return _with_move(record, move, state, now, key)
 
 
@@ -840,40 +816,6 @@ def submit(
     # counted game listed as pending, which the game service's retry_pending clears.
     client.hset(keys.game(record.id), _SUBMITTED, "1")
     client.zrem(keys.pending_results(), record.id)
-
-
-def results_of(record: Record) -> list[boards.Result]:
-    """What a finished game puts on the boards: its day's or code's result, and the code
-    boards it opens (the share code made from it, the code a daily was played on)."""
-    if record.practice or record.total is None:
-        return []
-    found = []
-    if record.is_ranked:
-        found.append(result_of(record))
-    # A daily played on a friend's code also counts on that code's board (ZADD NX: once).
-    codes = [record.code] if record.kind.board is BoardKind.DAILY and record.code else []
-    if record.kind.shares and record.share:
-        codes.append(record.share)  # the creator's own game opens its code's board
-    for code in codes:
-        found.append(
-            dataclasses.replace(result_of(record), mode=BoardKind.FRIEND, day=None, code=code)
-        )
-    return found
-
-
-def result_of(record: Record) -> boards.Result:
-    """The rankings' view of a finished game."""
-    if record.total is None or record.finished_at is None:
-        raise DailyError(f"game {record.id} is not finished")
-    return boards.Result(
-        game_id=record.id,
-        player_id=record.player_id,
-        mode=record.mode,
-        total=record.total,
-        finished_at=record.finished_at,
-        day=record.day,
-        code=record.code,
-    )
 
 
 @guarded
@@ -990,49 +932,3 @@ def _code_of(code: str, fields: Mapping[str, str]) -> FriendCode | None:
         made=float(fields.get("made", 0.0)),
         closes=float(fields.get("closes", 0.0)),
     )
-
-
-def seed_reveals_at(client: redis.Redis, config: Config, record: Record) -> datetime | None:
-    """When the seed of *record* may be published; None if no ranked board ever uses it.
-
-    A day's seed: an hour after the day closes. A code's dice (its own seed, or the seed
-    of the solo game it was made from): once the code's ranked games are over. A daily's
-    code only replays the day, so the day decides. Unknown: never.
-    """
-    ref = dice.SeedRef.parse(record.seed_ref)
-    if ref.day is not None:
-        return dice.Day(ref.day, config.timezone).reveals_at
-    shared = record.kind.shares and not record.kind.is_ranked  # a solo game's dice
-    code = record.code or (record.share if shared else None)
-    if code is not None:
-        found = load_code(client, code)
-        return found.practice_at(config.timezone) if found else datetime.max.replace(tzinfo=UTC)
-    if ref.kind == "friend" or shared:
-        return datetime.max.replace(tzinfo=UTC)  # a code or share not made (yet): keep it
-    return None  # a party's or a computer game's own random seed: nobody else plays it
-
-
-def is_seed_public(client: redis.Redis, config: Config, record: Record) -> bool:
-    """Whether the seed of *record* may be shown now (see :func:`seed_reveals_at`)."""
-    reveals = seed_reveals_at(client, config, record)
-    return reveals is None or config.now() >= reveals
-
-
-def board_of(record: Record) -> boards.Board | None:
-    """The board a game counts on: its date's or its friend code's; None for unranked games."""
-    if record.practice:
-        return None
-    if record.kind.board is BoardKind.DAILY and record.day is not None:
-        return boards.Board.daily(record.day)
-    if record.kind.board is BoardKind.FRIEND and record.code is not None:
-        return boards.Board.friend(record.code)
-    return None
-
-
-def rank_of(client: redis.Redis, record: Record) -> int | None:
-    """The rank of a finished game's player on its board, once counted."""
-    board = board_of(record)
-    if board is None or not record.submitted:
-        return None
-    entry = boards.rank_of(client, board, record.player_id)
-    return entry.rank if entry else None

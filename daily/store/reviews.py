@@ -11,7 +11,6 @@ never ranked). A counted game that waits for its table is listed on
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import redis
@@ -24,25 +23,6 @@ if TYPE_CHECKING:
 
 #: The ``review`` field of a game's hash: held (waiting), released (counted), removed.
 HELD, RELEASED, REMOVED = "held", "released", "removed"
-
-
-@dataclass(frozen=True, slots=True)
-class Held:
-    """A game in the review queue, as the operator's list shows it."""
-
-    game_id: str
-    player_id: str
-    mode: str
-    board: str | None  # the board it would stand on: daily/2026-12-01, friend/K7P2QX9D
-    total: int | None
-    luck: float | None
-    held_at: float
-
-    def line(self) -> str:
-        """One line of ``daily review list``."""
-        score = "-" if self.luck is None else f"{self.luck:.2f}"
-        return (f"{self.game_id}  {self.mode:6}  {self.board or '-':22}  "
-                f"total {self.total}  luck {score}  player {self.player_id}")  # fmt: skip
 
 
 def status_of(record: Record) -> str | None:
@@ -95,26 +75,10 @@ def queue_unchecked(client: redis.Redis, game_id: str, now: float) -> None:
 
 
 @guarded
-def held(client: redis.Redis, limit: int = 100) -> list[Held]:
-    """The games under review, oldest first."""
-    from daily.store import games
-
-    found = []
-    listed = cast(
-        list[tuple[str, float]],
-        client.zrange(keys.reviews_held(), 0, limit - 1, withscores=True),
-    )
-    for game_id, held_at in listed:
-        record = games.load(client, str(game_id))
-        if record is None:
-            continue
-        board = games.board_of(record)
-        score = record.extra.get("luck")
-        found.append(
-            Held(record.id, record.player_id, record.mode, board.id if board else None,
-                 record.total, float(score) if score else None, float(held_at))
-        )  # fmt: skip
-    return found
+def held(client: redis.Redis, limit: int = 100) -> list[tuple[str, float]]:
+    """The ids of the games under review with when each was held, oldest first."""
+    listed = client.zrange(keys.reviews_held(), 0, limit - 1, withscores=True)
+    return [(str(game_id), float(at)) for game_id, at in cast(list[tuple[str, float]], listed)]
 
 
 @guarded
@@ -153,12 +117,10 @@ def unlist_unchecked(client: redis.Redis, game_id: str) -> None:
 
 
 @guarded
-def withdraw(client: redis.Redis, record: Record) -> None:
-    """Takes a counted game off every board it reached while it is under review: its own
-    boards and the aggregate ones (best day, streak, advent)."""
-    from daily.store import games
-
-    for result in games.results_of(record):  # the same boards that submit counted it on
+def withdraw(client: redis.Redis, results: Sequence[boards.Result]) -> None:
+    """Takes a counted game's *results* off every board they reached while it is under
+    review: its own boards and the aggregate ones (best day, streak, advent)."""
+    for result in results:
         boards.withdraw(client, result)
 
 

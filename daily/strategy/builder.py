@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from daily import metrics
 from daily.errors import RulesError
-from daily.rules import Ruleset, find_ruleset
+from daily.rules import OptionValue, Ruleset, find_ruleset
 from daily.strategy.model import model_of
 
 #: The variable listing the tables the service builds by itself, in order (``maxi`` first).
@@ -56,15 +56,6 @@ class TableStatus:
     percent: float | None = None  # while building
     seconds: float | None = None  # building: spent so far; ready: what the build took
     eta: float | None = None  # building: the estimated seconds left, once it can be told
-
-    def to_dict(self) -> dict[str, Any]:
-        """The status as JSON, without the fields that do not apply."""
-        body: dict[str, Any] = {"ruleset": self.ruleset, "state": self.state}
-        for name in ("percent", "seconds", "eta"):
-            value = getattr(self, name)
-            if value is not None:
-                body[name] = round(value, 1)
-        return body
 
 
 def spec_str(ruleset: Ruleset) -> str:
@@ -91,7 +82,7 @@ def parse_spec(text: str) -> Ruleset:
     True
     """
     name, _, rest = text.strip().partition(":")
-    options: dict[str, Any] = {}
+    options: dict[str, OptionValue] = {}
     for item in filter(None, rest.split(",")):
         key, sep, value = item.partition("=")
         if not sep:

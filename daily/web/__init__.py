@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -20,7 +21,7 @@ from daily.web import errors
 MAX_BODY = 16 * 1024
 
 
-def create_app(overrides: dict[str, Any] | None = None) -> Flask:
+def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Builds the app; *overrides* replace settings read from the environment."""
     config = config_mod.load(**(overrides or {}))
     app = Flask("daily", template_folder=str(template_dir()))
@@ -37,7 +38,7 @@ def create_app(overrides: dict[str, Any] | None = None) -> Flask:
     return app
 
 
-def _flask_settings(config: config_mod.Config) -> dict[str, Any]:
+def _flask_settings(config: config_mod.Config) -> dict[str, object]:
     return {
         # Cookies are signed with the newest key and still read under the older ones.
         "SECRET_KEY": config.signing_keys[0],
@@ -56,11 +57,12 @@ def _install(app: Flask) -> None:
     # Imported here, not at the top: the views import this module's helpers.
     from daily.web import (
         account,
+        analyses,
         api,
         archive,
         assets,
         boards,
-        coach,
+        computer,
         health,
         i18n,
         leagues,
@@ -77,8 +79,8 @@ def _install(app: Flask) -> None:
     security.init_app(app)
     app.register_blueprint(api.bp)
     i18n.init_app(app)
-    for blueprint in (pages.bp, boards.bp, party.bp, coach.bp, account.bp, assets.bp,
-                      leagues.bp, archive.bp):  # fmt: skip
+    for blueprint in (pages.bp, boards.bp, party.bp, computer.bp, analyses.bp, account.bp,
+                      assets.bp, leagues.bp, archive.bp):  # fmt: skip
         app.register_blueprint(blueprint)
     sweep.init_app(app)
     limits.init_app(app)  # last: it wraps the registered views

@@ -54,7 +54,7 @@ _DELETED_KEY = auth.DELETED_KEY
 
 
 @bp.app_context_processor
-def _context() -> dict[str, Any]:
+def _context() -> dict[str, object]:
     return {"theme": theme()}
 
 

@@ -1,6 +1,7 @@
 """The API's answers about games, hints, analyses and rankings as typed models.
 
-The views build their JSON through :func:`dump`: the model checks every field (a field the
+The views build these models from the service's typed results (:mod:`daily.web.game_answers`
+for games) and answer :func:`dump` of them: the model checks every field (a field the
 model lacks is a bug, not an answer) and the OpenAPI document (:mod:`daily.web.openapi`) is
 generated from the same models, so each limit and enum is written once. A field that is
 absent in some answers has the default ``None`` and is left out unless the view set it
@@ -9,22 +10,82 @@ absent in some answers has the default ``None`` and is left out unless the view 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal
 
-from pydantic import Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 from pydantic.config import JsonDict
 
-from daily import rankings
+from daily import friends, rankings
 from daily.dice import Version
+from daily.errors import ErrorCode
 from daily.modes import ModeId
 from daily.results import Review
+from daily.rules import OptionValue
 from daily.strategy.bots import Level
-from daily.web.schemas import Answer
+from daily.web.bodies import NAME_SCHEMA
 
 Die = Annotated[int, Field(ge=1, le=6)]
 Count = Annotated[int, Field(ge=0)]
 _DATE: JsonDict = {"format": "date"}
+
+
+class Answer(BaseModel):
+    """A JSON answer: the view fills every field, the document lists them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_TIME: JsonDict = {"format": "date-time"}
+
+
+class PlayerAnswer(Answer):
+    """A player: their id, name and (when just made) the token that signs their calls."""
+
+    player_id: str
+    name: Annotated[str, Field(json_schema_extra=NAME_SCHEMA)]
+    token: Annotated[str | None, Field(description="only when the player is made")] = None
+
+
+class DailyGame(Answer):
+    """The asking player's game of a day: its id, whether it is over, its total so far."""
+
+    id: str
+    finished: bool
+    total: int | None
+
+
+class DailyAnswer(Answer):
+    """A day's puzzle: its number, commitment and closing time; its seed once revealed."""
+
+    date: str = Field(json_schema_extra=_DATE)
+    number: int = Field(description="1 on 2026-01-01")
+    ruleset: Literal["maxi"]
+    commitment: str = Field(description="sha256 hex of the day's seed")
+    closes_at: str = Field(json_schema_extra=_TIME)
+    reveals_at: str = Field(json_schema_extra=_TIME)
+    advent_door: int | None
+    seed: str | None = Field(description="hex, once revealed")
+    game: DailyGame | None = Field(description="the asking player's game")
+
+
+class ErrorBody(BaseModel):
+    """The error itself: its code, its message, and details some codes carry."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    code: ErrorCode
+    message: str
+
+
+class ErrorAnswer(Answer):
+    """Every error the API answers (any status but 2xx)."""
+
+    error: ErrorBody
+
+
+def answer_schema(model: type[BaseModel]) -> JsonDict:
+    """The JSON schema of *model* for the OpenAPI document."""
+    return model.model_json_schema(ref_template="#/components/schemas/{model}")
 
 
 class HoldMove(Answer):
@@ -135,7 +196,7 @@ class GameState(Played):
 
     mode: ModeId
     ruleset: str
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     date: str | None = Field(None, json_schema_extra=_DATE)
     number: int | None = None
     code: str | None = Field(None, description="XXXX-XXXX (friend games, a daily on a code)")
@@ -166,7 +227,7 @@ class Record(Answer):
     id: str
     mode: ModeId
     ruleset: str
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     seed: str | None = Field(None, description="hex, once it may be published")
     date: str | None = Field(None, json_schema_extra=_DATE)
     code: str | None = None
@@ -286,12 +347,8 @@ class Distribution(Answer):
     bands: list[Band]
 
 
-A = TypeVar("A", bound=Answer)
-
-
-def dump(model: type[A], body: Mapping[str, Any]) -> dict[str, Any]:
-    """*body* built through *model*: checked against it, as JSON, the unset fields left out."""
-    answer = model.model_validate(body)
+def dump(answer: Answer) -> JsonDict:
+    """*answer* as JSON, the fields the view did not set left out."""
     return answer.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 
@@ -314,3 +371,34 @@ class Health(Answer):
     tables: list[TableState] = Field(
         description="each strategy table the service builds by itself (DAILY_TABLES)"
     )
+
+
+# -- the creator hears back -------------------------------------------------------------------
+
+
+class ChallengePlay(Answer):
+    """A friend's score on one of the asker's codes."""
+
+    player_id: str
+    name: str
+    score: int = Field(ge=0)
+
+
+class Challenge(Answer):
+    """One of the asker's codes and who played it."""
+
+    code: str = Field(description="the code, XXXX-XXXX")
+    ruleset: str
+    day: str | None = Field(description="a daily's code: the day it replays",
+                            json_schema_extra={"format": "date"})  # fmt: skip
+    number: int | None = Field(description="a daily's code: the puzzle number")
+    mine: int | None = Field(description="the asker's score on it (null: not counted yet)")
+    players: int = Field(ge=0, description="the others with a score on it")
+    plays: list[ChallengePlay] = Field(max_length=friends.PLAYS_SHOWN,
+                                       description="the best of them, best first")  # fmt: skip
+
+
+class Challenges(Answer):
+    """The codes the asker made lately, newest first."""
+
+    challenges: list[Challenge] = Field(max_length=friends.CODES_FOLLOWED)

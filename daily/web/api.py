@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
@@ -28,9 +28,8 @@ from daily.web import (
     current_config,
     current_redis,
     friends,
+    game_answers,
     openapi,
-    render,
-    schemas,
     strategy,
 )
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
@@ -60,25 +59,25 @@ def openapi_document() -> Response:
 
 @bp.post("/players")
 @documented(
-    schemas.PlayerAnswer,
+    answers.PlayerAnswer,
     status=201,
-    body=schemas.NewPlayer,
+    body=bodies.NewPlayer,
     errors=(400, 413, 415),
     access="public",
     description="the player and token",
 )
 def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
-    name = bodies.name(_parse(schemas.NewPlayer).name)
+    name = bodies.name(_parse(bodies.NewPlayer).name)
     check_new_player()
     player = accounts.create(current_redis(), name)
     count_new_player()
-    body = schemas.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
+    body = answers.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
     return jsonify(body.model_dump()), 201
 
 
 @bp.get("/players/me")
-@documented(schemas.PlayerAnswer, errors=(401, 404), description="the player")
+@documented(answers.PlayerAnswer, errors=(401, 404), description="the player")
 def get_me() -> Response:
     """The player making the request; a read never makes one (401 before the first game)."""
     player_id = current_player_id()
@@ -92,14 +91,14 @@ def get_me() -> Response:
 
 @bp.patch("/players/me")
 @documented(
-    schemas.PlayerAnswer,
-    body=schemas.NewPlayer,
+    answers.PlayerAnswer,
+    body=bodies.NewPlayer,
     errors=(400, 401, 413, 415),
     description="the player",
 )
 def update_me() -> Response:
     """Changes the name of the player making the request."""
-    name = bodies.name(_parse(schemas.NewPlayer).name)
+    name = bodies.name(_parse(bodies.NewPlayer).name)
     return _player(accounts.rename(current_redis(), require_player_id(), name))
 
 
@@ -107,7 +106,7 @@ bp.add_url_rule("/players/me/challenges", "my_challenges", friends.my_challenges
 
 
 def _player(player: accounts.Player) -> Response:
-    answer = schemas.PlayerAnswer(player_id=player.id, name=player.name)
+    answer = answers.PlayerAnswer(player_id=player.id, name=player.name)
     return jsonify(answer.model_dump(exclude_none=True))
 
 
@@ -115,33 +114,29 @@ def _player(player: accounts.Player) -> Response:
 
 
 @bp.get("/daily")
-@documented(schemas.DailyAnswer, access="public", description="the puzzle")
+@documented(answers.DailyAnswer, access="public", description="the puzzle")
 def today() -> Response:
     """Today's puzzle: its number, commitment and closing time."""
     config = current_config()
-    return jsonify(_daily_json(dice.today(config.now(), config.timezone)))
+    return jsonify(answers.dump(_daily_answer(dice.today(config.now(), config.timezone))))
 
 
 @bp.get("/daily/<day>")
-@documented(schemas.DailyAnswer, errors=(400, 404), access="public", description="the puzzle")
+@documented(answers.DailyAnswer, errors=(400, 404), access="public", description="the puzzle")
 def daily(day: str) -> Response:
     """The puzzle of *day*; its seed once the day has closed, 404 for a day not open yet."""
     config = current_config()
     puzzle = dice.Day(_date(day), config.timezone)
     if not puzzle.is_open(config.now()):
         raise NotOpenError(f"the puzzle of {day} is not open")
-    return jsonify(_daily_json(puzzle))
+    return jsonify(answers.dump(_daily_answer(puzzle)))
 
 
-def _daily_json(puzzle: dice.Day) -> dict[str, Any]:
-    return _daily_answer(puzzle).model_dump()
-
-
-def _daily_answer(puzzle: dice.Day) -> schemas.DailyAnswer:
+def _daily_answer(puzzle: dice.Day) -> answers.DailyAnswer:
     config = current_config()
     seed = dice.daily_seed(config.secret_key, puzzle.date)
     mine = history.daily_of(current_redis(), current_player_id(), puzzle.date)
-    return schemas.DailyAnswer(
+    return answers.DailyAnswer(
         date=puzzle.date.isoformat(),
         number=puzzle.number,
         ruleset="maxi",
@@ -154,8 +149,8 @@ def _daily_answer(puzzle: dice.Day) -> schemas.DailyAnswer:
     )
 
 
-def _summary(record: Record) -> schemas.DailyGame:
-    return schemas.DailyGame(id=record.id, finished=record.finished, total=record.total)
+def _summary(record: Record) -> answers.DailyGame:
+    return answers.DailyGame(id=record.id, finished=record.finished, total=record.total)
 
 
 def _date(text: str) -> date:
@@ -174,7 +169,7 @@ def _date(text: str) -> date:
 @documented(
     answers.GameState,
     status=201,
-    body=schemas.NewGame,
+    body=bodies.NewGame,
     errors=(400, 401, 404, 409, 413, 415),
     description=STATE,
 )
@@ -183,56 +178,56 @@ def create_game() -> tuple[Response, int]:
     data = bodies.json_object()
     if "mode" not in data:
         raise bad_request("missing field: 'mode'")
-    mode = find_mode(data["mode"])
+    mode = find_mode(cast(str, data["mode"]))  # any other value is named in its error
     today = history.today(current_config())
     accounts.check_may_start(mode, account.deleted_on(), today)
-    model = schemas.new_game_model(mode.id)
+    model = bodies.new_game_model(mode.id)
     player_id = require_player_id()  # a guest is made before the body's own fields are read
-    body = schemas.parse(model, data)
+    body = bodies.parse(model, data)
     record, created = STARTERS[type(body)](body, player_id)
     if not created:
         raise ConflictError("you already have this game", game_id=record.id)
     metrics.game_started(record.mode)
-    return jsonify(render.game_json(_view(record))), 201
+    return jsonify(answers.dump(game_answers.game_answer(_view(record)))), 201
 
 
 @bp.get("/games/<game_id>")
 @documented(answers.GameState, errors=(401, 404), description=STATE)
 def get_game(game_id: str) -> Response:
     """The game as its player sees it now (a finished game's lost count heals)."""
-    return jsonify(render.game_json(_view(own_game(game_id), heal=True)))
+    return jsonify(answers.dump(game_answers.game_answer(_view(own_game(game_id), heal=True))))
 
 
 @bp.post("/games/<game_id>/roll")
 @documented(
     answers.Played,
-    body=schemas.RollBody,
+    body=bodies.RollBody,
     errors=(400, 401, 404, 409, 413, 415),
     headers=("Idempotency-Key",),
     description=PLAYED,
 )
 def roll(game_id: str) -> Response:
     """Re-rolls every die except the held positions."""
-    body = _parse(schemas.RollBody)
+    body = _parse(bodies.RollBody)
     return _play(game_id, Roll(tuple(body.hold)), body.move)
 
 
 @bp.post("/games/<game_id>/score")
 @documented(
     answers.Played,
-    body=schemas.ScoreBody,
+    body=bodies.ScoreBody,
     errors=(400, 401, 404, 409, 413, 415),
     headers=("Idempotency-Key",),
     description=PLAYED,
 )
 def score(game_id: str) -> Response:
     """Scores the dice in a row; the next turn's first roll is dealt at once."""
-    body = _parse(schemas.ScoreBody)
+    body = _parse(bodies.ScoreBody)
     return _play(game_id, Score(body.category), body.move)
 
 
-def _parse(model: type[schemas.B]) -> schemas.B:
-    return schemas.parse(model, bodies.json_object())
+def _parse(model: type[bodies.B]) -> bodies.B:
+    return bodies.parse(model, bodies.json_object())
 
 
 def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
@@ -242,7 +237,7 @@ def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     record, state = service.play(current_redis(), config, before, move, expected, key)
     if record.finished and not before.finished:  # this move finished it
         metrics.game_finished(record.mode)
-    return jsonify(render.played_json(_view(record, state), move))
+    return jsonify(answers.dump(game_answers.played_answer(_view(record, state), move)))
 
 
 def _view(record: Record, state: Any = None, heal: bool = False) -> service.View:
@@ -256,7 +251,7 @@ def record(game_id: str) -> Response:
     found = own_game(game_id)
     if not found.finished:
         raise ConflictError("the game is not finished yet")
-    return jsonify(render.record_json(found))
+    return jsonify(answers.dump(game_answers.record_answer(found)))
 
 
 @bp.get("/games/<game_id>/hint")
@@ -274,7 +269,7 @@ def hint(game_id: str) -> Response:
         dice=list(state.dice),
         actions=[strategy.action_answer(action, state.dice) for action in actions],
     )
-    return jsonify(answer.model_dump(mode="json", exclude_unset=True, by_alias=True))
+    return jsonify(answers.dump(answer))
 
 
 @bp.get("/games/<game_id>/analysis")
@@ -284,41 +279,41 @@ def analysis(game_id: str) -> Response:
 
     A daily game also gets the Expert's own game on the same dice, once the day has closed.
     """
-    return jsonify(strategy.analysis_json(own_game(game_id)))
+    return jsonify(answers.dump(strategy.analysis_of(own_game(game_id))))
 
 
 # Starting each mode: the body, read, then one call of the game service
 
 
-def _start_daily(body: schemas.NewDaily, player_id: str) -> tuple[Record, bool]:
+def _start_daily(body: bodies.NewDaily, player_id: str) -> tuple[Record, bool]:
     if body.day is not None:
         day = _date(body.day)
         return service.start_practice(current_redis(), current_config(), player_id, day)
     return service.start_daily(current_redis(), current_config(), player_id, _DAILY_QUOTA)
 
 
-def _start_friend(body: schemas.NewFriend, player_id: str) -> tuple[Record, bool]:
+def _start_friend(body: bodies.NewFriend, player_id: str) -> tuple[Record, bool]:
     if body.code is None:  # a fresh code
-        rules = bodies.rules(body.ruleset or schemas.DEFAULT_RULESET, body.options)
+        rules = bodies.rules(body.ruleset or bodies.DEFAULT_RULESET, body.options)
         return service.start_code(current_redis(), current_config(), player_id, *rules)
     code = bodies.code(body.code)
     return service.join_code(current_redis(), current_config(), player_id, code, body.target,
                              _DAILY_QUOTA)  # fmt: skip
 
 
-def _start_solo(body: schemas.NewSolo, player_id: str) -> tuple[Record, bool]:
+def _start_solo(body: bodies.NewSolo, player_id: str) -> tuple[Record, bool]:
     rules = bodies.rules(body.ruleset, body.options)
     return service.start_solo(current_redis(), current_config(), player_id, *rules)
 
 
-def _start_party(body: schemas.NewParty, player_id: str) -> tuple[Record, bool]:
+def _start_party(body: bodies.NewParty, player_id: str) -> tuple[Record, bool]:
     ruleset, options = bodies.rules(body.ruleset, body.options)
     names = [bodies.name(name) for name in body.players]
     return service.start_party(current_redis(), current_config(), player_id, ruleset, options,
                                names)  # fmt: skip
 
 
-def _start_computer(body: schemas.NewComputer, player_id: str) -> tuple[Record, bool]:
+def _start_computer(body: bodies.NewComputer, player_id: str) -> tuple[Record, bool]:
     ruleset, options = bodies.rules(body.ruleset, body.options)
     return service.start_computer(current_redis(), current_config(), player_id, ruleset,
                                   options, body.level)  # fmt: skip
@@ -327,10 +322,10 @@ def _start_computer(body: schemas.NewComputer, player_id: str) -> tuple[Record, 
 _DAILY_QUOTA = service.Quota(check_daily_limit, count_daily)
 
 #: Starts a game from its body and the player id: (record, is it new).
-STARTERS: dict[type[schemas.Body], Callable[[Any, str], tuple[Record, bool]]] = {
-    schemas.NewDaily: _start_daily,
-    schemas.NewFriend: _start_friend,
-    schemas.NewSolo: _start_solo,
-    schemas.NewParty: _start_party,
-    schemas.NewComputer: _start_computer,
+STARTERS: dict[type[bodies.Body], Callable[[Any, str], tuple[Record, bool]]] = {
+    bodies.NewDaily: _start_daily,
+    bodies.NewFriend: _start_friend,
+    bodies.NewSolo: _start_solo,
+    bodies.NewParty: _start_party,
+    bodies.NewComputer: _start_computer,
 }

@@ -109,7 +109,7 @@ def read(board: Board) -> Page:
 
 def _json(board: Board) -> Response:
     answer = page_answer(read(board))
-    response = jsonify(answer.model_dump(mode="json", exclude_unset=True, by_alias=True))
+    response = jsonify(answers.dump(answer))
     # A page that polls a board (a challenge's creator waiting for friends) sends the ETag
     # back: an unchanged board answers 304 with no body.
     response.headers["Cache-Control"] = "no-cache"
@@ -213,13 +213,13 @@ def distribution(day: str) -> Response:
     when = parse_day(day)
     band = _int("band", 50, 1, rankings.DAILY_TOP + 1)
     bands = rankings.distribution(current_redis(), when, band)
-    body = {
-        "date": when.isoformat(),
-        "band": band,
-        "players": sum(b.players for b in bands),
-        "bands": [{"from": b.low, "to": b.high, "players": b.players} for b in bands],
-    }
-    return jsonify(answers.dump(answers.Distribution, body))
+    answer = answers.Distribution(
+        date=when.isoformat(),
+        band=band,
+        players=sum(b.players for b in bands),
+        bands=[answers.Band(**{"from": b.low, "to": b.high}, players=b.players) for b in bands],
+    )
+    return jsonify(answers.dump(answer))
 
 
 # -- the pages --------------------------------------------------------------------------------

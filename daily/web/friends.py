@@ -10,17 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from flask import jsonify, redirect, render_template, request, url_for
 from flask_babel import format_datetime, gettext
-from pydantic import Field
 from werkzeug.wrappers import Response
 
 from daily import friends as service
 from daily.codes import code_str, parse_code
 from daily.rules import find_ruleset
-from daily.web import auth, current_config, current_redis, schemas
+from daily.web import answers, auth, current_config, current_redis
 from daily.web.i18n import player_name, row_name
 from daily.web.openapi import documented
 
@@ -37,7 +35,7 @@ def friend(code: str) -> str:
         current_redis(), current_config(), normalized, auth.current_player_id()
     )
     mine = found.mine
-    boot: dict[str, Any] = {"code": normalized, "game": mine.id if mine else None}
+    boot: dict[str, object] = {"code": normalized, "game": mine.id if mine else None}
     theirs = found.theirs
     if found.is_creator and theirs is not None and theirs.finished:
         boot["creatorTotal"] = theirs.total  # the creator's page lists who beat it
@@ -92,42 +90,17 @@ def name_of(sheet: service.Sheet) -> str:
 # -- the creator hears back -------------------------------------------------------------------
 
 
-class ChallengePlay(schemas.Answer):
-    """A friend's score on one of the asker's codes."""
-
-    player_id: str
-    name: str
-    score: int = Field(ge=0)
+def challenges_answer(found: Sequence[service.Challenge]) -> answers.Challenges:
+    """The answer of *found* (the API's, and the home page's first paint)."""
+    return answers.Challenges(challenges=[_challenge(c) for c in found])
 
 
-class Challenge(schemas.Answer):
-    """One of the asker's codes and who played it."""
-
-    code: str = Field(description="the code, XXXX-XXXX")
-    ruleset: str
-    day: str | None = Field(description="a daily's code: the day it replays",
-                            json_schema_extra={"format": "date"})  # fmt: skip
-    number: int | None = Field(description="a daily's code: the puzzle number")
-    mine: int | None = Field(description="the asker's score on it (null: not counted yet)")
-    players: int = Field(ge=0, description="the others with a score on it")
-    plays: list[ChallengePlay] = Field(max_length=service.PLAYS_SHOWN,
-                                       description="the best of them, best first")  # fmt: skip
-
-
-class Challenges(schemas.Answer):
-    """The codes the asker made lately, newest first."""
-
-    challenges: list[Challenge] = Field(max_length=service.CODES_FOLLOWED)
-
-
-def challenges_answer(found: Sequence[service.Challenge]) -> dict[str, Any]:
-    """The JSON of *found* (the API's answer, and the home page's first paint)."""
-    return Challenges(challenges=[_challenge(c) for c in found]).model_dump()
-
-
-def _challenge(found: service.Challenge) -> Challenge:
-    plays = [ChallengePlay(player_id=p.player_id, name=p.name, score=p.score) for p in found.plays]
-    return Challenge(
+def _challenge(found: service.Challenge) -> answers.Challenge:
+    plays = [
+        answers.ChallengePlay(player_id=p.player_id, name=p.name, score=p.score)
+        for p in found.plays
+    ]
+    return answers.Challenge(
         code=code_str(found.code),
         ruleset=found.ruleset,
         day=found.day.isoformat() if found.day else None,
@@ -138,7 +111,7 @@ def _challenge(found: service.Challenge) -> Challenge:
     )
 
 
-@documented(Challenges, errors=(401,), access="either",
+@documented(answers.Challenges, errors=(401,), access="either",
             description="the codes, with the ETag to send back")  # fmt: skip
 def my_challenges() -> Response:
     """The codes the asking player made lately and who played them (none without a player).
@@ -146,7 +119,7 @@ def my_challenges() -> Response:
     A page polls it with ``If-None-Match``: an unchanged answer is a 304 without a body.
     """
     found = service.challenges(current_redis(), current_config(), auth.current_player_id())
-    response = jsonify(challenges_answer(found))
+    response = jsonify(challenges_answer(found).model_dump())
     response.headers["Cache-Control"] = "private, no-cache"
     response.add_etag()
     return response.make_conditional(request)

@@ -41,18 +41,27 @@ VERSION_HEADER = "X-Daily-Version"
 )
 def healthz() -> tuple[Response, int]:
     """200 when Redis answers, 503 (with the reason) when it does not."""
-    tables = {"tables": table_statuses()}
+    tables = table_statuses()
     reason = backend.unreachable(current_redis())
     if reason is not None:
-        body = {"status": "unavailable", "redis": reason, "version": __version__}
-        return jsonify(body | tables), 503
-    return jsonify({"status": "ok", "redis": "ok", "version": __version__} | tables), 200
+        down = answers.Health(status="unavailable", redis=reason, version=__version__,
+                              tables=tables)  # fmt: skip
+        return jsonify(answers.dump(down)), 503
+    up = answers.Health(status="ok", redis="ok", version=__version__, tables=tables)
+    return jsonify(answers.dump(up)), 200
 
 
-def table_statuses() -> list[dict[str, object]]:
+def table_statuses() -> list[answers.TableState]:
     """Each configured strategy table (``$DAILY_TABLES``) as missing, building or ready."""
     found = builder.statuses(builder.configured(), default_cache_dir())
-    return [status.to_dict() for status in found]
+    return [table_state(status) for status in found]
+
+
+def table_state(status: builder.TableStatus) -> answers.TableState:
+    """One table's state, its figures to a tenth, those that do not apply left out."""
+    figures = {"percent": status.percent, "seconds": status.seconds, "eta": status.eta}
+    shown = {name: round(value, 1) for name, value in figures.items() if value is not None}
+    return answers.TableState(ruleset=status.ruleset, state=status.state, **shown)
 
 
 class StderrHandler(logging.StreamHandler[TextIO]):

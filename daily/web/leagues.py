@@ -15,7 +15,7 @@ from pydantic import Field
 from werkzeug.wrappers import Response as Redirect
 
 from daily import leagues as service
-from daily.web import auth, bodies, current_config, current_redis, schemas
+from daily.web import answers, auth, bodies, current_config, current_redis
 from daily.web.boards import parse_day, today
 from daily.web.openapi import BOARD_DAY, documented
 
@@ -26,20 +26,20 @@ API = "/api/v1"
 # -- the models of the API --------------------------------------------------------------------
 
 
-class NewLeague(schemas.Body):
+class NewLeague(bodies.Body):
     """POST /leagues and PATCH /leagues/{id}: the league's name (a player name's rules)."""
 
-    name: Annotated[str, schemas.NAME]
+    name: Annotated[str, bodies.NAME]
 
 
-class MemberAnswer(schemas.Answer):
+class MemberAnswer(answers.Answer):
     """A member of a league."""
 
     player_id: str
     name: str
 
 
-class LeagueAnswer(schemas.Answer):
+class LeagueAnswer(answers.Answer):
     """A league as the asker sees it; ``members`` is empty unless they are one."""
 
     id: str = Field(description="the league's id, the last part of its invite link")
@@ -52,13 +52,13 @@ class LeagueAnswer(schemas.Answer):
     invite: str = Field(description="the invite link to share")
 
 
-class LeaguesAnswer(schemas.Answer):
+class LeaguesAnswer(answers.Answer):
     """The leagues the asker is in, by name."""
 
     leagues: list[LeagueAnswer] = Field(max_length=service.MAX_LEAGUES)
 
 
-class LineAnswer(schemas.Answer):
+class LineAnswer(answers.Answer):
     """A member's line on a league board."""
 
     rank: int = Field(ge=1)
@@ -67,7 +67,7 @@ class LineAnswer(schemas.Answer):
     score: int = Field(ge=0)
 
 
-class StandingAnswer(schemas.Answer):
+class StandingAnswer(answers.Answer):
     """A league board: a day's (scores) or a week's (each member's best five days summed)."""
 
     board: str = Field(description="league/{id}/day/{date} or league/{id}/week/{monday}")
@@ -123,7 +123,7 @@ _BOARD = {**_LEAGUE, "day": BOARD_DAY}
 
 
 def _name() -> str:
-    return schemas.parse(NewLeague, bodies.json_object()).name
+    return bodies.parse(NewLeague, bodies.json_object()).name
 
 
 # -- the API ----------------------------------------------------------------------------------

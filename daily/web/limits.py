@@ -17,9 +17,9 @@ from __future__ import annotations
 import ipaddress
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
@@ -30,6 +30,9 @@ from daily.config import LIMIT_VARS, Config, ConfigError, Network
 from daily.errors import ErrorCode
 from daily.web import auth
 from daily.web.errors import HttpError
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 #: Limits when none is configured: a person never meets them, a script soon does.
 DEFAULTS = {
@@ -185,7 +188,7 @@ class TrustedProxies:
     wrote to its left is never taken.
     """
 
-    def __init__(self, app: Callable[..., Any], proxies: tuple[Network, ...]) -> None:
+    def __init__(self, app: WSGIApplication, proxies: tuple[Network, ...]) -> None:
         self.app = app
         self.proxies = proxies
 
@@ -197,7 +200,7 @@ class TrustedProxies:
             return False
         return any(parsed in network for network in self.proxies)
 
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         """Rewrites ``REMOTE_ADDR`` and the URL scheme of a request a trusted proxy sent."""
         peer = str(environ.get("REMOTE_ADDR", ""))
         if self.is_trusted(peer):
@@ -287,7 +290,8 @@ def init_app(app: Flask) -> Limiter:
         # One budget per address over every endpoint (default limits would count each apart).
         application_limits=[_per_address(chosen.pages)] if chosen.pages else [],
         storage_uri=uri,
-        storage_options=options,
+        # flask-limiter types these narrower than ``limits`` takes them (a connection pool)
+        storage_options=cast(dict[str, str | int], options),
         strategy="fixed-window",
         swallow_errors=True,  # Redis down: the views answer 503, not the limiter
         headers_enabled=False,  # Retry-After goes on a 429 alone (see add_retry_after)

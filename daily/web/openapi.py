@@ -3,7 +3,7 @@
 Each view under ``/api/`` (and ``/healthz``) is marked with :func:`documented`: the model of
 its answer, of its request body, the error statuses it may answer and its query parameters.
 The paths, their path parameters and the ``operationId`` (the view's name) come from the
-app's URL map, the schemas from the models (:mod:`daily.web.schemas`, :mod:`daily.web.answers`),
+app's URL map, the schemas from the models (:mod:`daily.web.bodies`, :mod:`daily.web.answers`),
 so a route, a limit or an enum is written once. tests/web/test_api_openapi.py checks that every
 route is described; tests/web/test_schemathesis.py fuzzes the app against the document and
 tests/web/test_client.py plays through a client generated from it.
@@ -14,13 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from flask import Flask, current_app
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
+from pydantic.config import JsonDict
 
 from daily import __version__, rankings
-from daily.web import schemas
+from daily.web import answers
 
 #: Who may call an operation: anyone (no credentials), anyone with or without a player
 #: (``me`` then names them), or a player (bearer token or session cookie).
@@ -38,7 +39,7 @@ class Operation:
     errors: tuple[int, ...] = ()
     query: tuple[str, ...] = ()
     headers: tuple[str, ...] = ()
-    path: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # parameter overrides
+    path: Mapping[str, JsonDict] = field(default_factory=dict)  # parameter overrides
     access: Access = "player"
     description: str = ""  # of the answer
     errors_answer: bool = False  # the errors answer the answer's model, not the error JSON
@@ -56,9 +57,9 @@ def documented(answer: type[BaseModel] | None, **details: Any) -> Callable[[V], 
 
 #: The component names of the answers the paths name, where they differ from the class's.
 NAMES: dict[type[BaseModel], str] = {
-    schemas.ErrorAnswer: "Error",
-    schemas.PlayerAnswer: "Player",
-    schemas.DailyAnswer: "Daily",
+    answers.ErrorAnswer: "Error",
+    answers.PlayerAnswer: "Player",
+    answers.DailyAnswer: "Daily",
 }
 #: What each error status means, in every operation that may answer it.
 MEANINGS = {
@@ -77,7 +78,7 @@ MEANINGS = {
 #: Every operation under /api/v1 may meet a rate limit or a store that is down.
 ALWAYS = (429, 503)
 #: Path parameters by name (a view may override one: a board's day also takes `today`).
-PATH: dict[str, dict[str, Any]] = {
+PATH: dict[str, JsonDict] = {
     "game_id": {"schema": {"type": "string"}},
     "day": {"schema": {"type": "string", "format": "date"}},
     "year": {"description": "2026 to 9999 (other years: 404)",
@@ -85,12 +86,12 @@ PATH: dict[str, dict[str, Any]] = {
     "code": {"description": "a friend code, XXXX-XXXX (malformed: 400, unknown: 404)",
              "schema": {"type": "string"}},
 }  # fmt: skip
-BOARD_DAY = {
+BOARD_DAY: JsonDict = {
     "description": "YYYY-MM-DD from 2026-01-01 (earlier: 404), or `today`",
     "schema": {"anyOf": [{"type": "string", "format": "date"}, {"const": "today"}]},
 }
 #: Query parameters by name; each limit comes from where it is defined.
-QUERY: dict[str, dict[str, Any]] = {
+QUERY: dict[str, JsonDict] = {
     "limit": {"description": "entries on the page (default 50)",
               "schema": {"type": "integer", "minimum": 1, "maximum": rankings.MAX_LIMIT}},
     "offset": {"description": "entries skipped from the top (default 0)",
@@ -101,7 +102,7 @@ QUERY: dict[str, dict[str, Any]] = {
              "schema": {"type": "integer", "minimum": 1, "maximum": rankings.DAILY_TOP + 1}},
 }  # fmt: skip
 #: Request headers by name.
-HEADERS: dict[str, dict[str, Any]] = {
+HEADERS: dict[str, JsonDict] = {
     "Idempotency-Key": {
         "required": False,
         "description": "any 1 to 255 printable characters, new for each move: a request that "
@@ -115,11 +116,11 @@ _ARGUMENT = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 _SKIPPED = {"HEAD", "OPTIONS"}
 
 
-def document(app: Flask | None = None) -> dict[str, Any]:
+def document(app: Flask | None = None) -> JsonDict:
     """The OpenAPI document of every documented route of *app* (the running app if None)."""
     app = app or current_app
-    components: dict[str, Any] = {}
-    paths: dict[str, dict[str, Any]] = {}
+    components: JsonDict = {}
+    paths: JsonDict = {}
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
         view = app.view_functions[rule.endpoint]
         found: Operation | None = getattr(view, "openapi", None)
@@ -127,7 +128,7 @@ def document(app: Flask | None = None) -> dict[str, Any]:
             continue
         path = _ARGUMENT.sub(r"{\2}", rule.rule)
         for method in sorted((rule.methods or set()) - _SKIPPED):
-            item = paths.setdefault(path, {})
+            item = cast(JsonDict, paths.setdefault(path, {}))
             item[method.lower()] = _operation(rule.rule, view, found, components)
     return {
         "openapi": "3.1.0",
@@ -150,15 +151,17 @@ def document(app: Flask | None = None) -> dict[str, Any]:
 
 
 def _operation(rule: str, view: Callable[..., Any], found: Operation,
-               components: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+               components: JsonDict) -> JsonDict:  # fmt: skip
     summary = (view.__doc__ or "").strip().splitlines()[0]
-    operation: dict[str, Any] = {"operationId": view.__name__, "summary": summary}
+    operation: JsonDict = {"operationId": view.__name__, "summary": summary}
     if found.access == "public":
         operation["security"] = []
     elif found.access == "either":
         operation["description"] = "Anonymous, or with a player's token or cookie for `me`."
         operation["security"] = [{}, {"bearer": []}, {"cookie": []}]
-    parameters = [_path_parameter(kind, name, found) for kind, name in _ARGUMENT.findall(rule)]
+    parameters: list[JsonValue] = [
+        _path_parameter(kind, name, found) for kind, name in _ARGUMENT.findall(rule)
+    ]
     parameters += [{"name": name, "in": "query", **QUERY[name]} for name in found.query]
     parameters += [{"name": name, "in": "header", **HEADERS[name]} for name in found.headers]
     if parameters:
@@ -170,37 +173,40 @@ def _operation(rule: str, view: Callable[..., Any], found: Operation,
     return operation
 
 
-def _path_parameter(kind: str, name: str, found: Operation) -> dict[str, Any]:
+def _path_parameter(kind: str, name: str, found: Operation) -> JsonDict:
     described = found.path.get(name) or PATH.get(name)
     if described is None:
-        schema = {"type": "integer", "minimum": 0} if kind == "int" else {"type": "string"}
+        schema: JsonDict = (
+            {"type": "integer", "minimum": 0} if kind == "int" else {"type": "string"}
+        )
         described = {"schema": schema}
     return {"name": name, "in": "path", "required": True, **described}
 
 
-def _responses(rule: str, found: Operation, components: dict[str, Any]) -> dict[str, Any]:
+def _responses(rule: str, found: Operation, components: JsonDict) -> JsonDict:
     description = found.description or "the answer"
     if found.answer is None:  # this document itself
         return {str(found.status): {"description": "OpenAPI 3.1"}}
-    answer = {"description": description, "content": _json(_component(found.answer, components))}
-    responses: dict[str, Any] = {str(found.status): answer}
+    content = _json(_component(found.answer, components))
+    answer: JsonDict = {"description": description, "content": content}
+    responses: JsonDict = {str(found.status): answer}
     statuses = (*found.errors, *ALWAYS) if rule.startswith("/api/") else found.errors
-    error = _component(found.answer if found.errors_answer else schemas.ErrorAnswer, components)
+    error = _component(found.answer if found.errors_answer else answers.ErrorAnswer, components)
     for status in sorted(set(statuses)):
         responses[str(status)] = {"description": MEANINGS[status], "content": _json(error)}
     return responses
 
 
-def _json(schema: dict[str, Any]) -> dict[str, Any]:
+def _json(schema: JsonValue) -> JsonDict:
     return {"application/json": {"schema": schema}}
 
 
-def _component(model: type[BaseModel], components: dict[str, Any]) -> dict[str, str]:
+def _component(model: type[BaseModel], components: JsonDict) -> JsonDict:
     """A reference to *model*'s schema, added to *components* with the models it names."""
     name = NAMES.get(model, model.__name__)
     if name not in components:
-        schema: dict[str, Any] = dict(schemas.answer_schema(model))
-        components.update(schema.pop("$defs", {}))
+        schema = dict(answers.answer_schema(model))
+        components.update(cast(JsonDict, schema.pop("$defs", {})))
         components[name] = schema
     return {"$ref": f"#/components/schemas/{name}"}
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, get_translations, gettext, ngettext
@@ -56,7 +55,7 @@ _STYLE_KEY = "dice"
 
 
 @bp.app_context_processor
-def _context() -> dict[str, Any]:
+def _context() -> dict[str, object]:
     return {
         "locale": str(get_locale() or "en"),
         "asset_version": __version__,
@@ -131,6 +130,18 @@ def js_strings() -> dict[str, str]:
         "behind": gettext("%(n)s behind pace", n="{n}"),
         "onPace": gettext("on pace"),
         "bonusMade": gettext("bonus made"),
+        **_result_strings(),
+        **_hint_strings(),
+        "errorOther": str(OTHER_ERROR),
+        "errorNoAnswer": str(NO_ANSWER),
+        **errors,
+        **play_strings(),
+    }
+
+
+def _result_strings() -> dict[str, str]:
+    """A finished game's rank, review, verdicts against friends, sharing and distribution."""
+    return {
         "rank": gettext("Rank %(rank)s of %(total)s", rank="{rank}", total="{total}"),
         "rankOnly": gettext("Rank %(rank)s", rank="{rank}"),
         # A game whose luck is past the clairvoyance threshold (daily/store/reviews.py).
@@ -185,7 +196,12 @@ def js_strings() -> dict[str, str]:
         "yourBand": gettext(
             "Your score is in the marked band, %(low)s to %(high)s.", low="{low}", high="{high}"
         ),
-        # Computer games and the "Best move" hints.
+    }
+
+
+def _hint_strings() -> dict[str, str]:
+    """Computer games and the "Best move" hints."""
+    return {
         "hintKeep": gettext("Keep %(dice)s", dice="{dice}"),
         "hintRollAll": gettext("Re-roll every die"),
         "hintScore": gettext("Score %(row)s", row="{row}"),
@@ -193,10 +209,6 @@ def js_strings() -> dict[str, str]:
         "hintLoss": gettext("%(loss)s less", loss="{loss}"),
         "theirKeep": gettext("kept %(n)s", n="{n}"),
         "theirScore": gettext("scored %(points)s in %(row)s", points="{points}", row="{row}"),
-        "errorOther": str(OTHER_ERROR),
-        "errorNoAnswer": str(NO_ANSWER),
-        **errors,
-        **play_strings(),
     }
 
 
@@ -233,7 +245,7 @@ def today() -> str:
     figures = stats.stats_of(current_redis(), config, player_id, day.date) if finished else None
     heard = friend_codes.challenges(current_redis(), config, player_id)
     if heard:  # the page follows who played them (static/js/challenge.js)
-        boot["challenges"] = friends.challenges_answer(heard)["challenges"]
+        boot["challenges"] = friends.challenges_answer(heard).model_dump()["challenges"]
         boot["rulesetNames"] = {c.ruleset: ruleset_name(c.ruleset) for c in heard}
     return render_template(
         "today.html",
@@ -255,7 +267,7 @@ def play(game_id: str) -> str | Response:
         return redirect(url_for("party.play", game_id=record.id))
     ruleset = record.rules
     mode = record.kind
-    boot: dict[str, Any] = {
+    boot: dict[str, object] = {
         "game": record.id,
         "sheet": sheet_meta(ruleset),
         "mode": mode_meta(mode),

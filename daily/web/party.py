@@ -6,8 +6,6 @@ the server keeps every sheet and says whose turn it is.
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, render_template
 
 from daily.accounts import MAX_NAME
@@ -45,7 +43,7 @@ def play(game_id: str) -> str:
     if not record.kind.is_party:
         raise NotFoundError(f"no such party game: {game_id!r}")
     names = record.party(current_config().secret_key).names
-    boot: dict[str, Any] = {
+    boot: dict[str, object] = {
         "game": record.id,
         "sheet": sheet_meta(record.rules),
         "mode": mode_meta(record.kind),

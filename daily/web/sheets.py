@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from flask import redirect, render_template, url_for
 from flask_babel import gettext
@@ -56,7 +56,36 @@ def bonus_par(ruleset: Ruleset) -> float:
     return ruleset.bonus_threshold / faces if faces else 0.0
 
 
-def sheet_meta(ruleset: Ruleset) -> dict[str, Any]:
+class RowMeta(TypedDict):
+    """A row as the play script draws it."""
+
+    id: str
+    name: str
+    face: int
+
+
+# upperRows: the script's own spelling of the field.
+class SheetMeta(TypedDict):
+    id: str
+    name: str
+    dice: int
+    rows: list[RowMeta]
+    bonus: int
+    threshold: int
+    par: float
+    upperRows: int  # fmt: skip
+
+
+class PaceExample(TypedDict):
+    """The rules page's worked bonus-pace example."""
+
+    par: str
+    count: int
+    points: int
+    text: str
+
+
+def sheet_meta(ruleset: Ruleset) -> SheetMeta:
     """What the play script needs to draw a ruleset's sheet and the bonus pace."""
     return {
         "id": ruleset.id,
@@ -81,7 +110,7 @@ def mode_meta(mode: Mode) -> dict[str, object]:
     return {f.name: getattr(mode, f.name) for f in dataclasses.fields(mode) if f.name != "id"}
 
 
-def pace_example(ruleset: Ruleset) -> dict[str, Any]:
+def pace_example(ruleset: Ruleset) -> PaceExample:
     """A worked bonus-pace example: one die above par in Sixes."""
     par = bonus_par(ruleset)
     count = round(par) + 1

@@ -9,7 +9,8 @@ built inside a request: a missing table starts its background build
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+from dataclasses import dataclass
 
 from daily import analyses
 from daily import games as service
@@ -101,24 +102,23 @@ def solve_command(rules: Ruleset) -> str:
     return f"daily solve {rules.id}" + "".join(changed)
 
 
-def analysis_json(record: Record) -> dict[str, Any]:
+def analysis_of(record: Record) -> answers.Analysis:
     """The analysis of a finished game as the API answers it (see :func:`analysis_answer`)."""
-    found = analyses.analyse(current_config(), record)
-    return analysis_answer(found).model_dump(mode="json", exclude_unset=True, by_alias=True)
+    return analysis_answer(analyses.analyse(current_config(), record))
 
 
 def analysis_answer(found: analyses.GameAnalysis) -> answers.Analysis:
     """The answer of an analysed game: a daily game's ``expert`` is null until the day closes,
     and absent in other modes; a computer game's ``computer`` is the bot's own analysis."""
     record = found.record
-    extra: dict[str, Any] = {}
-    if found.computer is not None:
-        extra["computer"] = analysed_answer(found.computer)
-    if found.has_expert:
-        extra["expert"] = None if found.expert is None else expert_answer(found.expert)
     mine = analysed_answer(found.mine)
-    return answers.Analysis(id=record.id, mode=record.kind.id, ruleset=record.ruleset,
-                            **dict(mine), **extra)  # fmt: skip
+    fields: dict[str, object] = {"id": record.id, "mode": record.kind.id,
+                                 "ruleset": record.ruleset, **dict(mine)}  # fmt: skip
+    if found.computer is not None:
+        fields["computer"] = analysed_answer(found.computer)
+    if found.has_expert:
+        fields["expert"] = None if found.expert is None else expert_answer(found.expert)
+    return answers.Analysis.model_validate(fields)
 
 
 def analysed_answer(found: Analysis) -> answers.Analysed:
@@ -181,3 +181,18 @@ def move_answer(move: Move) -> answers.Move:
     if isinstance(move, Score):
         return answers.Move(answers.ScoreMove(score=move.row))
     return answers.Move(answers.HoldMove(hold=list(move.hold)))
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A strategy table being built, as a page shows it: progress and minutes left."""
+
+    percent: str  # e.g. "42%"
+    minutes: int  # rounded up, at least 1
+    refresh: int  # seconds until the page reloads itself
+
+
+def waiting(status: TableStatus) -> Wait:
+    """How long the table of *status* is still to take (a missing one has just started)."""
+    eta = status.eta if status.eta is not None else 60.0
+    return Wait(f"{status.percent or 0:.0f}%", max(1, math.ceil(eta / 60)), retry_after(status))

@@ -28,6 +28,8 @@ pytestmark = pytest.mark.redis
 SECRET = "test-secret-" + "x" * 32
 DAY = date(2026, 12, 3)
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+#: What the service gives a daily started at NOON to live: until its day's reveal.
+LIFETIME_S = (dice.Day(DAY, UTC).reveals_at - NOON).total_seconds()
 
 
 @pytest.fixture
@@ -67,7 +69,7 @@ def stored(client: redis.Redis, game_id: str) -> dict[str, Any]:
 
 def start_daily(client: redis.Redis, player: str = "p1") -> Record:
     index = [keys.player_daily(player, str(DAY))]
-    record, created = games.start(client, settings(), daily_record(player), index)
+    record, created = games.start(client, daily_record(player), LIFETIME_S, index)
     assert created
     return record
 
@@ -82,7 +84,7 @@ def test_start_and_load(client: redis.Redis) -> None:
 def test_second_daily_start_returns_the_first(client: redis.Redis) -> None:
     first = start_daily(client)
     index = [keys.player_daily("p1", str(DAY))]
-    again, created = games.start(client, settings(), daily_record(), index)
+    again, created = games.start(client, daily_record(), LIFETIME_S, index)
     assert not created and again == first
     assert games.games_of(client, "p1") == [first.id]
     assert len(list(client.scan_iter(keys.game("*")))) == 1  # scans every cluster node
@@ -91,7 +93,7 @@ def test_second_daily_start_returns_the_first(client: redis.Redis) -> None:
 def test_index_keys_are_claimed_all_or_none(client: redis.Redis) -> None:
     first = start_daily(client)
     both = [keys.player_daily("p1", str(DAY)), keys.player_friend("p1", "K7P2QX9D")]
-    again, created = games.start(client, settings(), daily_record(), both)
+    again, created = games.start(client, daily_record(), LIFETIME_S, both)
     assert not created and again == first
     assert client.get(both[1]) is None  # the code's index was not taken either
     assert games.games_of(client, "p1") == [first.id]

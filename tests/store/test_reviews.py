@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import redis
 
-from daily import cli, dice
+from daily import cli, dice, results
 from daily import config as config_mod
 from daily import games as service
 from daily import reviews as flow
@@ -67,9 +67,9 @@ def line(table: Table, *, foresight: bool, code: str = CODE) -> tuple[Move, ...]
 
 def play(client: redis.Redis, player: str, moves: Sequence[Move], code: str = CODE) -> Record:
     """Plays *moves* through the store, as the API does; the finished record."""
-    record, _ = games.start(
-        client, settings(), friend_record(player, code), [keys.player_friend(player, code)]
-    )
+    record = friend_record(player, code)
+    lifetime_s = service.expires_in(record, settings())
+    record, _ = games.start(client, record, lifetime_s, [keys.player_friend(player, code)])
     for move in moves:
         record, _ = service.play(client, settings(), record, move)
     assert record.finished
@@ -90,10 +90,10 @@ def test_a_clairvoyant_game_is_held_and_an_honest_one_counts(
     assert not on_board(client, "seer")
     assert reviews.status_of(seer) == reviews.HELD and reviews.shown_status(seer) == "held"
     assert float(seer.extra["luck"]) >= luck.THRESHOLD
-    assert seer.submitted and games.rank_of(client, seer) is None
+    assert seer.submitted and results.rank_of(client, seer) is None
     assert client.zcard(keys.pending_results()) == 0
-    assert [h.game_id for h in reviews.held(client)] == [seer.id]
-    assert reviews.held(client)[0].board == f"friend/{CODE}"
+    assert [h.game_id for h in flow.held(client)] == [seer.id]
+    assert flow.held(client)[0].board == f"friend/{CODE}"
     # Submitting again (a retried count) neither checks twice nor lets it through.
     flow.submit(client, settings(), seer)
     service.retry_pending(client, settings())
@@ -106,8 +106,8 @@ def test_release_counts_the_game_once(client: redis.Redis, table: Table) -> None
     assert on_board(client, "seer") and client.zcard(keys.board_friend(CODE)) == 1
     record = games.load(client, seer.id)
     assert record is not None and reviews.status_of(record) == reviews.RELEASED
-    assert reviews.shown_status(record) is None and games.rank_of(client, record) == 1
-    assert reviews.held(client) == []
+    assert reviews.shown_status(record) is None and results.rank_of(client, record) == 1
+    assert flow.held(client) == []
     with pytest.raises(flow.ReviewError, match="not under review"):
         flow.release(client, settings(), seer.id)
     flow.submit(client, settings(), record)  # a late retry: still one entry
@@ -123,7 +123,7 @@ def test_remove_keeps_the_record_and_never_ranks_it(client: redis.Redis, table: 
         reviews.status_of(record) == reviews.REMOVED and reviews.shown_status(record) == "removed"
     )
     flow.submit(client, settings(), record)
-    assert not on_board(client, "seer") and reviews.held(client) == []
+    assert not on_board(client, "seer") and flow.held(client) == []
     with pytest.raises(flow.ReviewError):
         flow.release(client, settings(), seer.id)
     with pytest.raises(flow.ReviewError, match="no such game"):
@@ -152,7 +152,7 @@ def test_without_a_table_the_game_counts_and_is_checked_once_it_is_built(
     assert flow.check_unchecked(client, settings()) == 1
     assert reviews.unchecked(client) == 0
     assert not on_board(client, "seer") and on_board(client, "honest", "ABCD1234")
-    assert [h.game_id for h in reviews.held(client)] == [seer.id]
+    assert [h.game_id for h in flow.held(client)] == [seer.id]
     flow.release(client, settings(), seer.id)
     assert on_board(client, "seer") and client.zcard(keys.board_friend(CODE)) == 1
 
@@ -170,7 +170,8 @@ def test_a_maxi_daily_without_its_table_counts_and_waits(client: redis.Redis) ->
         created=NOON.timestamp(),
         day=day,
     )
-    record, _ = games.start(client, settings(), record, [keys.player_daily("p1", str(day))])
+    lifetime_s = service.expires_in(record, settings())
+    record, _ = games.start(client, record, lifetime_s, [keys.player_daily("p1", str(day))])
     state = record.state(SECRET)
     while not state.is_finished:
         move = Roll(()) if state.rolls_left else None
@@ -214,7 +215,7 @@ def test_a_held_game_that_a_crash_left_unlisted_is_listed_again(
     seer = play(client, "seer", line(table, foresight=True))
     client.zrem(keys.reviews_held(), seer.id)  # as if the process died after the hash
     flow.submit(client, settings(), seer)
-    assert [h.game_id for h in reviews.held(client)] == [seer.id]
+    assert [h.game_id for h in flow.held(client)] == [seer.id]
     assert not on_board(client, "seer")
 
 
@@ -229,7 +230,8 @@ def test_games_without_a_table_never_stall_the_sweep(
     for n in range(12):
         code = f"WAIT{n:04d}"
         waiting = dataclasses.replace(friend_record(f"p{n}", code), options=forced)
-        record, _ = games.start(client, settings(), waiting, [keys.player_friend(f"p{n}", code)])
+        lifetime_s = service.expires_in(waiting, settings())
+        record, _ = games.start(client, waiting, lifetime_s, [keys.player_friend(f"p{n}", code)])
         state = record.state(SECRET)
         while not state.is_finished:
             move = Roll(()) if state.rolls_left else _first_row(state)
@@ -238,6 +240,6 @@ def test_games_without_a_table_never_stall_the_sweep(
     assert reviews.unchecked(client) == 13 and on_board(client, "seer")
     monkeypatch.setenv("DAILY_CACHE", str(strategy_cache))  # yatzy's table now exists
     assert flow.sweep_unchecked(client, settings()) == 1  # one sweep, no operator's command
-    assert not on_board(client, "seer") and [h.game_id for h in reviews.held(client)] == [seer.id]
+    assert not on_board(client, "seer") and [h.game_id for h in flow.held(client)] == [seer.id]
     assert reviews.unchecked(client) == 12  # the variants wait, at the back of the list
     assert flow.sweep_unchecked(client, settings()) is None  # once a minute at most

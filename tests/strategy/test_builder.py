@@ -86,7 +86,7 @@ def test_the_build_is_estimated_from_its_start(tmp_path: Path) -> None:
         assert found.state == "building"
         assert found.seconds is not None and found.seconds > 0
         assert found.eta is not None and found.eta > 0
-        assert found.to_dict()["ruleset"] == "yatzy"
+        assert found.ruleset == "yatzy"
     finally:
         child.communicate(timeout=300)
     assert builder.status(YATZY, tmp_path).state == "ready"

@@ -128,6 +128,7 @@ def test_a_code_no_table_can_check_is_practice(make_app: Any) -> None:
 
 
 def test_a_withdrawn_daily_leaves_every_board_it_reached(make_app: Any) -> None:
+    from daily import results
     from daily import reviews as flow
     from daily.store import games
     from daily.store import reviews as queue
@@ -151,8 +152,9 @@ def test_a_withdrawn_daily_leaves_every_board_it_reached(make_app: Any) -> None:
         assert before == (max(totals.values()), 3, sum(totals.values()))
         # What the sweep does with a clairvoyant game counted before its table existed.
         queue.save_verdict(redis, record.id, 9.9, True, NOON.timestamp())
-        queue.withdraw(redis, record)
-        queue.withdraw(redis, record)  # a retried withdrawal takes nothing twice
+        counted = results.results_of(record)
+        queue.withdraw(redis, counted)
+        queue.withdraw(redis, counted)  # a retried withdrawal takes nothing twice
     best = max(totals[1], totals[2])
     assert _aggregates(client, who) == (best, 2, totals[1] + totals[2])  # before: all three
     page = client.get(f"{API}/leaderboards/daily/{NOON.date()}", headers=who).get_json()

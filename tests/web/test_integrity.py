@@ -19,6 +19,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from daily import dice
+from daily import games as service
 from daily.store import boards, games, keys
 from daily.web import current_redis, limits
 
@@ -453,7 +454,8 @@ def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_ap
                            player_id=final_player(bo), seed_ref=f"daily:{DAY.isoformat()}",
                            created=NOON.timestamp(), day=DAY)  # fmt: skip
         assert "v" not in games.to_fields(old)  # the compact record's stream field: none, v1
-        games.start(current_redis(), config, old, [keys.player_daily(old.player_id, str(DAY))])
+        index = [keys.player_daily(old.player_id, str(DAY))]
+        games.start(current_redis(), old, service.expires_in(old, config), index)
     seed = dice.daily_seed(secret, DAY)
     first, fresh = dice.faces(seed, 1, (), 6), dice.faces(seed, 1, ((0, 3),), 6)
     rolled = client.post(f"{API}/games/{old.id}/roll", json={"hold": [0, 3]}, headers=bo)

@@ -8,15 +8,15 @@ import pytest
 
 from daily import dice
 from daily.modes import MODES, ModeError, find_mode
-from daily.web import api, openapi, schemas
+from daily.web import api, bodies, openapi
 
 
 def test_every_mode_has_a_body_and_a_starter() -> None:
     for mode in MODES:
-        model = schemas.new_game_model(mode)
+        model = bodies.new_game_model(mode)
         assert model.model_fields["mode"].annotation.__args__ == (mode,)  # type: ignore[union-attr]
         assert model in api.STARTERS
-    assert set(api.STARTERS) == set(schemas.NEW_GAME)
+    assert set(api.STARTERS) == set(bodies.NEW_GAME)
 
 
 def test_the_document_lists_every_mode_and_each_start_body() -> None:
