@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from datetime import date, timedelta
+from pathlib import Path
 
 import numpy as np
 
@@ -57,25 +60,51 @@ def upper_bound(flagged: int, games: int, confidence: float = 0.95) -> float:
     return high
 
 
-def honest(table: Table, policies: list[str], games: int, batch: int, seed: int) -> None:
-    print(f"honest games, {games:,} of each policy (batches of {batch}, seed {seed})")
+#: The table each worker process plays with (loaded once per process by :func:`_load`).
+_TABLE: list[Table] = []
+
+
+def _load(cache: str) -> None:
+    _TABLE[:] = [table_for(find_ruleset("maxi"), Path(cache))]
+
+
+def _chunk(policy: str, start: int, size: int, seed: int) -> tuple[list[int], list[float], int]:
+    """One chunk of honest games: totals, detector scores, and the rolls they took.
+
+    Its generator is keyed on (seed, policy, first game), so the figures do not depend on
+    how the chunks are shared among processes.
+    """
+    rng = np.random.default_rng([seed, lockstep.POLICIES.index(policy), start])
+    played = lockstep.play(_TABLE[0], policy, size, rng)
+    rolls = int(np.isfinite(played.lucks).sum())
+    return played.totals.tolist(), played.evalues.tolist(), rolls
+
+
+def honest(policies: list[str], games: int, batch: int, seed: int, workers: int) -> None:
+    print(f"honest games, {games:,} of each policy (chunks of {batch}, seed {seed}, "
+          f"{workers} worker processes)")  # fmt: skip
     print("| policy | games | mean total | rolls a game | score mean | highest score | "
           "score >= 3 | flagged (>= 4) | 95 % upper bound |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|")
-    for policy in policies:
-        rng = np.random.default_rng([seed, lockstep.POLICIES.index(policy)])
-        totals, scores, rolls = [], [], []
-        for start in range(0, games, batch):
-            played = lockstep.play(table, policy, min(batch, games - start), rng)
-            totals.append(played.totals)
-            scores.append(played.evalues)
-            rolls.append(np.isfinite(played.lucks).sum(axis=(1, 2)))
-        score = np.concatenate(scores)
-        flagged = int((score >= luck.THRESHOLD).sum())
-        print(f"| {policy} | {score.size:,} | {np.concatenate(totals).mean():.1f} | "
-              f"{np.concatenate(rolls).mean():.1f} | {score.mean():.3f} | {score.max():.2f} | "
-              f"{int((score >= 3).sum())} | {flagged} | "
-              f"{upper_bound(flagged, score.size):.1e} |", flush=True)  # fmt: skip
+    chunks = [(p, start, min(batch, games - start)) for p in policies
+              for start in range(0, games, batch)]  # fmt: skip
+    cache = str(default_cache_dir())
+    with ProcessPoolExecutor(workers, initializer=_load, initargs=(cache,)) as pool:
+        futures = [pool.submit(_chunk, *chunk, seed) for chunk in chunks]
+        for policy in policies:
+            totals, scores, rolls = [], [], 0
+            for (p, _, _), future in zip(chunks, futures, strict=True):
+                if p == policy:
+                    got = future.result()
+                    totals.extend(got[0])
+                    scores.extend(got[1])
+                    rolls += got[2]
+            score = np.array(scores)
+            flagged = int((score >= luck.THRESHOLD).sum())
+            print(f"| {policy} | {score.size:,} | {np.mean(totals):.1f} | "
+                  f"{rolls / score.size:.1f} | {score.mean():.3f} | {score.max():.2f} | "
+                  f"{int((score >= 3).sum())} | {flagged} | "
+                  f"{upper_bound(flagged, score.size):.1e} |", flush=True)  # fmt: skip
 
 
 class Attacker:
@@ -87,6 +116,7 @@ class Attacker:
         self.moves: list[Move] = []
         self.lucks: list[float] = []
         self.lows: list[float] = []
+        self.steps: list[int] = []  # each roll's number in its turn
 
     def play(self) -> GameState:
         while not self.state.is_finished:
@@ -100,7 +130,7 @@ class Attacker:
         first = c.roll_index(state.dice)
         # The first roll's luck does not depend on the line: it is on the record already.
         luck0, low0 = _luck(model, c, solved, [first, -1, -1], [-1, -1])
-        self._add(luck0, low0)
+        self._add(luck0, low0, 0)
         options: list[tuple[float, Move, float, float]] = []
         now = float(luck.roll_values(c, solved.final, solved.keeps, 2)[first, 0])
         for hold in clairvoyant.patterns(len(state.dice)):
@@ -115,7 +145,7 @@ class Attacker:
         for value, move, x, low in options:
             if value <= now:
                 break
-            if luck.evalue_of([*self.lucks, x], [*self.lows, low]) < self.budget:
+            if luck.evalue_of([*self.lucks, x], [*self.lows, low], [*self.steps, 1]) < self.budget:
                 chosen = move
                 break
         if chosen is None:  # nothing safe beats the honest move: play the Expert's
@@ -132,14 +162,15 @@ class Attacker:
         lucks, lows = luck.luck_and_low(model, solved.final, solved.keeps,
                                         np.array([rolls]), np.array([keeps]))  # fmt: skip
         for i in (1, 2):
-            self._add(float(lucks[0, i]), float(lows[0, i]))
+            self._add(float(lucks[0, i]), float(lows[0, i]), i)
         self.moves.extend(line)
         self.state = s
 
-    def _add(self, x: float, low: float) -> None:
+    def _add(self, x: float, low: float, step: int) -> None:
         if math.isfinite(x):
             self.lucks.append(x)
             self.lows.append(low)
+            self.steps.append(step)
 
 
 def _luck(model: Model, c: Combos, solved: Turn, rolls: list[int], keeps: list[int]
@@ -232,7 +263,10 @@ def first_rolls(table: Table, days: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000, help="honest games a policy")
-    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--batch", type=int, default=1000, help="games a chunk")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="processes for the honest games"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--days", type=int, default=3)
     parser.add_argument("--bots", type=int, default=1000, help="noisy bots a day")
@@ -248,7 +282,7 @@ def main() -> None:
     table = table_for(find_ruleset("maxi"), default_cache_dir())
     began = time.perf_counter()
     if not args.skip_honest:
-        honest(table, args.policies.split(","), args.games, args.batch, args.seed)
+        honest(args.policies.split(","), args.games, args.batch, args.seed, args.workers)
     if not args.skip_attack:
         attack(table, args.days, args.bots)
     if args.first_rolls:
