@@ -1,10 +1,12 @@
 """The detector's guarantee on honest styles, and the best line an informed attacker keeps unheld.
 
-Honest part: games of each honest style that is not a bot (:data:`lockstep.STYLES`), and of
-the Expert and a random player, played in lockstep on random dice; each game's detector
-score (log10 of the bettor's highest wealth, :func:`daily.strategy.luck.evalues_of`) is
-measured as the service measures it. Reports the false positives (score >= 4) of each with a
-95 % Clopper-Pearson upper bound.
+Honest part: games of each honest style that is not a bot (:data:`lockstep.STYLES`), or of
+any policy of :data:`lockstep.POLICIES`, played in lockstep on random dice, in chunks shared
+among ``--workers`` processes (each chunk's generator is keyed on the seed, the policy and
+its first game, so the figures do not depend on the number of processes); each game's
+detector score (log10 of the bettors' highest wealth, :func:`daily.strategy.luck.evalues_of`)
+is measured as the service measures it. Reports the false positives (score >= 4) of each
+with a 95 % Clopper-Pearson upper bound.
 
 Attacker part: on each of three days' dice (the v2 stream of a bench seed), a planned line
 that knows every first re-roll of its own line before it plays it (one scout account per
@@ -14,6 +16,9 @@ while its projected score stays under a budget (else the Expert's move); the sec
 unknown, like the Expert. Each budget's line is checked by the service's own
 :func:`daily.strategy.luck.check`; the best unheld total is set beside the Expert's and the
 best of 1,000 noisy bots (Hard, Medium and Easy levels in turn) on the same dice.
+
+``--power N``: N lockstep games each of players who foresaw every re-roll or only the first
+re-rolls, on every turn or some, who do not plan around the detector: the share caught.
 
 Run: DAILY_CACHE=/work/cache .venv/bin/python bench/bench_detector.py --games 100000
 """
@@ -105,6 +110,26 @@ def honest(policies: list[str], games: int, batch: int, seed: int, workers: int)
                   f"{rolls / score.size:.1f} | {score.mean():.3f} | {score.max():.2f} | "
                   f"{int((score >= 3).sum())} | {flagged} | "
                   f"{upper_bound(flagged, score.size):.1e} |", flush=True)  # fmt: skip
+
+
+def power(table: Table, games: int, seed: int) -> None:
+    """The share of foreseeing lockstep games the detector catches (they do not plan around
+    it): foresight of every re-roll or of the first re-rolls only, on every turn or some."""
+    rows = table.model.rows
+    rng = np.random.default_rng([seed, 98])
+    print(f"\nforeseeing players, {games:,} lockstep games each (seed {seed}): caught, score")
+    print("| knew | turns | mean total | caught (>= 4) | median score |")
+    print("|---|---|---|---|---|")
+    for turns, scouting in ((rows, False), (rows // 4, False), (rows, True), (rows // 2, True)):
+        known = np.zeros((games, rows), bool)
+        for game in range(games):
+            known[game, rng.choice(rows, turns, replace=False)] = True
+        played = lockstep.play(table, "expert", games, rng, known=known, scouting=scouting)
+        score = played.evalues
+        knew = "the first re-rolls" if scouting else "every re-roll"
+        print(f"| {knew} | {turns} of {rows} | {played.totals.mean():.1f} | "
+              f"{np.mean(score >= luck.THRESHOLD):.0%} | {np.median(score):.2f} |",
+              flush=True)  # fmt: skip
 
 
 class Attacker:
@@ -277,6 +302,7 @@ def main() -> None:
     )
     parser.add_argument("--skip-honest", action="store_true")
     parser.add_argument("--skip-attack", action="store_true")
+    parser.add_argument("--power", type=int, default=0, help="foreseeing games of each kind")
     parser.add_argument("--first-rolls", type=int, default=0, help="days of the first-roll planner")
     args = parser.parse_args()
     table = table_for(find_ruleset("maxi"), default_cache_dir())
@@ -285,6 +311,8 @@ def main() -> None:
         honest(args.policies.split(","), args.games, args.batch, args.seed, args.workers)
     if not args.skip_attack:
         attack(table, args.days, args.bots)
+    if args.power:
+        power(table, args.power, args.seed)
     if args.first_rolls:
         first_rolls(table, args.first_rolls)
     print(f"\n{time.perf_counter() - began:.0f} s")
