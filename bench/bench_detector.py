@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from datetime import date, timedelta
@@ -85,31 +86,44 @@ def _chunk(policy: str, start: int, size: int, seed: int) -> tuple[list[int], li
     return played.totals.tolist(), played.evalues.tolist(), rolls
 
 
-def honest(policies: list[str], games: int, batch: int, seed: int, workers: int) -> None:
-    print(f"honest games, {games:,} of each policy (chunks of {batch}, seed {seed}, "
-          f"{workers} worker processes)")  # fmt: skip
+def honest(policies: list[str], games: int, batch: int, seed: int, workers: int,
+           seconds: float) -> None:  # fmt: skip
+    """Plays the honest games, chunk i of every policy before chunk i+1 of any, and prints the
+    table of the rounds done: all *games*, or as many as ended within *seconds*."""
+    starts = range(0, games, batch)
+    chunks = [(p, start, min(batch, games - start)) for start in starts for p in policies]
+    began = time.perf_counter()
+    done: dict[str, list[tuple[list[int], list[float], int]]] = {p: [] for p in policies}
+    pool = ProcessPoolExecutor(workers, initializer=_load, initargs=(str(default_cache_dir()),))
+    try:
+        futures = [pool.submit(_chunk, *chunk, seed) for chunk in chunks]
+        for n, start in enumerate(starts):
+            if time.perf_counter() - began > seconds:
+                break
+            for policy, future in zip(policies, futures[n * len(policies) :], strict=False):
+                done[policy].append(future.result())
+            print(f"{start + len(done[policies[0]][-1][0]):,} games of each policy, "
+                  f"{time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
+    finally:
+        pool.shutdown(cancel_futures=True)
+    played = sum(len(chunk[0]) for chunk in done[policies[0]])
+    if not played:
+        print(f"honest games: no round of {len(policies)} chunks ended in {seconds:.0f} s")
+        return
+    cut = "" if played == games else f", stopped after {seconds:.0f} s of {games:,}"
+    print(f"honest games, {played:,} of each policy (chunks of {batch}, seed {seed}, "
+          f"{workers} worker processes{cut})")  # fmt: skip
     print("| policy | games | mean total | rolls a game | score mean | highest score | "
           "score >= 3 | flagged (>= 4) | 95 % upper bound |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|")
-    chunks = [(p, start, min(batch, games - start)) for p in policies
-              for start in range(0, games, batch)]  # fmt: skip
-    cache = str(default_cache_dir())
-    with ProcessPoolExecutor(workers, initializer=_load, initargs=(cache,)) as pool:
-        futures = [pool.submit(_chunk, *chunk, seed) for chunk in chunks]
-        for policy in policies:
-            totals, scores, rolls = [], [], 0
-            for (p, _, _), future in zip(chunks, futures, strict=True):
-                if p == policy:
-                    got = future.result()
-                    totals.extend(got[0])
-                    scores.extend(got[1])
-                    rolls += got[2]
-            score = np.array(scores)
-            flagged = int((score >= luck.THRESHOLD).sum())
-            print(f"| {policy} | {score.size:,} | {np.mean(totals):.1f} | "
-                  f"{rolls / score.size:.1f} | {score.mean():.3f} | {score.max():.2f} | "
-                  f"{int((score >= 3).sum())} | {flagged} | "
-                  f"{upper_bound(flagged, score.size):.1e} |", flush=True)  # fmt: skip
+    for policy in policies:
+        totals = np.concatenate([chunk[0] for chunk in done[policy]])
+        score = np.concatenate([chunk[1] for chunk in done[policy]])
+        rolls = sum(chunk[2] for chunk in done[policy])
+        flagged = int((score >= luck.THRESHOLD).sum())
+        print(f"| {policy} | {score.size:,} | {totals.mean():.1f} | {rolls / score.size:.1f} | "
+              f"{score.mean():.3f} | {score.max():.2f} | {int((score >= 3).sum())} | "
+              f"{flagged} | {upper_bound(flagged, score.size):.1e} |", flush=True)  # fmt: skip
 
 
 def power(table: Table, games: int, seed: int) -> None:
@@ -296,6 +310,12 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=3)
     parser.add_argument("--bots", type=int, default=1000, help="noisy bots a day")
     parser.add_argument(
+        "--seconds",
+        type=float,
+        default=math.inf,
+        help="stop the honest games after this long: the rounds done (equal games a policy)",
+    )
+    parser.add_argument(
         "--policies",
         default=",".join(lockstep.STYLES),
         help="honest policies, comma-separated (any of lockstep.POLICIES)",
@@ -308,7 +328,8 @@ def main() -> None:
     table = table_for(find_ruleset("maxi"), default_cache_dir())
     began = time.perf_counter()
     if not args.skip_honest:
-        honest(args.policies.split(","), args.games, args.batch, args.seed, args.workers)
+        honest(args.policies.split(","), args.games, args.batch, args.seed, args.workers,
+               args.seconds)  # fmt: skip
     if not args.skip_attack:
         attack(table, args.days, args.bots)
     if args.power:

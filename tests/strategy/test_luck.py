@@ -105,19 +105,20 @@ def test_a_player_who_sees_the_dice_stream_is_flagged(yatzy_table: Table) -> Non
         verdict = luck.check(yatzy_table, source, played.moves)
         scores.append(verdict.score)
         assert played.state.total > yatzy_table.optimum + 60
-    # Scores 3.46, 4.53, 5.19 and 5.51: the bettor got 2,900 to 320,000 times richer.
-    assert sum(score >= luck.THRESHOLD for score in scores) >= 3 and min(scores) > 3
+    # Scores 4.14, 5.59, 7.88 and 8.71: the bettors got 14,000 to 500 million times richer.
+    assert min(scores) >= luck.THRESHOLD
 
 
 def test_scouting_every_first_reroll_is_far_luckier_than_honest_play(yatzy_table: Table) -> None:
-    # v1-style scouting (every first re-roll of every turn known): 2.54 to 4.78, one of four
-    # flagged, where honest games stay under 3 (test_honest_real_games_are_not_flagged).
+    # v1-style scouting (every first re-roll of every turn known): 5.64 to 7.70, all flagged
+    # (the first re-roll's own bettors), where honest games stay under 3
+    # (test_honest_real_games_are_not_flagged).
     every_turn = range(1, len(yatzy_table.model.ruleset.rows) + 1)
     scores = []
     for source in sources(4, "scout"):
         played = clairvoyant.play(yatzy_table, source, every_turn, scouting=True)
         scores.append(luck.check(yatzy_table, source, played.moves).score)
-    assert min(scores) > 2.5 and max(scores) >= luck.THRESHOLD
+    assert min(scores) >= luck.THRESHOLD
 
 
 def test_lockstep_clairvoyants_are_far_luckier_than_honest_players(yatzy_table: Table) -> None:
@@ -130,8 +131,8 @@ def test_lockstep_clairvoyants_are_far_luckier_than_honest_players(yatzy_table: 
     )
     threshold = luck.THRESHOLD
     assert np.mean(honest >= threshold) == 0
-    assert np.mean(seer.evalues >= threshold) > 0.9  # 0.94 on 300 games
-    assert np.mean(scout.evalues >= threshold) > 0.15  # 0.23 on 300 games
+    assert np.mean(seer.evalues >= threshold) > 0.95  # all 500
+    assert np.mean(scout.evalues >= threshold) > 0.95  # all 500 (round two: 0.23 of 300)
     assert seer.totals.mean() > scout.totals.mean() > yatzy_table.optimum + 30
 
 
