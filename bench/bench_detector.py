@@ -221,7 +221,7 @@ def _luck(model: Model, c: Combos, solved: Turn, rolls: list[int], keeps: list[i
     return float(lucks[0, i]), float(lows[0, i])
 
 
-def attack(table: Table, days: int, bots_each: int) -> None:
+def attack(table: Table, days: int, bots_each: int, budgets: tuple[float, ...]) -> None:
     print(f"\nattacker: every first re-roll of its own line known, v2 dice of {days} days")
     print("| day | Expert | best of noisy bots | planned line: best unheld (budget, score) "
           "| lines held |")  # fmt: skip
@@ -239,7 +239,7 @@ def attack(table: Table, days: int, bots_each: int) -> None:
             played = bots.play_games(table, bots.LEVELS[level], [source] * count, rng)
             best_bot = max(best_bot, *(p.state.total for p in played))
         best, held = (0, 0.0, 0.0), 0
-        for budget in BUDGETS:
+        for budget in budgets:
             attacker = Attacker(table, source, budget)
             final = attacker.play()
             verdict = luck.check(table, source, attacker.moves)
@@ -248,7 +248,7 @@ def attack(table: Table, days: int, bots_each: int) -> None:
             elif final.total > best[0]:
                 best = (final.total, budget, verdict.score)
         print(f"| {day} | {expert} | {best_bot} | {best[0]} ({best[1]}, {best[2]:.2f}) | "
-              f"{held} of {len(BUDGETS)} |", flush=True)  # fmt: skip
+              f"{held} of {len(budgets)} |", flush=True)  # fmt: skip
 
 
 def first_rolls_line(table: Table, source: DiceSource) -> tuple[GameState, list[Move], float]:
@@ -310,6 +310,11 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=3)
     parser.add_argument("--bots", type=int, default=1000, help="noisy bots a day")
     parser.add_argument(
+        "--budgets",
+        default=",".join(str(b) for b in BUDGETS),
+        help="the attacker's budgets (scores it plans to stay under), comma-separated",
+    )
+    parser.add_argument(
         "--seconds",
         type=float,
         default=math.inf,
@@ -331,7 +336,7 @@ def main() -> None:
         honest(args.policies.split(","), args.games, args.batch, args.seed, args.workers,
                args.seconds)  # fmt: skip
     if not args.skip_attack:
-        attack(table, args.days, args.bots)
+        attack(table, args.days, args.bots, tuple(float(b) for b in args.budgets.split(",")))
     if args.power:
         power(table, args.power, args.seed)
     if args.first_rolls:
