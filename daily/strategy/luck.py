@@ -123,7 +123,7 @@ def evalues_of(lucks: FloatArray, lows: FloatArray, steps: npt.ArrayLike) -> Flo
     step = np.broadcast_to(np.asarray(steps), x.shape)
     on = np.array([(step >= first) & (step <= last) for first, last in BETS])  # (bets, g, r)
     stakes = np.minimum(np.asarray(STAKES)[:, None, None], CAP / low[None])  # (stakes, g, r)
-    bets = (on[:, None] * stakes[None]).reshape(-1, *x.shape)  # (bets * stakes, g, r)
+    bets = (on[:, None] * stakes[None]).reshape(len(BETS) * len(STAKES), *x.shape)
     wealth = np.exp(np.cumsum(np.log1p(bets * x[None]), axis=2))
     # The highest wealth at any roll: Ville's bound holds for the whole path, not only its end.
     result: FloatArray = np.log10(wealth.mean(axis=0).max(axis=1, initial=1.0))
