@@ -7,11 +7,12 @@ that keep could have dealt. Whatever the player's skill, each roll's luck has me
 variance 1 given everything before it. A player who knew the dice picks the keeps whose
 dice they know to be good, and is lucky again and again.
 
-The verdict is a test martingale (:func:`evalue_of`): a bettor who, before each roll, stakes
-a fraction of their wealth on that roll's luck being positive. For an honest player their
-wealth is a nonnegative supermartingale starting at 1, whatever the player's policy, so by
-Ville's inequality it ever reaches 1/:data:`ALPHA` with probability at most :data:`ALPHA`.
-A game whose wealth reaches it is flagged; its *score* is log10 of the highest wealth.
+The verdict is a test martingale (:func:`evalue_of`): bettors who, before each roll, stake
+part of their wealth on that roll's luck being positive (some on every roll, some on each
+turn's first re-roll alone, what scouts learn). For an honest player their mean wealth is a
+nonnegative supermartingale starting at 1, whatever the player's policy, so by Ville's
+inequality it ever reaches 1/:data:`ALPHA` with probability at most :data:`ALPHA`. A game
+whose wealth reaches it is flagged; its *score* is log10 of the highest wealth.
 docs/clairvoyance.md states the bound and what it assumes.
 
 Pure: numpy and the rules engine, no clock, no global random.
@@ -44,7 +45,7 @@ CLIP = 8.0
 
 #: The false-positive rate guaranteed for every honest way of playing, every ruleset.
 ALPHA = 1e-4
-#: A game is flagged once its bettor's wealth reaches 1/ALPHA: a score (log10) of 4.
+#: A game is flagged once its bettors' wealth reaches 1/ALPHA: a score (log10) of 4.
 THRESHOLD = -math.log10(ALPHA)
 #: The bettors' stakes: the wealth is the mean of one bettor per stake and per family of
 #: :data:`BETS` (a mixture of test martingales is one), each staking that much of its wealth
