@@ -1,10 +1,12 @@
 """The detector's guarantee on honest styles, and the best line an informed attacker keeps unheld.
 
-Honest part: games of each honest style that is not a bot (:data:`lockstep.STYLES`), and of
-the Expert and a random player, played in lockstep on random dice; each game's detector
-score (log10 of the bettor's highest wealth, :func:`daily.strategy.luck.evalues_of`) is
-measured as the service measures it. Reports the false positives (score >= 4) of each with a
-95 % Clopper-Pearson upper bound.
+Honest part: games of each honest style that is not a bot (:data:`lockstep.STYLES`), or of
+any policy of :data:`lockstep.POLICIES`, played in lockstep on random dice, in chunks shared
+among ``--workers`` processes (each chunk's generator is keyed on the seed, the policy and
+its first game, so the figures do not depend on the number of processes); each game's
+detector score (log10 of the bettors' highest wealth, :func:`daily.strategy.luck.evalues_of`)
+is measured as the service measures it. Reports the false positives (score >= 4) of each
+with a 95 % Clopper-Pearson upper bound.
 
 Attacker part: on each of three days' dice (the v2 stream of a bench seed), a planned line
 that knows every first re-roll of its own line before it plays it (one scout account per
@@ -15,6 +17,9 @@ unknown, like the Expert. Each budget's line is checked by the service's own
 :func:`daily.strategy.luck.check`; the best unheld total is set beside the Expert's and the
 best of 1,000 noisy bots (Hard, Medium and Easy levels in turn) on the same dice.
 
+``--power N``: N lockstep games each of players who foresaw every re-roll or only the first
+re-rolls, on every turn or some, who do not plan around the detector: the share caught.
+
 Run: DAILY_CACHE=/work/cache .venv/bin/python bench/bench_detector.py --games 100000
 """
 
@@ -22,8 +27,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from datetime import date, timedelta
+from pathlib import Path
 
 import numpy as np
 
@@ -57,25 +66,84 @@ def upper_bound(flagged: int, games: int, confidence: float = 0.95) -> float:
     return high
 
 
-def honest(table: Table, policies: list[str], games: int, batch: int, seed: int) -> None:
-    print(f"honest games, {games:,} of each policy (batches of {batch}, seed {seed})")
+#: The table each worker process plays with (loaded once per process by :func:`_load`).
+_TABLE: list[Table] = []
+
+
+def _load(cache: str) -> None:
+    _TABLE[:] = [table_for(find_ruleset("maxi"), Path(cache))]
+
+
+def _chunk(policy: str, start: int, size: int, seed: int) -> tuple[list[int], list[float], int]:
+    """One chunk of honest games: totals, detector scores, and the rolls they took.
+
+    Its generator is keyed on (seed, policy, first game), so the figures do not depend on
+    how the chunks are shared among processes.
+    """
+    rng = np.random.default_rng([seed, lockstep.POLICIES.index(policy), start])
+    played = lockstep.play(_TABLE[0], policy, size, rng)
+    rolls = int(np.isfinite(played.lucks).sum())
+    return played.totals.tolist(), played.evalues.tolist(), rolls
+
+
+def honest(policies: list[str], games: int, batch: int, seed: int, workers: int,
+           seconds: float) -> None:  # fmt: skip
+    """Plays the honest games, chunk i of every policy before chunk i+1 of any, and prints the
+    table of the rounds done: all *games*, or as many as ended within *seconds*."""
+    starts = range(0, games, batch)
+    chunks = [(p, start, min(batch, games - start)) for start in starts for p in policies]
+    began = time.perf_counter()
+    done: dict[str, list[tuple[list[int], list[float], int]]] = {p: [] for p in policies}
+    pool = ProcessPoolExecutor(workers, initializer=_load, initargs=(str(default_cache_dir()),))
+    try:
+        futures = [pool.submit(_chunk, *chunk, seed) for chunk in chunks]
+        for n, start in enumerate(starts):
+            if time.perf_counter() - began > seconds:
+                break
+            for policy, future in zip(policies, futures[n * len(policies) :], strict=False):
+                done[policy].append(future.result())
+            print(f"{start + len(done[policies[0]][-1][0]):,} games of each policy, "
+                  f"{time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
+    finally:
+        pool.shutdown(cancel_futures=True)
+    played = sum(len(chunk[0]) for chunk in done[policies[0]])
+    if not played:
+        print(f"honest games: no round of {len(policies)} chunks ended in {seconds:.0f} s")
+        return
+    cut = "" if played == games else f", stopped after {seconds:.0f} s of {games:,}"
+    print(f"honest games, {played:,} of each policy (chunks of {batch}, seed {seed}, "
+          f"{workers} worker processes{cut})")  # fmt: skip
     print("| policy | games | mean total | rolls a game | score mean | highest score | "
           "score >= 3 | flagged (>= 4) | 95 % upper bound |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|")
     for policy in policies:
-        rng = np.random.default_rng([seed, lockstep.POLICIES.index(policy)])
-        totals, scores, rolls = [], [], []
-        for start in range(0, games, batch):
-            played = lockstep.play(table, policy, min(batch, games - start), rng)
-            totals.append(played.totals)
-            scores.append(played.evalues)
-            rolls.append(np.isfinite(played.lucks).sum(axis=(1, 2)))
-        score = np.concatenate(scores)
+        totals = np.concatenate([chunk[0] for chunk in done[policy]])
+        score = np.concatenate([chunk[1] for chunk in done[policy]])
+        rolls = sum(chunk[2] for chunk in done[policy])
         flagged = int((score >= luck.THRESHOLD).sum())
-        print(f"| {policy} | {score.size:,} | {np.concatenate(totals).mean():.1f} | "
-              f"{np.concatenate(rolls).mean():.1f} | {score.mean():.3f} | {score.max():.2f} | "
-              f"{int((score >= 3).sum())} | {flagged} | "
-              f"{upper_bound(flagged, score.size):.1e} |", flush=True)  # fmt: skip
+        print(f"| {policy} | {score.size:,} | {totals.mean():.1f} | {rolls / score.size:.1f} | "
+              f"{score.mean():.3f} | {score.max():.2f} | {int((score >= 3).sum())} | "
+              f"{flagged} | {upper_bound(flagged, score.size):.1e} |", flush=True)  # fmt: skip
+
+
+def power(table: Table, games: int, seed: int) -> None:
+    """The share of foreseeing lockstep games the detector catches (they do not plan around
+    it): foresight of every re-roll or of the first re-rolls only, on every turn or some."""
+    rows = table.model.rows
+    rng = np.random.default_rng([seed, 98])
+    print(f"\nforeseeing players, {games:,} lockstep games each (seed {seed}): caught, score")
+    print("| knew | turns | mean total | caught (>= 4) | median score |")
+    print("|---|---|---|---|---|")
+    for turns, scouting in ((rows, False), (rows // 4, False), (rows, True), (rows // 2, True)):
+        known = np.zeros((games, rows), bool)
+        for game in range(games):
+            known[game, rng.choice(rows, turns, replace=False)] = True
+        played = lockstep.play(table, "expert", games, rng, known=known, scouting=scouting)
+        score = played.evalues
+        knew = "the first re-rolls" if scouting else "every re-roll"
+        print(f"| {knew} | {turns} of {rows} | {played.totals.mean():.1f} | "
+              f"{np.mean(score >= luck.THRESHOLD):.0%} | {np.median(score):.2f} |",
+              flush=True)  # fmt: skip
 
 
 class Attacker:
@@ -87,6 +155,7 @@ class Attacker:
         self.moves: list[Move] = []
         self.lucks: list[float] = []
         self.lows: list[float] = []
+        self.steps: list[int] = []  # each roll's number in its turn
 
     def play(self) -> GameState:
         while not self.state.is_finished:
@@ -100,7 +169,7 @@ class Attacker:
         first = c.roll_index(state.dice)
         # The first roll's luck does not depend on the line: it is on the record already.
         luck0, low0 = _luck(model, c, solved, [first, -1, -1], [-1, -1])
-        self._add(luck0, low0)
+        self._add(luck0, low0, 0)
         options: list[tuple[float, Move, float, float]] = []
         now = float(luck.roll_values(c, solved.final, solved.keeps, 2)[first, 0])
         for hold in clairvoyant.patterns(len(state.dice)):
@@ -115,7 +184,7 @@ class Attacker:
         for value, move, x, low in options:
             if value <= now:
                 break
-            if luck.evalue_of([*self.lucks, x], [*self.lows, low]) < self.budget:
+            if luck.evalue_of([*self.lucks, x], [*self.lows, low], [*self.steps, 1]) < self.budget:
                 chosen = move
                 break
         if chosen is None:  # nothing safe beats the honest move: play the Expert's
@@ -132,14 +201,15 @@ class Attacker:
         lucks, lows = luck.luck_and_low(model, solved.final, solved.keeps,
                                         np.array([rolls]), np.array([keeps]))  # fmt: skip
         for i in (1, 2):
-            self._add(float(lucks[0, i]), float(lows[0, i]))
+            self._add(float(lucks[0, i]), float(lows[0, i]), i)
         self.moves.extend(line)
         self.state = s
 
-    def _add(self, x: float, low: float) -> None:
+    def _add(self, x: float, low: float, step: int) -> None:
         if math.isfinite(x):
             self.lucks.append(x)
             self.lows.append(low)
+            self.steps.append(step)
 
 
 def _luck(model: Model, c: Combos, solved: Turn, rolls: list[int], keeps: list[int]
@@ -151,7 +221,7 @@ def _luck(model: Model, c: Combos, solved: Turn, rolls: list[int], keeps: list[i
     return float(lucks[0, i]), float(lows[0, i])
 
 
-def attack(table: Table, days: int, bots_each: int) -> None:
+def attack(table: Table, days: int, bots_each: int, budgets: tuple[float, ...]) -> None:
     print(f"\nattacker: every first re-roll of its own line known, v2 dice of {days} days")
     print("| day | Expert | best of noisy bots | planned line: best unheld (budget, score) "
           "| lines held |")  # fmt: skip
@@ -169,7 +239,7 @@ def attack(table: Table, days: int, bots_each: int) -> None:
             played = bots.play_games(table, bots.LEVELS[level], [source] * count, rng)
             best_bot = max(best_bot, *(p.state.total for p in played))
         best, held = (0, 0.0, 0.0), 0
-        for budget in BUDGETS:
+        for budget in budgets:
             attacker = Attacker(table, source, budget)
             final = attacker.play()
             verdict = luck.check(table, source, attacker.moves)
@@ -178,7 +248,7 @@ def attack(table: Table, days: int, bots_each: int) -> None:
             elif final.total > best[0]:
                 best = (final.total, budget, verdict.score)
         print(f"| {day} | {expert} | {best_bot} | {best[0]} ({best[1]}, {best[2]:.2f}) | "
-              f"{held} of {len(BUDGETS)} |", flush=True)  # fmt: skip
+              f"{held} of {len(budgets)} |", flush=True)  # fmt: skip
 
 
 def first_rolls_line(table: Table, source: DiceSource) -> tuple[GameState, list[Move], float]:
@@ -232,10 +302,24 @@ def first_rolls(table: Table, days: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000, help="honest games a policy")
-    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--batch", type=int, default=1000, help="games a chunk")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="processes for the honest games"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--days", type=int, default=3)
     parser.add_argument("--bots", type=int, default=1000, help="noisy bots a day")
+    parser.add_argument(
+        "--budgets",
+        default=",".join(str(b) for b in BUDGETS),
+        help="the attacker's budgets (scores it plans to stay under), comma-separated",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=math.inf,
+        help="stop the honest games after this long: the rounds done (equal games a policy)",
+    )
     parser.add_argument(
         "--policies",
         default=",".join(lockstep.STYLES),
@@ -243,14 +327,18 @@ def main() -> None:
     )
     parser.add_argument("--skip-honest", action="store_true")
     parser.add_argument("--skip-attack", action="store_true")
+    parser.add_argument("--power", type=int, default=0, help="foreseeing games of each kind")
     parser.add_argument("--first-rolls", type=int, default=0, help="days of the first-roll planner")
     args = parser.parse_args()
     table = table_for(find_ruleset("maxi"), default_cache_dir())
     began = time.perf_counter()
     if not args.skip_honest:
-        honest(table, args.policies.split(","), args.games, args.batch, args.seed)
+        honest(args.policies.split(","), args.games, args.batch, args.seed, args.workers,
+               args.seconds)  # fmt: skip
     if not args.skip_attack:
-        attack(table, args.days, args.bots)
+        attack(table, args.days, args.bots, tuple(float(b) for b in args.budgets.split(",")))
+    if args.power:
+        power(table, args.power, args.seed)
     if args.first_rolls:
         first_rolls(table, args.first_rolls)
     print(f"\n{time.perf_counter() - began:.0f} s")

@@ -63,9 +63,10 @@ class Games:
 
     @property
     def evalues(self) -> FloatArray:
-        """Each game's detector score: log10 of its bettor's highest wealth (in play order)."""
+        """Each game's detector score: log10 of its bettors' highest wealth (in play order)."""
         flat = self.lucks.shape[0], -1
-        return evalues_of(self.lucks.reshape(flat), self.lows.reshape(flat))
+        steps = np.arange(self.lucks.shape[2])[None, :].repeat(self.lucks.shape[1], axis=0)
+        return evalues_of(self.lucks.reshape(flat), self.lows.reshape(flat), steps.reshape(1, -1))
 
 
 def play(

@@ -7,11 +7,12 @@ that keep could have dealt. Whatever the player's skill, each roll's luck has me
 variance 1 given everything before it. A player who knew the dice picks the keeps whose
 dice they know to be good, and is lucky again and again.
 
-The verdict is a test martingale (:func:`evalue_of`): a bettor who, before each roll, stakes
-a fraction of their wealth on that roll's luck being positive. For an honest player their
-wealth is a nonnegative supermartingale starting at 1, whatever the player's policy, so by
-Ville's inequality it ever reaches 1/:data:`ALPHA` with probability at most :data:`ALPHA`.
-A game whose wealth reaches it is flagged; its *score* is log10 of the highest wealth.
+The verdict is a test martingale (:func:`evalue_of`): bettors who, before each roll, stake
+part of their wealth on that roll's luck being positive (some on every roll, some on each
+turn's first re-roll alone, what scouts learn). For an honest player their mean wealth is a
+nonnegative supermartingale starting at 1, whatever the player's policy, so by Ville's
+inequality it ever reaches 1/:data:`ALPHA` with probability at most :data:`ALPHA`. A game
+whose wealth reaches it is flagged; its *score* is log10 of the highest wealth.
 docs/clairvoyance.md states the bound and what it assumes.
 
 Pure: numpy and the rules engine, no clock, no global random.
@@ -44,14 +45,20 @@ CLIP = 8.0
 
 #: The false-positive rate guaranteed for every honest way of playing, every ruleset.
 ALPHA = 1e-4
-#: A game is flagged once its bettor's wealth reaches 1/ALPHA: a score (log10) of 4.
+#: A game is flagged once its bettors' wealth reaches 1/ALPHA: a score (log10) of 4.
 THRESHOLD = -math.log10(ALPHA)
-#: The bettor's stakes: the wealth is the mean of one bettor per stake (a mixture of test
-#: martingales is one), each staking that fraction of its wealth per unit of luck.
-STAKES = (0.05, 0.1, 0.2, 0.35, 0.5)
+#: The bettors' stakes: the wealth is the mean of one bettor per stake and per family of
+#: :data:`BETS` (a mixture of test martingales is one), each staking that much of its wealth
+#: per unit of luck. A stake above 1 is safe: :data:`CAP` bounds what a roll can cost.
+STAKES = (0.1, 0.2, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0)
+#: Which rolls of a turn a family of bettors bets on, as (first, last) roll numbers (0: the
+#: turn's first roll, 1: its first re-roll, ...; 99: its last): every roll (a player who saw
+#: all the dice), every re-roll, and each turn's first re-roll alone (what scouts can learn).
+#: A bettor sits out the other rolls, whose noise would only cost it wealth.
+BETS = ((0, 99), (1, 99), (1, 1))
 #: No roll may take more than this share of a bettor's wealth, however bad the roll: a stake
 #: is cut to CAP / |the worst luck the keep could deal|.
-CAP = 0.5
+CAP = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,45 +77,55 @@ class Turns:
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """A game's luck: each roll's luck and the worst its keep could deal, the score
-    (log10 of the bettor's highest wealth, :func:`evalue_of`) and the verdict."""
+    """A game's luck: each roll's luck, the worst its keep could deal and its number in its
+    turn, the score (log10 of the bettors' highest wealth, :func:`evalue_of`) and the verdict."""
 
     lucks: tuple[float, ...]
     lows: tuple[float, ...]
+    steps: tuple[int, ...]
     score: float
     threshold: float = THRESHOLD
 
     @property
     def flagged(self) -> bool:
-        """Whether the bettor's wealth reached 1/ALPHA: no honest game does, but ALPHA."""
+        """Whether the bettors' wealth reached 1/ALPHA: no honest game does, but ALPHA."""
         return self.score >= self.threshold
 
 
-def evalue_of(lucks: npt.ArrayLike, lows: npt.ArrayLike) -> float:
+def evalue_of(lucks: npt.ArrayLike, lows: npt.ArrayLike, steps: npt.ArrayLike) -> float:
     """log10 of the highest wealth the bettors reach over rolls of these *lucks*.
 
-    *lows* is, per roll, the lowest luck its keep could deal. Bettor j multiplies its wealth
-    by ``1 + s * min(luck, CLIP)`` at each roll, ``s`` = :data:`STAKES` [j] cut to
-    ``CAP / |low|``: the stake is set before the roll, so for an honest roll (mean 0) the
-    factor has mean at most 1 and never goes below 1 - CAP. NaN rolls (no spread) count
-    for nothing.
+    *lows* is, per roll, the lowest luck its keep could deal, and *steps* the roll's number
+    in its turn (0: the first roll). A bettor of stake ``s`` and family ``(first, last)``
+    (:data:`STAKES`, :data:`BETS`) multiplies its wealth by ``1 + s * min(luck, CLIP)`` at
+    each roll numbered first to last, ``s`` cut to ``CAP / |low|``: the stake is set before
+    the roll, so for an honest roll (mean 0) the factor has mean at most 1 and never goes
+    below 1 - CAP. NaN rolls (no spread) count for nothing.
 
-    >>> round(evalue_of([], []), 6), round(evalue_of([0.0] * 9, [-2.0] * 9), 6)
+    >>> round(evalue_of([], [], []), 6), round(evalue_of([0.0] * 9, [-2.0] * 9, [1] * 9), 6)
     (0.0, 0.0)
-    >>> evalue_of([3.0] * 30, [-1.0] * 30) > THRESHOLD  # lucky, again and again
+    >>> evalue_of([3.0] * 30, [-1.0] * 30, [0, 1, 2] * 10) > THRESHOLD  # lucky, again and again
     True
     """
-    return float(evalues_of(np.asarray(lucks, np.float64)[None], np.asarray(lows)[None])[0])
+    result = evalues_of(
+        np.asarray(lucks, np.float64)[None],
+        np.asarray(lows, np.float64)[None],
+        np.asarray(steps, np.int64)[None],
+    )
+    return float(result[0])
 
 
-def evalues_of(lucks: FloatArray, lows: FloatArray) -> FloatArray:
-    """:func:`evalue_of` of each row of *lucks* and *lows* (``(games, rolls)``)."""
+def evalues_of(lucks: FloatArray, lows: FloatArray, steps: npt.ArrayLike) -> FloatArray:
+    """:func:`evalue_of` of each row of *lucks* and *lows* (``(games, rolls)``); *steps*, the
+    roll numbers, has their shape or broadcasts to it."""
     ok = np.isfinite(lucks) & np.isfinite(lows) & (lows < 0)
     x = np.where(ok, np.minimum(lucks, CLIP), 0.0)
     low = np.where(ok, -lows, 1.0)
+    step = np.broadcast_to(np.asarray(steps), x.shape)
+    on = np.array([(step >= first) & (step <= last) for first, last in BETS])  # (bets, g, r)
     stakes = np.minimum(np.asarray(STAKES)[:, None, None], CAP / low[None])  # (stakes, g, r)
-    steps = np.log1p(stakes * x[None])
-    wealth = np.exp(np.cumsum(steps, axis=2))  # (stakes, games, rolls)
+    bets = (on[:, None] * stakes[None]).reshape(len(BETS) * len(STAKES), *x.shape)
+    wealth = np.exp(np.cumsum(np.log1p(bets * x[None]), axis=2))
     # The highest wealth at any roll: Ville's bound holds for the whole path, not only its end.
     result: FloatArray = np.log10(wealth.mean(axis=0).max(axis=1, initial=1.0))
     return result
@@ -143,9 +160,13 @@ def check(table: Table, source: DiceSource, moves: Iterable[Any]) -> Check:
     solved = turn(model, table.values, turns.states, keep_all=True)
     lucks, lows = luck_and_low(model, solved.final, solved.keeps, turns.rolls, turns.keeps)
     ok = np.isfinite(lucks)  # in play order: turn by turn, roll by roll
-    values, floors = lucks[ok], lows[ok]
-    return Check(tuple(float(v) for v in values), tuple(float(v) for v in floors),
-                 evalue_of(values, floors))  # fmt: skip
+    values, floors, steps = lucks[ok], lows[ok], np.nonzero(ok)[1]
+    return Check(
+        tuple(float(v) for v in values),
+        tuple(float(v) for v in floors),
+        tuple(int(i) for i in steps),
+        evalue_of(values, floors, steps),
+    )
 
 
 def trace(model: Model, source: DiceSource, moves: Iterable[Any]) -> Turns:
