@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
 
@@ -74,3 +75,24 @@ def test_a_roll_without_network_says_so_and_the_game_goes_on(
     page.wait_for_function("!document.querySelector('#roll').disabled")
     page.locator("#roll").click()
     page.wait_for_selector("body[data-moves='2']")
+
+
+#: The buttons that start a game through the script.
+SELECTOR = "form.solo button[type=submit], #challenge button, #party-start"
+
+
+@pytest.mark.parametrize("path", ["/solo", "/computer", "/party", "/"])
+def test_a_start_button_waits_for_the_script(
+    serve: Callable[..., str], new_context: Callable[..., Any], path: str
+) -> None:
+    """Without the script a start form would only reload its page: its button waits for it."""
+    base = serve(now=NOW)
+    page = new_context().new_page()
+    starts = page.locator(SELECTOR)
+    page.route("**/js/**", lambda route: route.abort())  # the script never comes
+    page.goto(base + path)
+    assert starts.count() >= 1 and all(b.is_disabled() for b in starts.all())
+    page.unroute("**/js/**")
+    page.reload()
+    for button in starts.all():
+        expect(button).to_be_enabled()

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from daily.web.i18n import LANGUAGES
 from tests.browser.test_screen import (
     HEADER,
-    LANGUAGES,
     NOW,
     PHONE,
     STARTS,

@@ -29,6 +29,13 @@ export function errorText(result) {
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
 
+/** Sends *form* through *handler* and only then lets it be sent: its submit buttons come
+    disabled, since without the script a click would only reload the page. */
+export function armForm(form, handler) {
+  form.addEventListener('submit', handler);
+  $$('[type="submit"]', form).forEach((button) => { button.disabled = false; });
+}
+
 export function readJson(id) {
   const el = document.getElementById(id);
   return el ? JSON.parse(el.textContent) : {};

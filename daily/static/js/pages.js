@@ -1,7 +1,7 @@
 /* The pages around the game, loaded by main.js only where it runs (the game screen does not
    fetch it): today's page (countdown, share, rank, distribution), a friend's code page, and
    the solo and computer pages' start forms. */
-import { $, $$, S, fmt, playerName } from './page.js';
+import { $, $$, S, armForm, fmt, playerName } from './page.js';
 import { start } from './net.js';
 import { fillShare, shareDay, showDistribution, showRank } from './results.js';
 import { followChallenges, verdicts, watchBoard } from './challenge.js';
@@ -31,7 +31,7 @@ export function todayPage(boot) {
   countdown($('#countdown'), boot.secondsLeft);
   const challenge = $('#challenge');
   if (challenge) {
-    challenge.addEventListener('submit', (event) => {
+    armForm(challenge, (event) => {
       event.preventDefault();
       start({ mode: 'friend', ruleset: challenge.elements.ruleset.value });
     });
@@ -98,7 +98,7 @@ function showVerdicts(board, boot) {
 
 /* The solo and computer pages: a ruleset and its edition options (and the computer's level). */
 export function soloPage() {
-  $$('form.solo').forEach((form) => form.addEventListener('submit', (event) => {
+  $$('form.solo').forEach((form) => armForm(form, (event) => {
     event.preventDefault();
     const options = {};
     $$('select:not([data-level])', form).forEach((select) => { options[select.name] = JSON.parse(select.value); });

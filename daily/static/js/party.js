@@ -1,6 +1,6 @@
 /* Party games: the set-up form (names, ruleset, options), the hand-over between players on
    one device, and the winner. */
-import { $, $$, fmt, S, store, stored } from './page.js';
+import { $, $$, armForm, fmt, S, store, stored } from './page.js';
 import { api, showError } from './net.js';
 import { cheerOnce } from './cheer.js';
 
@@ -84,7 +84,7 @@ export function partySetup(form) {
   });
   ruleset.addEventListener('change', showOptions);
   showOptions();
-  form.addEventListener('submit', async (event) => {
+  armForm(form, async (event) => {
     event.preventDefault();
     const players = $$('input[name="player"]', form).map((i) => i.value.trim()).filter(Boolean);
     if (players.length < 2) { $('#message').textContent = S.needTwo; return; }
