@@ -5,7 +5,9 @@ an fsspec URL (a local folder by default, an object store such as S3 when severa
 share it). A day's games are spread over up to :data:`SHARDS` files by a hash of their id,
 ``YYYY-MM-DD/xx.jsonl.gz``, so reading one game back reads a small file. Each file ends
 with a line that carries the SHA-256 of the lines before it and their count; a file whose
-checksum does not match is refused.
+checksum does not match is refused. Beside each file, ``xx.ids`` lists the ids it holds
+(written first, so it never lists fewer): an id that no game has, made up by a client, costs
+reading that short list, not unpacking and checking the whole file.
 
 The archiver (:func:`archive_old`) is safe to kill at any point: a file is written whole or
 not at all (a temporary name renamed, or one object put), it merges with what the file
@@ -126,6 +128,11 @@ class Archive:
         """The file of *day* that holds the games of *shard*."""
         return f"{self.root.rstrip('/')}/{day.isoformat()}/{shard:02x}.jsonl.gz"
 
+    @staticmethod
+    def ids_path(path: str) -> str:
+        """The list of the ids that the file at *path* holds, one a line."""
+        return path.removesuffix(".jsonl.gz") + ".ids"
+
     def read(self, day: date, shard: int) -> dict[str, dict[str, Any]]:
         """The lines of a file, by game id (none if there is no such file)."""
         path = self.path(day, shard)
@@ -136,9 +143,14 @@ class Archive:
         return decode(data, path)
 
     def write(self, day: date, shard: int, lines: Mapping[str, Mapping[str, Any]]) -> None:
-        """Writes a file whole or not at all: a temporary file renamed, or one object put."""
+        """Writes a file and its list of ids, each whole or not at all (a temporary file
+        renamed, or one object put): the list first, so it never lists fewer ids than the
+        file holds, even if the writer dies between the two."""
         path = self.path(day, shard)
-        data = encode(lines)
+        self._put(self.ids_path(path), "".join(f"{i}\n" for i in sorted(lines)).encode())
+        self._put(path, encode(lines))
+
+    def _put(self, path: str, data: bytes) -> None:
         if not self._local:
             self.fs.pipe_file(path, data)  # an object store's put is atomic
             return
@@ -161,6 +173,7 @@ class Archive:
         by_path: dict[str, set[str]] = defaultdict(set)
         for game_id, day in wanted:
             by_path[self.path(day, shard_of(game_id))].add(game_id)
+        by_path = self._held(by_path)
         if not by_path:
             return {}
         paths = sorted(by_path)
@@ -178,6 +191,18 @@ class Archive:
             for game_id, line in decode(data, path, ids).items():
                 found[game_id] = Record.from_dict(line)
         return found
+
+    def _held(self, by_path: dict[str, set[str]]) -> dict[str, set[str]]:
+        """*by_path* without the ids that the files' lists of ids do not name (a file with
+        no list, written before there were lists, keeps every id asked of it)."""
+        lists = {self.ids_path(path): path for path in by_path}
+        found = self.fs.cat(sorted(lists), on_error="omit") if lists else {}
+        held = dict(by_path)
+        for name, data in found.items():
+            path = lists.get(name) or lists[_matching(name, sorted(lists))]
+            ids = set(data.decode().split())
+            held[path] = by_path[path] & ids
+        return {path: ids for path, ids in held.items() if ids}
 
 
 def _matching(path: str, paths: Sequence[str]) -> str:

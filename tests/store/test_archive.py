@@ -46,7 +46,8 @@ def test_a_file_reads_back_and_a_damaged_one_is_refused(tmp_path: Path) -> None:
     assert store.read(day, 7) == lines
     assert store.read(day, 8) == {}
     path = Path(store.path(day, 7))
-    assert [p.name for p in path.parent.iterdir()] == ["07.jsonl.gz"]  # no temporary left
+    # The file and its list of ids, no temporary left.
+    assert sorted(p.name for p in path.parent.iterdir()) == ["07.ids", "07.jsonl.gz"]
     text = gzip.decompress(path.read_bytes()).decode().splitlines()
     assert [json.loads(line)["id"] for line in text[:2]] == ["g1", "g2"]
     assert json.loads(text[-1])["games"] == 2
@@ -57,6 +58,26 @@ def test_a_file_reads_back_and_a_damaged_one_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"not gzip")
     with pytest.raises(archive.ArchiveError, match="not gzip"):
         store.read(day, 7)
+
+
+def test_an_id_no_file_lists_is_not_looked_for_in_the_file(tmp_path: Path) -> None:
+    store = archive.Archive(str(tmp_path))
+    day = NOON.date()
+    real = "05OAbCdEfGhIjKlM"
+    made_up = next(
+        f"05O{n:013d}"
+        for n in range(10_000)
+        if archive.shard_of(f"05O{n:013d}") == archive.shard_of(real)
+    )
+    store.write(day, archive.shard_of(real), {real: {"id": real}})
+    path = Path(store.path(day, archive.shard_of(real)))
+    path.write_bytes(b"not gzip")  # a file that would be refused if it were read
+    assert store.find_many([(made_up, day)]) == {}  # its list of ids does not name it
+    with pytest.raises(archive.ArchiveError, match="not gzip"):
+        store.find(real, day)
+    Path(store.ids_path(str(path))).unlink()  # a file written before there were lists
+    with pytest.raises(archive.ArchiveError, match="not gzip"):
+        store.find(made_up, day)
 
 
 def test_the_archive_location_is_a_setting(tmp_path: Path) -> None:
