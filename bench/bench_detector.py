@@ -156,6 +156,9 @@ class Attacker:
         self.lucks: list[float] = []
         self.lows: list[float] = []
         self.steps: list[int] = []  # each roll's number in its turn
+        #: The paths this line was scouted at: one wave of scouts (one account per hold
+        #: pattern) replays each to its turn and shows that turn's first re-rolls.
+        self.scouted: list[tuple[Move, ...]] = []
 
     def play(self) -> GameState:
         while not self.state.is_finished:
@@ -165,6 +168,7 @@ class Attacker:
     def turn(self) -> None:
         model, c = self.table.model, self.table.model.combos
         state = self.state
+        self.scouted.append(tuple(self.moves))
         solved = turn(model, self.table.values, np.array([state_of(model, state)]), keep_all=True)
         first = c.roll_index(state.dice)
         # The first roll's luck does not depend on the line: it is on the record already.
@@ -224,8 +228,8 @@ def _luck(model: Model, c: Combos, solved: Turn, rolls: list[int], keeps: list[i
 def attack(table: Table, days: int, bots_each: int, budgets: tuple[float, ...]) -> None:
     print(f"\nattacker: every first re-roll of its own line known, v2 dice of {days} days")
     print("| day | Expert | best of noisy bots | planned line: best unheld (budget, score) "
-          "| lines held |")  # fmt: skip
-    print("|---|---|---|---|---|")
+          "| lines held | accounts (scouts and lines) |")  # fmt: skip
+    print("|---|---|---|---|---|---|")
     start = date(2026, 12, 1)
     rng = np.random.default_rng(7)
     for n in range(days):
@@ -238,17 +242,22 @@ def attack(table: Table, days: int, bots_each: int, budgets: tuple[float, ...]) 
             count = bots_each // 3 + (1 if level == "hard" else 0) * (bots_each % 3)
             played = bots.play_games(table, bots.LEVELS[level], [source] * count, rng)
             best_bot = max(best_bot, *(p.state.total for p in played))
-        best, held = (0, 0.0, 0.0), 0
+        best, held, waves = (0, 0.0, 0.0), 0, set()
         for budget in budgets:
             attacker = Attacker(table, source, budget)
             final = attacker.play()
             verdict = luck.check(table, source, attacker.moves)
+            waves.update(attacker.scouted)
             if verdict.flagged:
                 held += 1
             elif final.total > best[0]:
                 best = (final.total, budget, verdict.score)
+        # Lines share their scouts up to the turn where their plans part; past it each
+        # line's re-rolls are its own path's, and so are its waves of scouts. Each line is
+        # one more account's daily.
+        scouts = len(waves) * len(clairvoyant.patterns(table.model.ruleset.dice))
         print(f"| {day} | {expert} | {best_bot} | {best[0]} ({best[1]}, {best[2]:.2f}) | "
-              f"{held} of {len(budgets)} |", flush=True)  # fmt: skip
+              f"{held} of {len(budgets)} | {scouts + len(budgets):,} |", flush=True)  # fmt: skip
 
 
 def first_rolls_line(table: Table, source: DiceSource) -> tuple[GameState, list[Move], float]:

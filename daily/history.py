@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from daily import archive, dice, modes
 from daily.config import Config
 from daily.errors import NotFoundError
-from daily.store import boards, games, keys
+from daily.store import boards, games, keys, players
 from daily.store.games import Record
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
@@ -173,6 +173,24 @@ def own_game(
         found = games.load(client, game_id, reader)
     # Another player's game is as invisible as a missing one: its dice are private.
     if found is None or player_id is None or found.player_id != player_id:
+        raise NotFoundError(f"no such game: {game_id!r}")
+    return found
+
+
+def own_game_unless_deleted(
+    client: redis.Redis, game_id: str, player_id: str, config: Config | None = None
+) -> Record | None:
+    """*player_id*'s game *game_id*, as :func:`own_game` finds it, or None when *player_id*
+    was deleted: both read in one round trip, for a move's request."""
+    if len(game_id) > MAX_GAME_ID:
+        if players.is_deleted(client, player_id):
+            return None
+        raise NotFoundError(f"no such game: {game_id!r}")
+    reader = archive.reader(config) if config is not None else None
+    found, deleted = games.load_for(client, game_id, player_id, reader)
+    if deleted:
+        return None
+    if found is None or found.player_id != player_id:
         raise NotFoundError(f"no such game: {game_id!r}")
     return found
 

@@ -45,7 +45,7 @@ from daily.record import (
     parse_entry,
 )
 from daily.rules import GameState, Move, find_ruleset
-from daily.store import boards, keys, leagues
+from daily.store import boards, keys, leagues, players
 from daily.store.guard import guarded
 
 __all__ = ["FriendCode", "MoveConflict", "Record"]  # Record: re-exported for old imports
@@ -488,6 +488,27 @@ def load(client: redis.Redis, game_id: str, archive: ArchiveReader | None = None
     marker names, or, with no hash left, the day its id names.
     """
     fields: dict[str, str] = client.hgetall(keys.game(game_id))  # type: ignore[assignment]
+    return _from_hash(client, game_id, fields, archive)
+
+
+@guarded
+def load_for(
+    client: redis.Redis, game_id: str, player_id: str, archive: ArchiveReader | None = None
+) -> tuple[Record | None, bool]:
+    """The game *game_id* (as :func:`load` reads it) and whether *player_id* was deleted,
+    read in one round trip: a move's own request checks both, and pays for one."""
+    pipe = client.pipeline(transaction=False)  # two slots: one round trip per node
+    pipe.hgetall(keys.game(game_id))
+    pipe.hexists(keys.player(player_id), players.DELETED)
+    fields, deleted = pipe.execute()
+    if deleted:
+        return None, True
+    return _from_hash(client, game_id, cast(dict[str, str], fields), archive), False
+
+
+def _from_hash(
+    client: redis.Redis, game_id: str, fields: dict[str, str], archive: ArchiveReader | None
+) -> Record | None:
     if not fields:
         day = id_day(game_id) if archive else None
         return archive(game_id, day) if archive and day else None

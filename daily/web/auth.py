@@ -8,6 +8,7 @@ anonymous player on first need.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import NoReturn
 
 from flask import current_app, g, request, session
 from flask.sessions import SecureCookieSessionInterface
@@ -22,6 +23,7 @@ from daily.web.errors import HttpError
 
 _TOKEN_SALT = "daily.player-token"
 _SESSION_KEY = "player_id"
+_SERIALIZER = "daily.token_serializer"
 #: The session field that remembers the day a player was deleted on this browser.
 DELETED_KEY = "deleted_on"
 #: A browser guest is kept this long at first; each game it starts keeps it as long as
@@ -36,7 +38,12 @@ def unauthorized(message: str) -> HttpError:
 
 def _serializer() -> URLSafeSerializer:
     # itsdangerous wants the keys oldest to newest: it signs with the last, verifies with any.
-    return URLSafeSerializer(list(reversed(current_config().signing_keys)), salt=_TOKEN_SALT)
+    # One per app: every request with a token reads it, and building it is not free.
+    made = current_app.extensions.get(_SERIALIZER)
+    if made is None:
+        keys = list(reversed(current_config().signing_keys))
+        made = current_app.extensions[_SERIALIZER] = URLSafeSerializer(keys, salt=_TOKEN_SALT)
+    return made  # type: ignore[no-any-return]
 
 
 def token_for(player_id: str) -> str:
@@ -60,8 +67,8 @@ def current_player_id(create: bool = False) -> str | None:
 
     With *create*, a guest whose keys expired (it never finished a game) is replaced too.
     """
-    if "player_id" not in g:
-        g.player_id = _from_header() or _from_session()
+    identity()
+    if "player_deleted" not in g:
         g.player_deleted = g.player_id is not None and accounts.is_deleted(
             current_redis(), g.player_id
         )
@@ -81,7 +88,15 @@ def current_player_id(create: bool = False) -> str | None:
     return g.player_id  # type: ignore[no-any-return]
 
 
-def _refuse_deleted() -> None:
+def identity() -> str | None:
+    """The player id the request's token or cookie carries, without asking Redis whether
+    that player still exists (:func:`current_player_id` does): what a rate limit counts."""
+    if "player_id" not in g:
+        g.player_id = _from_header() or _from_session()
+    return g.player_id  # type: ignore[no-any-return]
+
+
+def _refuse_deleted() -> NoReturn:
     # A deleted player's token, or a copy of their cookie, never plays again (no second
     # ranked game on a day or code they started); a browser starts over as a new guest,
     # without today's ranked games.
@@ -118,8 +133,18 @@ def require_player_id() -> str:
 
 
 def own_game(game_id: str) -> Record:
-    """The asking player's game *game_id*; 404 if it is missing or another player's."""
-    return history.own_game(current_redis(), game_id, current_player_id(), current_config())
+    """The asking player's game *game_id*; 404 if it is missing or another player's.
+
+    The game and the player's deletion mark are read in one round trip (a move is two).
+    """
+    player_id = identity()
+    if player_id is None or "player_deleted" in g:
+        return history.own_game(current_redis(), game_id, current_player_id(), current_config())
+    found = history.own_game_unless_deleted(current_redis(), game_id, player_id, current_config())
+    g.player_deleted = found is None
+    if found is None:
+        _refuse_deleted()
+    return found
 
 
 def _from_header() -> str | None:

@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
+from redis.connection import AbstractConnection
 
 from daily import dice
 from daily.rules import find_ruleset, replay
@@ -324,6 +325,34 @@ def test_client_move_index_guards_against_repeats(app: Any) -> None:
     assert repeat.status_code == 409 and repeat.get_json()["error"]["moves"] == 1
     game = client.get(f"/api/v1/games/{state['id']}", headers=headers).get_json()
     assert game == merged(state, first.get_json()) | {"moves": [{"hold": [0]}]}
+
+
+def test_a_move_costs_two_round_trips_to_redis(
+    app: Any, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The game and the player's deletion mark are read in one pipeline, the move appended by
+    # one script: two round trips (on a cluster the pipeline's two keys may sit on two
+    # nodes, written to both before either is read).
+    client = app.test_client()
+    headers = new_player(client)
+    state = start(client, headers, mode="daily")
+    sent: list[Any] = []
+    send = AbstractConnection.send_packed_command
+
+    def counted(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
+        sent.append(command)
+        send(self, command, check_health)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", counted)
+    most = 3 if redis_url.startswith("redis+cluster") else 2
+    for move in range(6):
+        action, body = greedy(state)
+        sent.clear()
+        url = f"/api/v1/games/{state['id']}/{action}"
+        response = client.post(url, json=body | {"move": move}, headers=headers)
+        assert response.status_code == 200, response.get_json()
+        assert 2 <= len(sent) <= most, (action, sent)
+        state = merged(state, response.get_json())
 
 
 def test_daily_started_before_midnight_finishes_after(make_app: Any) -> None:

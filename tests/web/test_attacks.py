@@ -52,6 +52,20 @@ def test_a_deleted_token_is_refused_everywhere(make_app: Any) -> None:
             assert answer.get_json()["error"]["code"] == "unauthorized"
 
 
+def test_a_deleted_token_is_refused_a_move_with_the_limits_on(make_app: Any) -> None:
+    # The moves limit counts the token's player without asking Redis about them; the move
+    # reads the deletion mark with the game, and refuses.
+    app = make_app(now=NOON, rate_limits={})
+    client = app.test_client()
+    ana = player(client, "Ana")
+    game = start(client, ana, mode="daily").get_json()
+    assert delete(app.test_client(), headers=ana).status_code == 200
+    for action, body in (("roll", {"hold": [], "move": 0}), ("score", {"category": "chance"})):
+        refused = client.post(f"{API}/games/{game['id']}/{action}", json=body, headers=ana)
+        assert refused.status_code == 401, refused.get_json()
+        assert refused.get_json()["error"]["code"] == "unauthorized"
+
+
 def test_a_copy_of_a_deleted_players_cookie_never_plays_again(make_app: Any) -> None:
     app = make_app(now=NOON)
     client = app.test_client()
