@@ -1,0 +1,128 @@
+"""A move's own cost in the app, each move paired with one request to the bare endpoint.
+
+``bench_api.py`` measures moves through gunicorn and HTTP clients, where the connections,
+the clients and a busy machine move a round's rate by a third. This bench calls the two
+WSGI apps in one process on one redis-server, a move of the daily API and then a request to
+``bench_api``'s bare endpoint (one Redis GET and one SET), in turn, so a busy spell slows
+both alike: what is left is the app's own time per move as a fraction of the bare request's.
+
+Run: .venv/bin/python bench/bench_move.py [--games 30] [--rounds 5] [--root DIR]
+
+``--root DIR`` measures another checkout of the project (its ``daily`` package) with this
+bench; run it after this one's figures, or alternate the two by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from servers import redis_server
+
+ROOT = Path(__file__).resolve().parents[1]
+Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def call(app: Wsgi, path: str, body: Any, headers: dict[str, str]) -> tuple[str, bytes]:
+    """One POST of *body* as JSON straight into *app*: its status line and its body."""
+    data = json.dumps(body).encode()
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": path,
+        "SERVER_NAME": "bench",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(data)),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(data),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    for name, value in headers.items():
+        environ["HTTP_" + name.upper().replace("-", "_")] = value
+    status: list[str] = []
+    answer = b"".join(app(environ, lambda s, h, e=None: status.append(s)))
+    return status[0], answer
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=30, help="daily games a round")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure")
+    args = parser.parse_args()
+    sys.path.insert(0, str(args.root))
+    from bench_api import bare_app, greedy
+
+    with redis_server() as url:
+        os.environ.update(
+            {
+                "REDIS_URL": url,
+                "SECRET_KEY": "bench-" + "s" * 40,
+                "DAILY_ENV": "development",
+                "DAILY_NOW": "2026-12-03T12:00:00",
+                "DAILY_LIMIT_PLAYERS": "off",
+                "DAILY_LIMIT_MOVES": "off",
+                "DAILY_LIMIT_PAGES": "off",
+                "DAILY_LIMIT_DAILIES": "off",
+            }  # fmt: skip
+        )
+        import daily
+        from daily import create_app
+
+        assert Path(daily.__file__).is_relative_to(args.root), daily.__file__
+
+        app, bare = create_app(), bare_app()
+        # The access log's lines would measure the terminal: the bench drops them.
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the life of the bench)
+        client = app.test_client()
+        ratios, moves, bares = [], [], []
+        for _ in range(args.rounds + 1):  # the first round warms up and is not counted
+            games = []
+            for number in range(args.games):
+                made = client.post("/api/v1/players", json={"name": f"bench {number}"})
+                headers = {"Authorization": f"Bearer {made.get_json()['token']}"}
+                started = client.post("/api/v1/games", json={"mode": "daily"}, headers=headers)
+                games.append((headers, started.get_json()))
+            move_s = bare_s = 0.0
+            count = 0
+            for headers, state in games:
+                while not state["finished"]:
+                    action, body = greedy(state)
+                    body["move"] = state["move_count"]
+                    began = time.perf_counter()
+                    status, answer = call(app, f"/api/v1/games/{state['id']}/{action}", body,
+                                          headers)  # fmt: skip
+                    middle = time.perf_counter()
+                    call(bare, "/bare", {"hold": [0, 3, 4], "move": 7}, {})
+                    bare_s += time.perf_counter() - middle
+                    move_s += middle - began
+                    assert status.startswith("200"), answer
+                    state = {**state, **json.loads(answer)}
+                    count += 1
+            ratios.append(bare_s / move_s)
+            moves.append(move_s / count * 1e6)
+            bares.append(bare_s / count * 1e6)
+        ratios, moves, bares = ratios[1:], moves[1:], bares[1:]
+    print(f"{args.root}: {args.rounds} rounds of {args.games} daily games, each move paired with "
+          f"a bare request, in one process on a loopback redis-server")  # fmt: skip
+    print(f"  a move: {statistics.median(moves):,.0f} us (median of rounds); a bare request: "
+          f"{statistics.median(bares):,.0f} us")  # fmt: skip
+    print(f"  bare / move, round by round: median {statistics.median(ratios):.2f}, best "
+          f"{max(ratios):.2f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
