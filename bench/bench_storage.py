@@ -26,7 +26,8 @@ from typing import Any
 import redis
 from servers import redis_server
 
-from daily import archive, create_app
+from daily import archive, create_app, results
+from daily.codes import new_code
 from daily.record import Record
 from daily.store import boards, games, keys
 
@@ -46,6 +47,8 @@ KEPT = {
     "key sets": "daily:player:{*}:keys",
     "archived lists": "daily:player:{*}:archived:*",
     "finished list": "daily:games:finished",
+    "share codes": "daily:code:*",
+    "archived codes": "daily:codes:*",
 }
 
 
@@ -147,7 +150,7 @@ def player_year(url: str) -> None:
                         player_id="p1", seed_ref=f"daily:{day.isoformat()}", created=at,
                         day=day, finished=True, total=250, finished_at=at + 600)  # fmt: skip
         records.append(record)
-        boards.submit(client, games.result_of(record))  # the player's board helpers too
+        boards.submit(client, results.result_of(record))  # the player's board helpers too
         client.set(keys.player_daily("p1", day.isoformat()), record.id)
         client.sadd(keys.player_keys("p1"), keys.player_daily("p1", day.isoformat()))
         client.zadd(keys.player_games("p1"), {record.id: at})
@@ -164,6 +167,35 @@ def player_year(url: str) -> None:
         print(f"  {name:16} {before[name] / 365:7.1f} {total / 365:7.1f}   ({count} keys now)")
     print(f"  {'all':16} {sum(before.values()) / 365:7.1f} "
           f"{sum(t for _, t, _ in after.values()) / 365:7.1f}")  # fmt: skip
+
+
+def code_year(url: str, buckets: int = 400) -> None:
+    """A year of archived share codes at a million finished dailies a day: each code's
+    entry in the hash of its first five characters, as full as a year leaves those hashes
+    (365 million codes over 32**5 of them: 11 entries each), against a code's own hash."""
+    client = redis.Redis.from_url(url, decode_responses=True)
+    client.flushall()
+    per_bucket = round(365e6 / 32**5)
+    at = NOON.timestamp()
+    made = 0
+    for b in range(buckets):
+        prefix = new_code()[: games.CODE_BUCKET]
+        for n in range(per_bucket):
+            code = prefix + new_code()[games.CODE_BUCKET :]
+            found = games.FriendCode(code, "maxi", {}, secrets.token_hex(8), games.new_id(at),
+                                     "daily:2026-12-03", at + b, at + 50_000.0)  # fmt: skip
+            if n == 0 and b == 0:  # one code as its own hash, before it is archived
+                client.hset(keys.friend_code(code), mapping={
+                    "ruleset": "maxi", "options": "{}", "creator": found.creator,
+                    "game": found.game_id, "seed": found.seed_ref, "made": repr(found.made),
+                    "closes": repr(found.closes)})  # fmt: skip
+                own = int(client.memory_usage(keys.friend_code(code), samples=0) or 0)
+            games.archive_code(client, found)
+            made += 1
+    count, total, _ = usage(client, "daily:codes:*")
+    print(f"archived share codes, {per_bucket} a hash as a year of a million a day leaves "
+          f"them ({made} codes, {count} hashes): {total / made:.1f} bytes a code (MEMORY "
+          f"USAGE), against {own} for a code's own hash")  # fmt: skip
 
 
 def shard_search(games_in_file: int = 3900) -> None:
@@ -204,6 +236,7 @@ def main() -> None:
         for kind in ("starter", "solo", "finisher"):
             measure(url, kind, args.players)
         player_year(url)
+        code_year(url)
     shard_search()
 
 

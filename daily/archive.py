@@ -237,6 +237,11 @@ def load(client: redis.Redis, config: Config, game_id: str) -> Record | None:
     return store.load(client, game_id, reader(config))
 
 
+def load_code(client: redis.Redis, config: Config, code: str) -> store.FriendCode | None:
+    """The friend code *code*, from Redis or, once archived, rebuilt from its game."""
+    return store.load_code(client, code, reader(config))
+
+
 def load_many(client: redis.Redis, config: Config, game_ids: Sequence[str]) -> list[Record | None]:
     """The games *game_ids* in their order (None where unknown): those in Redis in one
     pipeline, the archived ones one read a file, the files fetched together."""
@@ -328,6 +333,13 @@ def _unindex(client: redis.Redis, config: Config, record: Record) -> None:
     # The month list keeps whether the bonus was reached: history shows it, no file read.
     bonus = store.is_listed_archived(record) and record.state(config.secret_key).bonus > 0
     store.unindex_archived(client, record, _is_closed(record, config), bonus)
+    # The code the game made (its share code, or the friend code it was the first game of)
+    # goes with it once nothing ranked can start on it: its game says the rest, so Redis
+    # keeps a short entry, not the code's own hash.
+    for code in {c for c in (record.share, record.code) if c}:
+        made = store.load_code(client, code)
+        if made and made.game_id == record.id and config.now() >= made.practice_at(config.timezone):
+            store.archive_code(client, made)
 
 
 def _archive(

@@ -98,7 +98,7 @@ class Target:
 
 def code_page(client: redis.Redis, config: Config, code: str, player_id: str | None) -> CodePage:
     """The page of the normalized *code* as *player_id* sees it; NotFoundError if unknown."""
-    found = games.load_code(client, code)
+    found = archive.load_code(client, config, code)
     if found is None:
         raise NotFoundError(f"no such friend code: {code_str(code)}")
     theirs = archive.load(client, config, found.game_id)
@@ -185,7 +185,7 @@ def target_of(client: redis.Redis, config: Config, record: Record) -> Target | N
         return None
     if not (record.target or record.finished):
         return None
-    found = games.load_code(client, record.code)
+    found = archive.load_code(client, config, record.code)
     theirs = archive.load(client, config, found.game_id) if found else None
     if theirs is None or theirs.id == record.id:
         return None

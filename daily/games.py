@@ -221,7 +221,7 @@ def start_code(
     """Makes a fresh friend code and starts its creator's game on it."""
     game_id = store.new_id(config.now().timestamp())
     code = store.create_code(client, config, player_id, ruleset, options, None, game_id)
-    found = store.load_code(client, code)
+    found = archive.load_code(client, config, code)
     assert found is not None
     record = _new(player_id, config, modes.FRIEND.id, ruleset, options, dice.SeedRef.friend(code),
                   id=game_id, code=code, closes_at=found.closes,
@@ -234,7 +234,7 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
     """Plays a code: ranked on its board while it is open, practice once its seed is public,
     else refused. While a daily's code is open it is the player's daily: a new one if they
     have none of that day, else the one they have (False), finished or not."""
-    found = store.load_code(client, code)
+    found = archive.load_code(client, config, code)
     if found is None:
         raise NotFoundError(f"no such friend code: {code_str(code)}")
     friend_key = keys.player_friend(player_id, code)
@@ -573,7 +573,7 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
 
 def target_of(client: redis.Redis, config: Config, record: Record) -> Target | None:
     """The creator's game of *record*'s code, unless *record* is that game."""
-    code = store.load_code(client, record.code or "")
+    code = archive.load_code(client, config, record.code or "")
     if code is None or code.game_id == record.id:
         return None
     theirs = store.load(client, code.game_id, archive.reader(config))

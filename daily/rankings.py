@@ -57,7 +57,7 @@ def check_year(year: int) -> int:
 
 def check_code(client: redis.Redis, code: str) -> str:
     """The normalized friend *code*, if it exists; NotFoundError if not."""
-    if games.load_code(client, code) is None:
+    if not games.code_exists(client, code):
         raise NotFoundError(f"no friend challenge with code {code_str(code)}")
     return code
 

@@ -13,12 +13,12 @@ import dataclasses
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
-from daily import dice
+from daily import archive, dice
 from daily.config import Config
 from daily.errors import DailyError
 from daily.modes import BoardKind
 from daily.record import Record
-from daily.store import boards, games, reviews
+from daily.store import boards, reviews
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
@@ -122,7 +122,7 @@ def seed_reveals_at(client: redis.Redis, config: Config, record: Record) -> date
     shared = record.kind.shares and not record.kind.is_ranked  # a solo game's dice
     code = record.code or (record.share if shared else None)
     if code is not None:
-        found = games.load_code(client, code)
+        found = archive.load_code(client, config, code)
         return found.practice_at(config.timezone) if found else _NEVER
     if ref.kind == "friend" or shared:
         return _NEVER  # a code or share not made (yet): keep it

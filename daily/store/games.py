@@ -190,6 +190,10 @@ return 0
 """
 
 # Creates a hash only if the key is new (friend codes: a collision retries).
+#: An archived code is kept in the hash of the codes that share its first CODE_BUCKET
+#: characters (32**5 hashes): a few entries each, so Redis keeps each a small listpack.
+CODE_BUCKET = 5
+
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
@@ -898,6 +902,8 @@ def create_code(
             "closes": repr(window.closes_at.timestamp()),
         }
         flat = [x for pair in fields.items() for x in pair]
+        if client.hexists(keys.code_bucket(code), code[CODE_BUCKET:]):
+            continue  # an archived code's: 40 random bits rarely meet one, but may
         if script(keys=[keys.friend_code(code)], args=flat):
             _list_code(client, config, creator, code, made.timestamp())
             return code
@@ -925,10 +931,48 @@ def codes_of(client: redis.Redis, player_id: str, since: float, limit: int) -> l
 
 
 @guarded
-def load_code(client: redis.Redis, code: str) -> FriendCode | None:
-    """The friend code *code* (normalized), or None if nobody made it."""
+def load_code(
+    client: redis.Redis, code: str, archive: ArchiveReader | None = None
+) -> FriendCode | None:
+    """The friend code *code* (normalized), or None if nobody made it.
+
+    An archived code (:func:`archive_code`) is rebuilt from its game, read through
+    *archive* (without one: None).
+    """
     fields: dict[str, str] = client.hgetall(keys.friend_code(code))  # type: ignore[assignment]
-    return _code_of(code, fields)
+    if fields or archive is None:
+        return _code_of(code, fields)
+    entry = client.hget(keys.code_bucket(code), code[CODE_BUCKET:])
+    if entry is None:
+        return None
+    game_id, made, closes = str(entry).split()
+    record = load(client, game_id, archive)
+    if record is None:
+        return None
+    return FriendCode(code, record.ruleset, record.options, record.player_id, record.id,
+                      record.seed_ref or str(dice.SeedRef.friend(code)), float(made),
+                      float(closes))  # fmt: skip
+
+
+@guarded
+def code_exists(client: redis.Redis, code: str) -> bool:
+    """Whether somebody made the friend code *code*, archived or not."""
+    pipe = client.pipeline(transaction=False)
+    pipe.exists(keys.friend_code(code))
+    pipe.hexists(keys.code_bucket(code), code[CODE_BUCKET:])
+    return any(pipe.execute())
+
+
+@guarded
+def archive_code(client: redis.Redis, found: FriendCode) -> None:
+    """Moves the code *found* out of its own hash (232 bytes) into a hash it shares with
+    the codes of its first five characters (about 50 bytes an entry): its game, which says
+    the rest, and its window. For a code whose game is archived and whose window is over.
+    In this order, and idempotent: a crash between leaves both, and the hash is read first.
+    """
+    entry = f"{found.game_id} {found.made!r} {found.closes!r}"
+    client.hset(keys.code_bucket(found.code), found.code[CODE_BUCKET:], entry)
+    client.delete(keys.friend_code(found.code))
 
 
 @guarded

@@ -73,6 +73,12 @@ def friend_code(code: str) -> str:
     return f"{PREFIX}:code:{{{code}}}"
 
 
+def code_bucket(code: str) -> str:
+    """The hash that holds the archived friend codes beginning with *code*'s first five
+    characters, each as its last three (field) and its game, opening and closing (value)."""
+    return f"{PREFIX}:codes:{{{code[:5]}}}"
+
+
 def pending_results() -> str:
     """The sorted set of games that may have finished without their result counted yet."""
     return f"{PREFIX}:results:pending"

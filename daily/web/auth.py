@@ -43,7 +43,7 @@ def _serializer() -> URLSafeSerializer:
     if made is None:
         keys = list(reversed(current_config().signing_keys))
         made = current_app.extensions[_SERIALIZER] = URLSafeSerializer(keys, salt=_TOKEN_SALT)
-    return made  # type: ignore[no-any-return]
+    return made
 
 
 def token_for(player_id: str) -> str:

@@ -3,7 +3,7 @@ import { beforeEach, test } from 'node:test';
 import { module } from './helpers.mjs';
 
 const { loadStrings } = await module('page.js');
-const { describe, verdicts } = await module('challenge.js');
+const { describe, nextDelay, verdicts, POLL_MS, QUICK_POLLS, SLOWEST_MS } = await module('challenge.js');
 
 beforeEach(() => loadStrings({
   friendWins: '{name} wins: {theirs} to your {mine}.',
@@ -49,4 +49,13 @@ test("a code's line: its link, what it replays, how many played it and each verd
   const open = { ...daily, ruleset: 'yatzy', number: null, mine: null, players: 1, plays: plays.slice(0, 1) };
   const line = describe(open, { yatzy: 'Yatzy' });
   assert.deepEqual([line.label, line.count, line.verdicts], ['Yatzy', '1 player', [{ key: 'friendScored', text: 'Bo scored 279.' }]]);
+});
+
+test('a watched answer is asked for every 4 s for a minute, then ever less often, at most a minute apart', () => {
+  const waits = Array.from({ length: 40 }, (_, n) => nextDelay(n));
+  assert.deepEqual(waits.slice(0, QUICK_POLLS), Array(QUICK_POLLS).fill(POLL_MS));
+  assert.deepEqual(waits.slice(QUICK_POLLS, QUICK_POLLS + 3), [6000, 9000, 13500]);
+  assert.ok(waits.every((wait, n) => n === 0 || wait >= waits[n - 1]));
+  assert.equal(waits.at(-1), SLOWEST_MS);
+  assert.equal(nextDelay(0, 50), 50); // a test's quicker clock keeps its own pace
 });

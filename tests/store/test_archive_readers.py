@@ -115,6 +115,42 @@ def test_a_friend_codes_target_reads_the_archived_creators_game(
         assert page.theirs is not None and page.theirs.id == mine["id"]
 
 
+def test_an_archived_games_codes_leave_their_hashes_and_still_work(
+    make_app: Any, tmp_path: Path
+) -> None:
+    first = make_app(now=DAYS[0], archive_url=str(tmp_path / "archive"), archive_days=1)
+    client = first.test_client()
+    ana, bo = player(client, "Ana"), player(client, "Bo")
+    daily = finished_daily(client, ana)
+    made = play_out(client, ana, start(client, ana, mode="friend", ruleset="maxi").get_json())
+    codes = [daily["share_code"].replace("-", ""), made["code"].replace("-", "")]
+    with first.app_context():
+        redis = current_redis()
+        for game in (daily, made):
+            if redis.zscore(keys.reviews_unchecked(), game["id"]) is not None:
+                checked(redis, game["id"])
+        before = [games.load_code(redis, code) for code in codes]
+    later = _archived(make_app, tmp_path, DAYS[0] + timedelta(days=9))  # both codes closed
+    with later.app_context():
+        redis, config = current_redis(), current_config()
+        for code, was in zip(codes, before, strict=True):
+            assert not redis.exists(keys.friend_code(code))
+            assert redis.hexists(keys.code_bucket(code), code[games.CODE_BUCKET :])
+            assert games.load_code(redis, code) is None  # the store alone cannot rebuild it
+            assert archive.load_code(redis, config, code) == was  # every field, as it was
+        page = friends.code_page(redis, config, codes[0], None)
+        assert page.theirs is not None and page.theirs.id == daily["id"]
+        assert archive.archive_old(redis, config) is not None  # again: nothing changes
+        assert [archive.load_code(redis, config, code) for code in codes] == before
+    web = later.test_client()
+    for code in codes:  # each code's board is still there, and the code plays as practice
+        assert web.get(f"{API}/leaderboards/friend/{code}").status_code == 200
+    theirs = start(web, bo, mode="friend", code=codes[0], target=True)
+    assert theirs.status_code == 201, theirs.get_json()
+    answer = theirs.get_json()
+    assert answer["practice"] and answer["target"]["total"] == daily["total"]
+
+
 def test_an_archived_removed_game_still_says_removed(make_app: Any, tmp_path: Path) -> None:
     app = make_app(now=DAYS[0], archive_url=str(tmp_path / "archive"), archive_days=1)
     client = app.test_client()

@@ -1,14 +1,26 @@
 /* Friends' codes, watched while a page is open: a code's board (its page), or the codes the
    player made and who played them (the home page, and the result of the game that made the
-   code). Each is fetched again every few seconds while the page is visible, and at once when
-   it shows again, sending back the last ETag so that an unchanged answer costs one small
-   304. The creator sees, for each friend who finished, who won ("Bo wins: 279 to your
+   code). Each is fetched again every few seconds while the page is visible (less and less
+   often, down to once a minute, while nothing changes), and at once when it shows again,
+   sending back the last ETag so that an unchanged answer costs one small 304. The creator sees, for each friend who finished, who won ("Bo wins: 279 to your
    274."). Nothing runs on import. */
 import { $, fmt, playerName, S } from './page.js';
 import { PREFIX } from './net.js';
 
-/** How often an answer is asked for again, in milliseconds. */
+/** How often an answer is asked for again, in milliseconds, while it keeps changing. */
 export const POLL_MS = 4000;
+/** Unchanged answers (or failed asks) in a row before the asking slows down: a minute. */
+export const QUICK_POLLS = 15;
+/** The longest wait between two asks, once nothing has changed for a while. */
+export const SLOWEST_MS = 60000;
+
+/** The wait before the next ask after *unchanged* unchanged answers in a row: *pollMs* for
+    the first minute, then half as long again each time, up to SLOWEST_MS. A page left open
+    on a code nobody plays asks once a minute, not fifteen times. */
+export function nextDelay(unchanged, pollMs = POLL_MS) {
+  if (unchanged < QUICK_POLLS) return pollMs;
+  return Math.min(SLOWEST_MS, Math.round(pollMs * 1.5 ** (unchanged - QUICK_POLLS + 1)));
+}
 
 /** Each friend's verdict against the creator's *mine*, best score first (the creator left
     out); without a score of the creator's (null), what each friend scored. */
@@ -22,12 +34,14 @@ export function verdicts(entries, creator, mine) {
 }
 
 /** Calls *onAnswer* with the JSON at *path* (under the API) now and whenever it changes;
-    returns a stop(). A hidden page asks nothing; shown again, it asks at once. */
+    returns a stop(). A hidden page asks nothing; shown again, it asks at once, and quickly
+    again. Unchanged answers slow the asking down (nextDelay); a change speeds it up. */
 export function watch(path, onAnswer, pollMs = POLL_MS) {
   let etag = null;
   let timer = null;
   let stopped = false;
   let busy = false;
+  let unchanged = 0;
   const poll = async () => {
     if (stopped || busy) return;
     clearTimeout(timer);
@@ -37,16 +51,18 @@ export function watch(path, onAnswer, pollMs = POLL_MS) {
       if (etag) headers['If-None-Match'] = etag;
       try {
         const response = await fetch(PREFIX + path, { headers, credentials: 'same-origin', cache: 'no-store' });
+        unchanged += 1;
         if (response.status === 200) {
           etag = response.headers.get('ETag');
+          unchanged = 0;
           onAnswer(await response.json());
         }
-      } catch (e) { /* offline for now: the next poll tries again */ }
+      } catch (e) { unchanged += 1; /* offline for now: the next poll tries again */ }
       busy = false;
     }
-    if (!stopped) timer = setTimeout(poll, pollMs);
+    if (!stopped) timer = setTimeout(poll, nextDelay(unchanged, pollMs));
   };
-  const shown = () => { if (!document.hidden) poll(); };
+  const shown = () => { if (!document.hidden) { unchanged = 0; poll(); } };
   document.addEventListener('visibilitychange', shown);
   poll();
   return () => {
