@@ -12,7 +12,9 @@ without it, 2 sync workers and a connection a request.
 
 ``--base DIR`` also plays the same games on another checkout of the project (say a
 ``git worktree`` of the merge base), alternating with this one, and prints this one's rate
-as a fraction of that one's.
+as a fraction of that one's. Read that ratio as plus or minus 0.2: against a copy of this
+very checkout it came out 0.75 to 0.81, whichever went first (docs/api.md, Speed);
+``bench_move.py`` compares two checkouts' moves without that bias.
 """
 
 from __future__ import annotations
@@ -217,10 +219,14 @@ def main() -> None:
     with redis_server() as url:
         # Alternate the two so that a busy spell on a shared machine hits both alike.
         game_runs, bare_runs, base_runs = [], [], []
-        for _ in range(args.rounds):
+        # Which of the two checkouts goes first changes with each round: run against a copy
+        # of itself, the second of a fixed order came out 1.2 times the first.
+        for n in range(args.rounds):
+            if args.base and n % 2:
+                base_runs.append(bench_games(url, args.games, args.threads, args.base))
             game_runs.append(bench_games(url, args.games, args.threads))
             bare_runs.append(bench_bare(url, game_runs[-1][0], args.threads))
-            if args.base:
+            if args.base and not n % 2:
                 base_runs.append(bench_games(url, args.games, args.threads, args.base))
     workers = "2 gthread workers x 8 threads, keep-alive" if args.gthread else "2 sync workers"
     print(f"gunicorn {workers}, redis-server on loopback, {args.threads} client threads, "
