@@ -189,11 +189,11 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-# Creates a hash only if the key is new (friend codes: a collision retries).
 #: An archived code is kept in the hash of the codes that share its first CODE_BUCKET
 #: characters (32**5 hashes): a few entries each, so Redis keeps each a small listpack.
 CODE_BUCKET = 5
 
+# Creates a hash only if the key is new (friend codes: a collision retries).
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
@@ -966,7 +966,7 @@ def code_exists(client: redis.Redis, code: str) -> bool:
 @guarded
 def archive_code(client: redis.Redis, found: FriendCode) -> None:
     """Moves the code *found* out of its own hash (232 bytes) into a hash it shares with
-    the codes of its first five characters (about 50 bytes an entry): its game, which says
+    the codes of its first five characters (about 65 bytes an entry): its game, which says
     the rest, and its window. For a code whose game is archived and whose window is over.
     In this order, and idempotent: a crash between leaves both, and the hash is read first.
     """

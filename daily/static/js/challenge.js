@@ -2,8 +2,9 @@
    player made and who played them (the home page, and the result of the game that made the
    code). Each is fetched again every few seconds while the page is visible (less and less
    often, down to once a minute, while nothing changes), and at once when it shows again,
-   sending back the last ETag so that an unchanged answer costs one small 304. The creator sees, for each friend who finished, who won ("Bo wins: 279 to your
-   274."). Nothing runs on import. */
+   sending back the last ETag so that an unchanged answer costs one small 304. The creator
+   sees, for each friend who finished, who won ("Bo wins: 279 to your 274."). Nothing runs
+   on import. */
 import { $, fmt, playerName, S } from './page.js';
 import { PREFIX } from './net.js';
 
