@@ -12,9 +12,10 @@ without it, 2 sync workers and a connection a request.
 
 ``--base DIR`` also plays the same games on another checkout of the project (say a
 ``git worktree`` of the merge base), alternating with this one, and prints this one's rate
-as a fraction of that one's. Read that ratio as plus or minus 0.2: against a copy of this
-very checkout it came out 0.75 to 0.81, whichever went first (docs/api.md, Speed);
-``bench_move.py`` compares two checkouts' moves without that bias.
+as a fraction of that one's. Read that ratio as plus or minus 0.2: on a shared machine one
+run of the same code did 192 moves/s and the next 520, and against a copy of this very
+checkout the median of 4 to 6 rounds came out 0.75 to 0.89 (docs/api.md, Speed);
+``bench_move.py`` compares two checkouts' moves more steadily.
 """
 
 from __future__ import annotations
@@ -219,8 +220,8 @@ def main() -> None:
     with redis_server() as url:
         # Alternate the two so that a busy spell on a shared machine hits both alike.
         game_runs, bare_runs, base_runs = [], [], []
-        # Which of the two checkouts goes first changes with each round: run against a copy
-        # of itself, the second of a fixed order came out 1.2 times the first.
+        # Which of the two checkouts goes first changes with each round, so that neither
+        # always follows the other's server.
         for n in range(args.rounds):
             if args.base and n % 2:
                 base_runs.append(bench_games(url, args.games, args.threads, args.base))
