@@ -242,6 +242,17 @@ def load_code(client: redis.Redis, config: Config, code: str) -> store.FriendCod
     return store.load_code(client, code, reader(config))
 
 
+def code_and_game(
+    client: redis.Redis, config: Config, code: str
+) -> tuple[store.FriendCode | None, Record | None]:
+    """The friend code *code* and the game it was made from, that game read once: an
+    archived code is rebuilt from the very game the caller wants next (one file read, not
+    two)."""
+    read = functools.lru_cache(maxsize=2)(reader(config))
+    found = store.load_code(client, code, read)
+    return found, store.load(client, found.game_id, read) if found else None
+
+
 def load_many(client: redis.Redis, config: Config, game_ids: Sequence[str]) -> list[Record | None]:
     """The games *game_ids* in their order (None where unknown): those in Redis in one
     pipeline, the archived ones one read a file, the files fetched together."""

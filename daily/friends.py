@@ -98,10 +98,9 @@ class Target:
 
 def code_page(client: redis.Redis, config: Config, code: str, player_id: str | None) -> CodePage:
     """The page of the normalized *code* as *player_id* sees it; NotFoundError if unknown."""
-    found = archive.load_code(client, config, code)
+    found, theirs = archive.code_and_game(client, config, code)
     if found is None:
         raise NotFoundError(f"no such friend code: {code_str(code)}")
-    theirs = archive.load(client, config, found.game_id)
     is_creator = player_id == found.creator
     mine = theirs if is_creator else _friend_game(client, config, player_id, code)
     status, daily_game = _status(client, config, found, player_id)
@@ -185,8 +184,7 @@ def target_of(client: redis.Redis, config: Config, record: Record) -> Target | N
         return None
     if not (record.target or record.finished):
         return None
-    found = archive.load_code(client, config, record.code)
-    theirs = archive.load(client, config, found.game_id) if found else None
+    theirs = archive.code_and_game(client, config, record.code)[1]
     if theirs is None or theirs.id == record.id:
         return None
     totals = turn_totals(theirs, config.secret_key)

@@ -573,11 +573,8 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
 
 def target_of(client: redis.Redis, config: Config, record: Record) -> Target | None:
     """The creator's game of *record*'s code, unless *record* is that game."""
-    code = archive.load_code(client, config, record.code or "")
-    if code is None or code.game_id == record.id:
-        return None
-    theirs = store.load(client, code.game_id, archive.reader(config))
-    if theirs is None:
+    theirs = archive.code_and_game(client, config, record.code or "")[1]
+    if theirs is None or theirs.id == record.id:
         return None
     player = players.get(client, theirs.player_id)
     return Target(theirs, player.name if player else None, theirs.state(config.secret_key))

@@ -96,3 +96,23 @@ def test_a_start_button_waits_for_the_script(
     page.reload()
     for button in starts.all():
         expect(button).to_be_enabled()
+
+
+def test_the_share_button_waits_for_the_script(
+    serve: Callable[..., str], new_context: Callable[..., Any]
+) -> None:
+    """A tap on "Share your result" before the script wires it would do nothing at all."""
+    base = serve(now=NOW)
+    context = new_context()
+    state = context.request.post(f"{base}/api/v1/games", data={"mode": "daily"}).json()
+    while not state["finished"]:  # finished through the API: the home page leads with sharing
+        row = next(iter(state["potential"]))
+        url = f"{base}/api/v1/games/{state['id']}/score"
+        state = context.request.post(url, data={"category": row}).json()
+    page = context.new_page()
+    page.route("**/js/**", lambda route: route.abort())  # the script never comes
+    page.goto(base + "/")
+    assert page.locator("#share-now").is_disabled()
+    page.unroute("**/js/**")
+    page.reload()
+    expect(page.locator("#share-now")).to_be_enabled()

@@ -21,6 +21,18 @@ def _almost(context: Any, base: str) -> str:
     return str(state["id"])
 
 
+def _refused_then_named(page: Any, look_alike: str, name: str) -> None:
+    """Sends *look_alike* in the open name prompt and sees it refused, then sends *name* and
+    sees the prompt close."""
+    form = page.locator("#name-prompt")
+    for text in (look_alike, name):
+        page.locator("#name-prompt-input").fill(text)
+        form.get_by_role("button", name="Save name").click()
+        if text == look_alike:
+            page.get_by_text("imitates another").wait_for()
+    form.wait_for(state="hidden")
+
+
 def _finish(page: Any, base: str, game_id: str) -> None:
     page.goto(f"{base}/play/{game_id}")
     page.locator("button.pick").first.dispatch_event("click")
@@ -41,12 +53,7 @@ def test_the_first_finish_asks_a_guest_for_a_name(
     form.wait_for()
     assert page.locator("#name-prompt-input").input_value().startswith("Guest ")
     shoot(page, "name-prompt-390", full_page=False)
-    page.locator("#name-prompt-input").fill("\u0410na")  # a Cyrillic A: looks like "Ana"
-    form.get_by_role("button", name="Save name").click()
-    page.get_by_text("imitates another").wait_for()
-    page.locator("#name-prompt-input").fill("Bo")
-    form.get_by_role("button", name="Save name").click()
-    form.wait_for(state="hidden")
+    _refused_then_named(page, "\u0410na", "Bo")  # a Cyrillic A: looks like "Ana"
     assert context.request.get(f"{base}/api/v1/players/me").json()["name"] == "Bo"
 
 
@@ -84,10 +91,5 @@ def test_the_first_share_asks_a_guest_for_a_name(
     form.scroll_into_view_if_needed()
     shoot(page, "name-at-share-390", full_page=False)
     assert _serious(page) == []
-    page.locator("#name-prompt-input").fill("Cyr\u0456l")  # a Ukrainian i: refused, as everywhere
-    form.get_by_role("button", name="Save name").click()
-    page.get_by_text("imitates another").wait_for()
-    page.locator("#name-prompt-input").fill("Cy")
-    form.get_by_role("button", name="Save name").click()
-    form.wait_for(state="hidden")
+    _refused_then_named(page, "Cyr\u0456l", "Cy")  # a Ukrainian i: refused, as everywhere
     assert context.request.get(f"{base}/api/v1/players/me").json()["name"] == "Cy"

@@ -4,7 +4,7 @@ luck check stays in Redis. On a real Redis."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,15 @@ def _archived(make_app: Any, tmp_path: Path, now: datetime = AFTER) -> Any:
         done = archive.archive_old(current_redis(), current_config())
         assert done is not None and done.games >= 1, done
     return app
+
+
+def _settled(app: Any, *game_ids: str) -> None:
+    """Gives each of these games waiting for its luck check an honest verdict (the archiver
+    leaves a waiting game in Redis)."""
+    with app.app_context():
+        for game_id in game_ids:
+            if current_redis().zscore(keys.reviews_unchecked(), game_id) is not None:
+                checked(current_redis(), game_id)
 
 
 def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path: Path) -> None:
@@ -94,9 +103,7 @@ def test_a_friend_codes_target_reads_the_archived_creators_game(
     ana, bo = player(client, "Ana"), player(client, "Bo")
     mine = start(client, ana, mode="friend", ruleset="maxi").get_json()
     final = play_out(client, ana, mine)
-    with first.app_context():
-        if current_redis().zscore(keys.reviews_unchecked(), mine["id"]) is not None:
-            checked(current_redis(), mine["id"])
+    _settled(first, mine["id"])
     later = _archived(make_app, tmp_path, DAYS[0] + timedelta(days=9))  # the code closed
     with later.app_context():
         assert not current_redis().exists(keys.game(mine["id"]))
@@ -116,7 +123,7 @@ def test_a_friend_codes_target_reads_the_archived_creators_game(
 
 
 def test_an_archived_games_codes_leave_their_hashes_and_still_work(
-    make_app: Any, tmp_path: Path
+    make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = make_app(now=DAYS[0], archive_url=str(tmp_path / "archive"), archive_days=1)
     client = first.test_client()
@@ -124,12 +131,9 @@ def test_an_archived_games_codes_leave_their_hashes_and_still_work(
     daily = finished_daily(client, ana)
     made = play_out(client, ana, start(client, ana, mode="friend", ruleset="maxi").get_json())
     codes = [daily["share_code"].replace("-", ""), made["code"].replace("-", "")]
+    _settled(first, daily["id"], made["id"])
     with first.app_context():
-        redis = current_redis()
-        for game in (daily, made):
-            if redis.zscore(keys.reviews_unchecked(), game["id"]) is not None:
-                checked(redis, game["id"])
-        before = [games.load_code(redis, code) for code in codes]
+        before = [games.load_code(current_redis(), code) for code in codes]
     later = _archived(make_app, tmp_path, DAYS[0] + timedelta(days=9))  # both codes closed
     with later.app_context():
         redis, config = current_redis(), current_config()
@@ -138,8 +142,18 @@ def test_an_archived_games_codes_leave_their_hashes_and_still_work(
             assert redis.hexists(keys.code_bucket(code), code[games.CODE_BUCKET :])
             assert games.load_code(redis, code) is None  # the store alone cannot rebuild it
             assert archive.load_code(redis, config, code) == was  # every field, as it was
+        finds: list[str] = []
+        find = archive.Archive.find
+
+        def counted(self: archive.Archive, game_id: str, day: date) -> Any:
+            finds.append(game_id)
+            return find(self, game_id, day)
+
+        monkeypatch.setattr(archive.Archive, "find", counted)
         page = friends.code_page(redis, config, codes[0], None)
+        monkeypatch.undo()
         assert page.theirs is not None and page.theirs.id == daily["id"]
+        assert finds == [daily["id"]]  # the code rebuilt from the game it then shows: one read
         assert archive.archive_old(redis, config) is not None  # again: nothing changes
         assert [archive.load_code(redis, config, code) for code in codes] == before
     web = later.test_client()

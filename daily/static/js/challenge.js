@@ -35,8 +35,8 @@ export function verdicts(entries, creator, mine) {
 }
 
 /** Calls *onAnswer* with the JSON at *path* (under the API) now and whenever it changes;
-    returns a stop(). A hidden page asks nothing; shown again, it asks at once, and quickly
-    again. Unchanged answers slow the asking down (nextDelay); a change speeds it up. */
+    returns a stop(). A hidden page asks nothing; shown again, or back online, it asks at
+    once, and quickly again. Unchanged answers slow the asking down (nextDelay); a change speeds it up. */
 export function watch(path, onAnswer, pollMs = POLL_MS) {
   let etag = null;
   let timer = null;
@@ -65,11 +65,13 @@ export function watch(path, onAnswer, pollMs = POLL_MS) {
   };
   const shown = () => { if (!document.hidden) { unchanged = 0; poll(); } };
   document.addEventListener('visibilitychange', shown);
+  window.addEventListener('online', shown); // back from a drop: not a minute later
   poll();
   return () => {
     stopped = true;
     clearTimeout(timer);
     document.removeEventListener('visibilitychange', shown);
+    window.removeEventListener('online', shown);
   };
 }
 

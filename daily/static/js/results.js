@@ -82,9 +82,11 @@ export function fillShare(box, { code, total, number, ruleset, daily, text: give
 
 /* "Share your result": the phone's share sheet where there is one, else the clipboard. */
 function wireShareNow(share) {
-  $('#share-now').onclick = async () => {
+  const button = $('#share-now');
+  button.disabled = false; // it comes disabled: until now a tap did nothing
+  button.onclick = async () => {
     askName(); // it waits on the network: the share sheet below keeps the click's activation
-    const status = statusBeside($('#share-now'), share);
+    const status = statusBeside(button, share);
     const text = $('[data-share-text]', share).value;
     try {
       if (navigator.share) { await navigator.share({ text }); status.textContent = S.shared; return; }
