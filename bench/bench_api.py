@@ -10,6 +10,9 @@ Run: .venv/bin/python bench/bench_api.py [--games 40] [--threads 4] [--base DIR]
 gthread workers, here 8 threads each) with keep-alive clients (one connection a thread);
 without it, 2 sync workers and a connection a request.
 
+``--limits on`` counts every rate limit as production does, each at a million a minute so
+that the one client address never meets them (default: off).
+
 ``--base DIR`` also plays the same games on another checkout of the project (say a
 ``git worktree`` of the merge base), alternating with this one, and prints this one's rate
 as a fraction of that one's. Read that ratio as plus or minus 0.2: on a shared machine one
@@ -153,15 +156,19 @@ def gunicorn(
     return subprocess.Popen(command, env=env, stdout=quieted, stderr=quieted)
 
 
+#: What every rate limit is set to (--limits): one client address plays every game, so
+#: on, the limits count as in production but are never met.
+LIMIT = ["off"]
+
+
 def bench_games(
     redis_url: str, games_count: int, threads: int, root: Path = ROOT
 ) -> tuple[int, float]:
     port = free_port()
-    # One client address plays every game: the rate limits would measure themselves.
     env = {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": "bench-" + "s" * 40,
            "DAILY_ENV": "development", "DAILY_NOW": "2026-12-03T12:00:00",
-           "DAILY_LIMIT_PLAYERS": "off", "DAILY_LIMIT_MOVES": "off",
-           "DAILY_LIMIT_PAGES": "off", "DAILY_LIMIT_DAILIES": "off",
+           "DAILY_LIMIT_PLAYERS": LIMIT[0], "DAILY_LIMIT_MOVES": LIMIT[0],
+           "DAILY_LIMIT_PAGES": LIMIT[0], "DAILY_LIMIT_DAILIES": LIMIT[0],
            "PYTHONPATH": str(root)}  # fmt: skip
     server = gunicorn(port, "daily:create_app()", root, env, quiet=True)
     try:
@@ -215,8 +222,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; best counts")
     parser.add_argument("--base", type=Path, help="another checkout to compare the games with")
     parser.add_argument("--gthread", action="store_true", help="gthread workers, keep-alive")
+    parser.add_argument("--limits", choices=("off", "on"), default="off",
+                        help="count the rate limits (on: each at a million a minute)")  # fmt: skip
     args = parser.parse_args()
     THREADED[0] = args.gthread
+    LIMIT[0] = "off" if args.limits == "off" else "1000000 per minute"
     with redis_server() as url:
         # Alternate the two so that a busy spell on a shared machine hits both alike.
         game_runs, bare_runs, base_runs = [], [], []
@@ -231,7 +241,8 @@ def main() -> None:
                 base_runs.append(bench_games(url, args.games, args.threads, args.base))
     workers = "2 gthread workers x 8 threads, keep-alive" if args.gthread else "2 sync workers"
     print(f"gunicorn {workers}, redis-server on loopback, {args.threads} client threads, "
-          f"{os.cpu_count()} CPUs, {args.rounds} alternating rounds: median / best")  # fmt: skip
+          f"{os.cpu_count()} CPUs, limits {args.limits}, {args.rounds} alternating rounds: "
+          f"median / best")  # fmt: skip
     games, bare = rates(game_runs), rates(bare_runs)
     print(f"  daily games: {args.games} games, {game_runs[0][0]} moves a round: "
           f"{games[0]:,.0f} / {games[1]:,.0f} moves/s")  # fmt: skip

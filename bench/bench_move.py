@@ -6,7 +6,10 @@ WSGI apps in one process on one redis-server, a move of the daily API and then a
 ``bench_api``'s bare endpoint (one Redis GET and one SET), in turn, so a busy spell slows
 both alike: what is left is the app's own time per move as a fraction of the bare request's.
 
-Run: .venv/bin/python bench/bench_move.py [--games 30] [--rounds 5] [--root DIR]
+Run: .venv/bin/python bench/bench_move.py [--games 30] [--rounds 5] [--limits on] [--root DIR]
+
+``--limits on`` counts every rate limit as production does (each at a million a minute, so
+one client address never meets them): a move's counters are part of its cost.
 
 ``--root DIR`` measures another checkout of the project (its ``daily`` package) with this
 bench; run it after this one's figures, or alternate the two by hand.
@@ -62,6 +65,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30, help="daily games a round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure")
+    parser.add_argument("--limits", choices=("off", "on"), default="off",
+                        help="count the rate limits (on: each at a million a minute)")  # fmt: skip
     args = parser.parse_args()
     sys.path.insert(0, str(args.root))
     from bench_api import bare_app, greedy
@@ -73,11 +78,11 @@ def main() -> None:
                 "SECRET_KEY": "bench-" + "s" * 40,
                 "DAILY_ENV": "development",
                 "DAILY_NOW": "2026-12-03T12:00:00",
-                "DAILY_LIMIT_PLAYERS": "off",
-                "DAILY_LIMIT_MOVES": "off",
-                "DAILY_LIMIT_PAGES": "off",
-                "DAILY_LIMIT_DAILIES": "off",
-            }  # fmt: skip
+            }
+        )
+        limit = "off" if args.limits == "off" else "1000000 per minute"
+        os.environ.update(
+            {f"DAILY_LIMIT_{name}": limit for name in ("PLAYERS", "MOVES", "PAGES", "DAILIES")}
         )
         import daily
         from daily import create_app
@@ -117,7 +122,8 @@ def main() -> None:
             bares.append(bare_s / count * 1e6)
         ratios, moves, bares = ratios[1:], moves[1:], bares[1:]
     print(f"{args.root}: {args.rounds} rounds of {args.games} daily games, each move paired with "
-          f"a bare request, in one process on a loopback redis-server")  # fmt: skip
+          f"a bare request, in one process on a loopback redis-server; "
+          f"limits {args.limits}")  # fmt: skip
     print(f"  a move: {statistics.median(moves):,.0f} us (median of rounds); a bare request: "
           f"{statistics.median(bares):,.0f} us")  # fmt: skip
     print(f"  bare / move, round by round: median {statistics.median(ratios):.2f}, best "

@@ -7,7 +7,7 @@ these functions return and read nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 from daily import archive, dice, modes
 from daily.config import Config
 from daily.errors import NotFoundError
-from daily.store import boards, games, keys, players
+from daily.store import boards, counters, games, keys, players
+from daily.store.counters import Count as Count  # a move's rate limits: the web layer
+from daily.store.counters import Counter as Counter  # names them, the move's read counts
 from daily.store.games import Record
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
@@ -160,13 +162,43 @@ def history_of(client: redis.Redis, config: Config, player_id: str | None) -> Hi
     return History(tuple(played), summarize(played, streak, best_streak))
 
 
+#: What a caller does with a request's counts before anything else is said (a 429).
+CountCheck = Callable[[tuple[Count, ...]], None]
+
+
+def move_counters(
+    player_id: str | None,
+    address: str,
+    per_player: tuple[int, int] | None,
+    per_address: tuple[int, int] | None,
+) -> tuple[Counter, ...]:
+    """The counters a move counts on: ``moves``, the player's moves (the address's without a
+    player), and ``pages``, the address's moves (every player's), each limit given as
+    (moves, window in seconds) or None (off)."""
+    found = []
+    if per_player is not None:
+        key = keys.player_moves(player_id) if player_id else keys.address_moves(address)
+        found.append(Counter("moves", key, per_player[1], per_player[0]))
+    if per_address is not None:
+        found.append(Counter("pages", keys.address_moves(address), per_address[1], per_address[0]))
+    return tuple(found)
+
+
 def own_game(
-    client: redis.Redis, game_id: str, player_id: str | None, config: Config | None = None
+    client: redis.Redis,
+    game_id: str,
+    player_id: str | None,
+    config: Config | None = None,
+    counting: Sequence[Counter] = (),
+    check: CountCheck | None = None,
 ) -> Record:
     """*player_id*'s game *game_id*; NotFoundError if it is missing or another player's.
 
-    With *config*, an archived game is read from the archive too.
+    With *config*, an archived game is read from the archive too. The request is counted on
+    *counting* first (a round trip of its own) and *check* sees the counts.
     """
+    if counting and check is not None:
+        check(counters.count(client, counting))
     found = None
     if len(game_id) <= MAX_GAME_ID:
         reader = archive.reader(config) if config is not None else None
@@ -178,16 +210,26 @@ def own_game(
 
 
 def own_game_unless_deleted(
-    client: redis.Redis, game_id: str, player_id: str, config: Config | None = None
+    client: redis.Redis,
+    game_id: str,
+    player_id: str,
+    config: Config | None = None,
+    counting: Sequence[Counter] = (),
+    check: CountCheck | None = None,
 ) -> Record | None:
     """*player_id*'s game *game_id*, as :func:`own_game` finds it, or None when *player_id*
-    was deleted: both read in one round trip, for a move's request."""
+    was deleted: both read in one round trip, for a move's request, which also counts the
+    request on *counting*; *check* sees the counts before anything else is decided."""
     if len(game_id) > MAX_GAME_ID:
+        if counting and check is not None:
+            check(counters.count(client, counting))
         if players.is_deleted(client, player_id):
             return None
         raise NotFoundError(f"no such game: {game_id!r}")
     reader = archive.reader(config) if config is not None else None
-    found, deleted = games.load_for(client, game_id, player_id, reader)
+    found, deleted, counts = games.load_for(client, game_id, player_id, reader, counting)
+    if check is not None:
+        check(counts)
     if deleted:
         return None
     if found is None or found.player_id != player_id:

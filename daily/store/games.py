@@ -45,7 +45,7 @@ from daily.record import (
     parse_entry,
 )
 from daily.rules import GameState, Move, find_ruleset
-from daily.store import boards, keys, leagues, players
+from daily.store import boards, counters, keys, leagues, players
 from daily.store.guard import guarded
 
 __all__ = ["FriendCode", "MoveConflict", "Record"]  # Record: re-exported for old imports
@@ -497,17 +497,24 @@ def load(client: redis.Redis, game_id: str, archive: ArchiveReader | None = None
 
 @guarded
 def load_for(
-    client: redis.Redis, game_id: str, player_id: str, archive: ArchiveReader | None = None
-) -> tuple[Record | None, bool]:
-    """The game *game_id* (as :func:`load` reads it) and whether *player_id* was deleted,
-    read in one round trip: a move's own request checks both, and pays for one."""
-    pipe = client.pipeline(transaction=False)  # two slots: one round trip per node
+    client: redis.Redis,
+    game_id: str,
+    player_id: str,
+    archive: ArchiveReader | None = None,
+    counting: Sequence[counters.Counter] = (),
+) -> tuple[Record | None, bool, tuple[counters.Count, ...]]:
+    """The game *game_id* (as :func:`load` reads it), whether *player_id* was deleted, and
+    the request counted on the rate limits' *counting*, all in one round trip: a move's own
+    request needs all three, and pays for one."""
+    pipe = client.pipeline(transaction=False)  # several slots: one round trip per node
     pipe.hgetall(keys.game(game_id))
     pipe.hexists(keys.player(player_id), players.DELETED)
-    fields, deleted = pipe.execute()
+    counters.queue(pipe, counting)
+    fields, deleted, *replies = pipe.execute()
+    counts = counters.read(client, counting, replies)
     if deleted:
-        return None, True
-    return _from_hash(client, game_id, cast(dict[str, str], fields), archive), False
+        return None, True, counts
+    return _from_hash(client, game_id, cast(dict[str, str], fields), archive), False, counts
 
 
 def _from_hash(

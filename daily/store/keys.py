@@ -20,6 +20,11 @@ def player(player_id: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}"
 
 
+def player_moves(player_id: str) -> str:
+    """A player's count of moves in the current rate-limit window (it expires with it)."""
+    return f"{PREFIX}:player:{{{player_id}}}:moves"
+
+
 def player_games(player_id: str) -> str:
     """The sorted set of a player's game ids, scored by start time."""
     return f"{PREFIX}:player:{{{player_id}}}:games"
@@ -205,6 +210,12 @@ def player_leagues(player_id: str) -> str:
 def dice_key() -> str:
     """The fingerprint of the key that deals the dice, recorded on the first production start."""
     return f"{PREFIX}:dice-key"
+
+
+def address_moves(address: str) -> str:
+    """A client address's count of moves (rolls and scores, every player's) in the current
+    rate-limit window, or of a move request without a player; it expires with the window."""
+    return f"{PREFIX}:address:{{{address}}}:moves"
 
 
 def rate_limits() -> str:

@@ -36,9 +36,11 @@ from daily.web.auth import current_player_id, own_game, require_player_id, token
 from daily.web.errors import bad_request
 from daily.web.limits import (
     check_daily_limit,
+    check_moves,
     check_new_player,
     count_daily,
     count_new_player,
+    move_counters,
 )
 from daily.web.openapi import documented
 
@@ -233,7 +235,7 @@ def _parse(model: type[bodies.B]) -> bodies.B:
 def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     config = current_config()
     key = request.headers.get("Idempotency-Key")
-    before = own_game(game_id)
+    before = own_game(game_id, move_counters(), check_moves)
     record, state = service.play(current_redis(), config, before, move, expected, key)
     if record.finished and not before.finished:  # this move finished it
         metrics.game_finished(record.mode)

@@ -7,6 +7,7 @@ anonymous player on first need.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import NoReturn
 
@@ -132,15 +133,21 @@ def require_player_id() -> str:
     return player_id
 
 
-def own_game(game_id: str) -> Record:
+def own_game(
+    game_id: str,
+    counting: Sequence[history.Counter] = (),
+    check: history.CountCheck | None = None,
+) -> Record:
     """The asking player's game *game_id*; 404 if it is missing or another player's.
 
-    The game and the player's deletion mark are read in one round trip (a move is two).
+    The game, the player's deletion mark and the request's rate-limit *counting* are read
+    in one round trip (a move is two); *check* sees the counts first (a 429).
     """
     player_id = identity()
+    client, config = current_redis(), current_config()
     if player_id is None or "player_deleted" in g:
-        return history.own_game(current_redis(), game_id, current_player_id(), current_config())
-    found = history.own_game_unless_deleted(current_redis(), game_id, player_id, current_config())
+        return history.own_game(client, game_id, current_player_id(), config, counting, check)
+    found = history.own_game_unless_deleted(client, game_id, player_id, config, counting, check)
     g.player_deleted = found is None
     if found is None:
         _refuse_deleted()

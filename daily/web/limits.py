@@ -25,7 +25,7 @@ from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from limits import RateLimitItem, parse_many
 
-from daily import backend, metrics
+from daily import backend, history, metrics
 from daily.config import LIMIT_VARS, Config, ConfigError, Network
 from daily.errors import ErrorCode
 from daily.web import auth
@@ -45,7 +45,7 @@ DEFAULTS = {
 #: Endpoints of the limits applied to views (``pages`` counts every request; ``players``
 #: and ``dailies`` are counted where a player or a daily game is made: see :func:`count`).
 ENDPOINTS = {
-    "moves": ("api.roll", "api.score"),
+    "moves": ("api.roll", "api.score"),  # counted by the move itself: move_counters
     "deletes": ("account.delete",),
 }
 MESSAGES = {
@@ -115,15 +115,41 @@ def address_key(address: str) -> str:
     return str(parsed)
 
 
-def player_or_address() -> str:
-    """The player making the request; their address when no valid identity comes with it."""
-    try:
-        # The identity alone: whether that player was deleted is the view's to say (401),
-        # read with the game, so the limit costs no round trip of its own.
-        player_id = auth.identity()
-    except HttpError:  # a bad token: the view answers 401, the limit counts the address
-        player_id = None
-    return f"player:{player_id}" if player_id else f"address:{client_address()}"
+def move_counters() -> tuple[history.Counter, ...]:
+    """The rate-limit counters a move (a roll or a score) counts on, in its own read of the
+    game (:func:`daily.web.auth.own_game`), so the limits cost a move no round trip:
+
+    - ``moves`` per player (per address for a request without a player);
+    - the ``pages`` limit per address, on a count of moves of its own: every player's moves
+      from the address, apart from its other requests (which Flask-Limiter counts).
+
+    The identity alone is read (a bad token is a 401 here, before any count); whether that
+    player was deleted is read with the game.
+    """
+    windows: MoveWindows = current_app.extensions[_MOVE_WINDOWS]
+    return history.move_counters(auth.identity(), client_address(), *windows)
+
+
+def check_moves(counts: tuple[history.Count, ...]) -> None:
+    """Refuses (429, with ``Retry-After``) a move past one of its limits; it changes nothing."""
+    for count in counts:
+        if count.is_over:
+            g.daily_retry_after = max(1, count.seconds_left)
+            metrics.rate_limited(count.counter.name)
+            text = getattr(current_app.extensions["daily.limits"], count.counter.name)
+            raise HttpError(429, ErrorCode.TOO_MANY_REQUESTS, _message(count.counter.name, text)())
+
+
+#: A move's two limits as (moves, window in seconds), None where off: per player, per address.
+MoveWindows = tuple[tuple[int, int] | None, tuple[int, int] | None]
+_MOVE_WINDOWS = "daily.move_windows"
+
+
+def _window(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    item = parse_many(text)[0]
+    return item.amount, item.get_expiry()
 
 
 def check_new_player() -> None:
@@ -298,7 +324,11 @@ def init_app(app: Flask) -> Limiter:
         swallow_errors=True,  # Redis down: the views answer 503, not the limiter
         headers_enabled=False,  # Retry-After goes on a 429 alone (see add_retry_after)
     )
-    _limit(app, limiter, "moves", chosen.moves, player_or_address)
+    # A move counts its own limits in its read of the game (move_counters): the limiter,
+    # which would add a round trip for each, steps aside before any work of its own.
+    steps_aside = frozenset(ENDPOINTS["moves"] + EXEMPT)
+    limiter.request_filter(lambda: request.endpoint in steps_aside)
+    app.extensions[_MOVE_WINDOWS] = (_window(chosen.moves), _window(chosen.pages))
     _limit(app, limiter, "deletes", chosen.deletes, client_address)
     _quiet_outages(limiter.logger)
     app.after_request(add_retry_after)

@@ -26,6 +26,8 @@ from daily.store import keys
         (keys.pending_results(), "daily:results:pending"),
         (keys.games_finished(), "daily:games:finished"),
         (keys.archive_lock(), "daily:games:archiving"),
+        (keys.player_moves("p1"), "daily:player:{p1}:moves"),
+        (keys.address_moves("2001:db8::/64"), "daily:address:{2001:db8::/64}:moves"),
     ],
     ids=[
         "player",
@@ -44,6 +46,8 @@ from daily.store import keys
         "pending",
         "finished",
         "archiving",
+        "player-moves",
+        "address-moves",
     ],
 )
 def test_key_strings(key: str, expected: str) -> None:

@@ -68,6 +68,40 @@ def test_moves_are_limited_per_player_not_per_address(make_app: Any) -> None:
     assert response.status_code == 200
 
 
+def test_an_addresses_moves_have_a_budget_of_their_own(make_app: Any) -> None:
+    # A move counts its limits in its own read of the game: the address's moves, every
+    # player's, on a count of the pages limit's size apart from its other requests.
+    app = limited(make_app, pages="5 per minute")
+    ana, bo = app.test_client(), app.test_client()
+    games = [c.post("/api/v1/games", json={"mode": "daily"}).get_json() for c in (ana, bo)]
+    roll, score = ("roll", {"hold": []}), ("score", {"category": "chance"})
+    for client, game, (move, body) in [(ana, games[0], roll), (bo, games[1], roll),
+                                       (ana, games[0], roll), (bo, games[1], roll),
+                                       (ana, games[0], score)]:  # fmt: skip
+        assert client.post(f"/api/v1/games/{game['id']}/{move}", json=body).status_code == 200
+    before = bo.get(f"/api/v1/games/{games[1]['id']}").get_json()  # a page: 3 of 5
+    refused = bo.post(f"/api/v1/games/{games[1]['id']}/roll", json={"hold": []})
+    assert_429(refused, "from your address")
+    assert bo.get(f"/api/v1/games/{games[1]['id']}").get_json() == before  # nothing applied
+    other = {"REMOTE_ADDR": "10.0.0.2"}
+    carla = app.test_client()
+    theirs = carla.post("/api/v1/games", json={"mode": "daily"}, environ_base=other).get_json()
+    url = f"/api/v1/games/{theirs['id']}/roll"
+    assert carla.post(url, json={"hold": []}, environ_base=other).status_code == 200
+    with app.app_context():  # each count ends with its window
+        assert 0 < current_redis().ttl(keys.address_moves("127.0.0.1")) <= 60
+
+
+def test_a_move_without_a_player_counts_on_its_address(make_app: Any) -> None:
+    app = limited(make_app, moves="2 per minute")
+    client = app.test_client()
+    for _ in range(2):
+        assert client.post("/api/v1/games/nosuchgame/roll", json={"hold": []}).status_code == 404
+    assert_429(client.post("/api/v1/games/nosuchgame/roll", json={"hold": []}), "too many moves")
+    with app.app_context():
+        assert current_redis().get(keys.address_moves("127.0.0.1")) == "3"
+
+
 def test_pages_are_limited_per_address_and_health_is_not(make_app: Any) -> None:
     client = limited(make_app, pages="3 per minute").test_client()
     for _ in range(3):
