@@ -17,6 +17,10 @@ unknown, like the Expert. Each budget's line is checked by the service's own
 :func:`daily.strategy.luck.check`; the best unheld total is set beside the Expert's and the
 best of 1,000 noisy bots (Hard, Medium and Easy levels in turn) on the same dice.
 
+``--lottery``: beside each day's lines, the same number of accounts (scouts and lines) each
+playing its one daily honestly as the Hard bot, and the best of them: what those accounts
+buy without scouting, as tickets of a lottery that ranks the luckiest.
+
 ``--power N``: N lockstep games each of players who foresaw every re-roll or only the first
 re-rolls, on every turn or some, who do not plan around the detector: the share caught.
 
@@ -225,13 +229,17 @@ def _luck(model: Model, c: Combos, solved: Turn, rolls: list[int], keeps: list[i
     return float(lucks[0, i]), float(lows[0, i])
 
 
-def attack(table: Table, days: int, bots_each: int, budgets: tuple[float, ...]) -> None:
+def attack(
+    table: Table, days: int, bots_each: int, budgets: tuple[float, ...], lottery: bool = False
+) -> None:
     print(f"\nattacker: every first re-roll of its own line known, v2 dice of {days} days")
     print("| day | Expert | best of noisy bots | planned line: best unheld (budget, score) "
-          "| lines held | accounts (scouts and lines) |")  # fmt: skip
-    print("|---|---|---|---|---|---|")
+          "| lines held | accounts (scouts and lines) |"
+          + (" the same accounts played honestly (Hard): best |" if lottery else ""))  # fmt: skip
+    print("|---|---|---|---|---|---|" + ("---|" if lottery else ""))
     start = date(2026, 12, 1)
     rng = np.random.default_rng(7)
+    lottery_rng = np.random.default_rng(11)  # apart, so the bots' games stay as without it
     for n in range(days):
         day = start + timedelta(days=n)
         seed = dice.daily_seed("bench-detector", day)
@@ -256,8 +264,15 @@ def attack(table: Table, days: int, bots_each: int, budgets: tuple[float, ...]) 
         # line's re-rolls are its own path's, and so are its waves of scouts. Each line is
         # one more account's daily.
         scouts = len(waves) * len(clairvoyant.patterns(table.model.ruleset.dice))
+        accounts = scouts + len(budgets)
+        honest_best = ""
+        if lottery:
+            # The sybil baseline: the same accounts, each playing its one daily honestly
+            # (the Hard bot, near the Expert with noise), and the luckiest one ranked.
+            played = bots.play_games(table, bots.LEVELS["hard"], [source] * accounts, lottery_rng)
+            honest_best = f" {max(p.state.total for p in played)} |"
         print(f"| {day} | {expert} | {best_bot} | {best[0]} ({best[1]}, {best[2]:.2f}) | "
-              f"{held} of {len(budgets)} | {scouts + len(budgets):,} |", flush=True)  # fmt: skip
+              f"{held} of {len(budgets)} | {accounts:,} |{honest_best}", flush=True)  # fmt: skip
 
 
 def first_rolls_line(table: Table, source: DiceSource) -> tuple[GameState, list[Move], float]:
@@ -338,6 +353,11 @@ def main() -> None:
     parser.add_argument("--skip-attack", action="store_true")
     parser.add_argument("--power", type=int, default=0, help="foreseeing games of each kind")
     parser.add_argument("--first-rolls", type=int, default=0, help="days of the first-roll planner")
+    parser.add_argument(
+        "--lottery",
+        action="store_true",
+        help="also play the attack's accounts honestly (Hard), each its one daily: the best",
+    )
     args = parser.parse_args()
     table = table_for(find_ruleset("maxi"), default_cache_dir())
     began = time.perf_counter()
@@ -345,7 +365,8 @@ def main() -> None:
         honest(args.policies.split(","), args.games, args.batch, args.seed, args.workers,
                args.seconds)  # fmt: skip
     if not args.skip_attack:
-        attack(table, args.days, args.bots, tuple(float(b) for b in args.budgets.split(",")))
+        budgets = tuple(float(b) for b in args.budgets.split(","))
+        attack(table, args.days, args.bots, budgets, args.lottery)
     if args.power:
         power(table, args.power, args.seed)
     if args.first_rolls:
