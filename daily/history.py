@@ -169,18 +169,21 @@ CountCheck = Callable[[tuple[Count, ...]], None]
 def move_counters(
     player_id: str | None,
     address: str,
-    per_player: tuple[int, int] | None,
-    per_address: tuple[int, int] | None,
+    per_player: Sequence[tuple[int, int]],
+    per_address: Sequence[tuple[int, int]],
 ) -> tuple[Counter, ...]:
-    """The counters a move counts on: ``moves``, the player's moves (the address's without a
-    player), and ``pages``, the address's moves (every player's), each limit given as
-    (moves, window in seconds) or None (off)."""
+    """The counters a move counts on: ``moves``, the player's moves (the address's moves
+    without a player), and ``pages``, the address's moves (every player's); each limit a
+    list of windows, each (moves, window in seconds); an empty list: off."""
     found = []
-    if per_player is not None:
-        key = keys.player_moves(player_id) if player_id else keys.address_moves(address)
-        found.append(Counter("moves", key, per_player[1], per_player[0]))
-    if per_address is not None:
-        found.append(Counter("pages", keys.address_moves(address), per_address[1], per_address[0]))
+    for amount, seconds in per_player:
+        if player_id:
+            key = keys.player_moves(player_id, seconds)
+        else:
+            key = keys.anonymous_moves(address, seconds)
+        found.append(Counter("moves", key, seconds, amount))
+    for amount, seconds in per_address:
+        found.append(Counter("pages", keys.address_moves(address, seconds), seconds, amount))
     return tuple(found)
 
 

@@ -20,9 +20,10 @@ def player(player_id: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}"
 
 
-def player_moves(player_id: str) -> str:
-    """A player's count of moves in the current rate-limit window (it expires with it)."""
-    return f"{PREFIX}:player:{{{player_id}}}:moves"
+def player_moves(player_id: str, seconds: int) -> str:
+    """A player's count of moves in the current rate-limit window of *seconds* (it expires
+    with the window)."""
+    return f"{PREFIX}:player:{{{player_id}}}:moves:{seconds}"
 
 
 def player_games(player_id: str) -> str:
@@ -212,10 +213,16 @@ def dice_key() -> str:
     return f"{PREFIX}:dice-key"
 
 
-def address_moves(address: str) -> str:
+def address_moves(address: str, seconds: int) -> str:
     """A client address's count of moves (rolls and scores, every player's) in the current
-    rate-limit window, or of a move request without a player; it expires with the window."""
-    return f"{PREFIX}:address:{{{address}}}:moves"
+    rate-limit window of *seconds*; it expires with the window."""
+    return f"{PREFIX}:address:{{{address}}}:moves:{seconds}"
+
+
+def anonymous_moves(address: str, seconds: int) -> str:
+    """A client address's count of move requests that carry no player, in the current
+    rate-limit window of *seconds* (the moves limit's count where there is no player)."""
+    return f"{PREFIX}:address:{{{address}}}:anonymous-moves:{seconds}"
 
 
 def rate_limits() -> str:

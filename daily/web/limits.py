@@ -140,16 +140,14 @@ def check_moves(counts: tuple[history.Count, ...]) -> None:
             raise HttpError(429, ErrorCode.TOO_MANY_REQUESTS, _message(count.counter.name, text)())
 
 
-#: A move's two limits as (moves, window in seconds), None where off: per player, per address.
-MoveWindows = tuple[tuple[int, int] | None, tuple[int, int] | None]
+#: A move's two limits, per player and per address: each a list of windows (a limit string
+#: may name several, ``10/second;100/minute``), each (moves, window in seconds); empty: off.
+MoveWindows = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
 _MOVE_WINDOWS = "daily.move_windows"
 
 
-def _window(text: str | None) -> tuple[int, int] | None:
-    if text is None:
-        return None
-    item = parse_many(text)[0]
-    return item.amount, item.get_expiry()
+def _windows(text: str | None) -> tuple[tuple[int, int], ...]:
+    return tuple((item.amount, item.get_expiry()) for item in parse_many(text)) if text else ()
 
 
 def check_new_player() -> None:
@@ -328,7 +326,7 @@ def init_app(app: Flask) -> Limiter:
     # which would add a round trip for each, steps aside before any work of its own.
     steps_aside = frozenset(ENDPOINTS["moves"] + EXEMPT)
     limiter.request_filter(lambda: request.endpoint in steps_aside)
-    app.extensions[_MOVE_WINDOWS] = (_window(chosen.moves), _window(chosen.pages))
+    app.extensions[_MOVE_WINDOWS] = (_windows(chosen.moves), _windows(chosen.pages))
     _limit(app, limiter, "deletes", chosen.deletes, client_address)
     _quiet_outages(limiter.logger)
     app.after_request(add_retry_after)

@@ -26,8 +26,9 @@ from daily.store import keys
         (keys.pending_results(), "daily:results:pending"),
         (keys.games_finished(), "daily:games:finished"),
         (keys.archive_lock(), "daily:games:archiving"),
-        (keys.player_moves("p1"), "daily:player:{p1}:moves"),
-        (keys.address_moves("2001:db8::/64"), "daily:address:{2001:db8::/64}:moves"),
+        (keys.player_moves("p1", 60), "daily:player:{p1}:moves:60"),
+        (keys.address_moves("2001:db8::/64", 60), "daily:address:{2001:db8::/64}:moves:60"),
+        (keys.anonymous_moves("10.0.0.1", 1), "daily:address:{10.0.0.1}:anonymous-moves:1"),
     ],
     ids=[
         "player",
@@ -48,6 +49,7 @@ from daily.store import keys
         "archiving",
         "player-moves",
         "address-moves",
+        "anonymous-moves",
     ],
 )
 def test_key_strings(key: str, expected: str) -> None:

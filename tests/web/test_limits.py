@@ -89,7 +89,7 @@ def test_an_addresses_moves_have_a_budget_of_their_own(make_app: Any) -> None:
     url = f"/api/v1/games/{theirs['id']}/roll"
     assert carla.post(url, json={"hold": []}, environ_base=other).status_code == 200
     with app.app_context():  # each count ends with its window
-        assert 0 < current_redis().ttl(keys.address_moves("127.0.0.1")) <= 60
+        assert 0 < current_redis().ttl(keys.address_moves("127.0.0.1", 60)) <= 60
 
 
 def test_a_move_without_a_player_counts_on_its_address(make_app: Any) -> None:
@@ -99,7 +99,23 @@ def test_a_move_without_a_player_counts_on_its_address(make_app: Any) -> None:
         assert client.post("/api/v1/games/nosuchgame/roll", json={"hold": []}).status_code == 404
     assert_429(client.post("/api/v1/games/nosuchgame/roll", json={"hold": []}), "too many moves")
     with app.app_context():
-        assert current_redis().get(keys.address_moves("127.0.0.1")) == "3"
+        assert current_redis().get(keys.anonymous_moves("127.0.0.1", 60)) == "3"
+
+
+def test_a_move_limit_of_several_windows_counts_each(make_app: Any) -> None:
+    app = limited(make_app, moves="3 per minute;100 per hour")
+    client = app.test_client()
+    game = client.post("/api/v1/games", json={"mode": "daily"}).get_json()
+    url = f"/api/v1/games/{game['id']}"
+    for move, body in [("roll", {"hold": []}), ("roll", {"hold": [0]}),
+                       ("score", {"category": "chance"})]:  # fmt: skip
+        assert client.post(f"{url}/{move}", json=body).status_code == 200
+    assert_429(client.post(f"{url}/roll", json={"hold": []}), "too many moves")
+    with app.app_context():
+        player = client.get("/api/v1/players/me").get_json()["player_id"]
+        counts = [current_redis().get(keys.player_moves(player, s)) for s in (60, 3600)]
+        assert counts == ["4", "4"]
+        assert 60 < current_redis().ttl(keys.player_moves(player, 3600)) <= 3600
 
 
 def test_pages_are_limited_per_address_and_health_is_not(make_app: Any) -> None:
