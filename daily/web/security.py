@@ -124,8 +124,12 @@ def is_personal() -> bool:
 
 def add_headers(response: Response) -> Response:
     """Adds the security headers to every response, and keeps personal ones out of caches."""
+    # One pass over the headers already set (a view's own CSP, say), then one add a header:
+    # werkzeug's setdefault scans the whole list again for each, on every answer.
+    present = {name.lower() for name in response.headers.keys()}
     for name, value in HEADERS.items():
-        response.headers.setdefault(name, value)
+        if name.lower() not in present:
+            response.headers.add(name, value)
     if is_personal():
         response.headers["Cache-Control"] = PRIVATE
     if current_config().is_production:
