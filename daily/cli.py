@@ -206,6 +206,9 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     # A service manager stops us with SIGTERM, a terminal with SIGINT: both leave the
     # server's loop normally, so the embedded Redis is stopped below.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    # A process a shell starts in the background (`daily serve &` in a script) inherits
+    # SIGINT ignored, and Python then leaves it so: `kill -INT` must still stop us.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (docs/configuration.md).
     app = create_app()
     try:
