@@ -161,15 +161,25 @@ def gunicorn(
 LIMIT = ["off"]
 
 
+def add_limits_argument(parser: argparse.ArgumentParser) -> None:
+    """``--limits off|on`` (this bench's and bench_move's)."""
+    parser.add_argument("--limits", choices=("off", "on"), default="off",
+                        help="count the rate limits (on: each at a million a minute)")  # fmt: skip
+
+
+def limit_env(choice: str) -> dict[str, str]:
+    """The service's rate-limit settings for ``--limits`` *choice*."""
+    limit = "off" if choice == "off" else "1000000 per minute"
+    return {f"DAILY_LIMIT_{name}": limit for name in ("PLAYERS", "MOVES", "PAGES", "DAILIES")}
+
+
 def bench_games(
     redis_url: str, games_count: int, threads: int, root: Path = ROOT
 ) -> tuple[int, float]:
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": "bench-" + "s" * 40,
            "DAILY_ENV": "development", "DAILY_NOW": "2026-12-03T12:00:00",
-           "DAILY_LIMIT_PLAYERS": LIMIT[0], "DAILY_LIMIT_MOVES": LIMIT[0],
-           "DAILY_LIMIT_PAGES": LIMIT[0], "DAILY_LIMIT_DAILIES": LIMIT[0],
-           "PYTHONPATH": str(root)}  # fmt: skip
+           **limit_env(LIMIT[0]), "PYTHONPATH": str(root)}  # fmt: skip
     server = gunicorn(port, "daily:create_app()", root, env, quiet=True)
     try:
         wait_for(port, "/api/v1/daily")
@@ -222,11 +232,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; best counts")
     parser.add_argument("--base", type=Path, help="another checkout to compare the games with")
     parser.add_argument("--gthread", action="store_true", help="gthread workers, keep-alive")
-    parser.add_argument("--limits", choices=("off", "on"), default="off",
-                        help="count the rate limits (on: each at a million a minute)")  # fmt: skip
+    add_limits_argument(parser)
     args = parser.parse_args()
     THREADED[0] = args.gthread
-    LIMIT[0] = "off" if args.limits == "off" else "1000000 per minute"
+    LIMIT[0] = args.limits
     with redis_server() as url:
         # Alternate the two so that a busy spell on a shared machine hits both alike.
         game_runs, bare_runs, base_runs = [], [], []

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from bench_api import add_limits_argument, bare_app, greedy, limit_env
 from servers import redis_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,11 +69,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30, help="daily games a round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure")
-    parser.add_argument("--limits", choices=("off", "on"), default="off",
-                        help="count the rate limits (on: each at a million a minute)")  # fmt: skip
+    add_limits_argument(parser)
     args = parser.parse_args()
     sys.path.insert(0, str(args.root))
-    from bench_api import bare_app, greedy
 
     with redis_server() as url:
         os.environ.update(
@@ -83,10 +82,7 @@ def main() -> None:
                 "DAILY_NOW": "2026-12-03T12:00:00",
             }
         )
-        limit = "off" if args.limits == "off" else "1000000 per minute"
-        os.environ.update(
-            {f"DAILY_LIMIT_{name}": limit for name in ("PLAYERS", "MOVES", "PAGES", "DAILIES")}
-        )
+        os.environ.update(limit_env(args.limits))
         import daily
         from daily import create_app
 

@@ -243,14 +243,16 @@ def load_code(client: redis.Redis, config: Config, code: str) -> store.FriendCod
 
 
 def code_and_game(
-    client: redis.Redis, config: Config, code: str
+    client: redis.Redis, config: Config, code: str, unless: str | None = None
 ) -> tuple[store.FriendCode | None, Record | None]:
     """The friend code *code* and the game it was made from, that game read once: an
     archived code is rebuilt from the very game the caller wants next (one file read, not
-    two)."""
+    two). The game is not read when its id is *unless* (the caller's own game)."""
     read = functools.lru_cache(maxsize=2)(reader(config))
     found = store.load_code(client, code, read)
-    return found, store.load(client, found.game_id, read) if found else None
+    if found is None or found.game_id == unless:
+        return found, None
+    return found, store.load(client, found.game_id, read)
 
 
 def load_many(client: redis.Redis, config: Config, game_ids: Sequence[str]) -> list[Record | None]:

@@ -184,8 +184,8 @@ def target_of(client: redis.Redis, config: Config, record: Record) -> Target | N
         return None
     if not (record.target or record.finished):
         return None
-    theirs = archive.code_and_game(client, config, record.code)[1]
-    if theirs is None or theirs.id == record.id:
+    theirs = archive.code_and_game(client, config, record.code, unless=record.id)[1]
+    if theirs is None:
         return None
     totals = turn_totals(theirs, config.secret_key)
     return Target(_name(client, theirs.player_id), theirs.finished, totals)

@@ -573,8 +573,9 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
 
 def target_of(client: redis.Redis, config: Config, record: Record) -> Target | None:
     """The creator's game of *record*'s code, unless *record* is that game."""
-    theirs = archive.code_and_game(client, config, record.code or "")[1]
-    if theirs is None or theirs.id == record.id:
+    # The creator's own game reads only its code: not itself again, on every move's answer.
+    theirs = archive.code_and_game(client, config, record.code or "", unless=record.id)[1]
+    if theirs is None:
         return None
     player = players.get(client, theirs.player_id)
     return Target(theirs, player.name if player else None, theirs.state(config.secret_key))

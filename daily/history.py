@@ -187,6 +187,11 @@ def move_counters(
     return tuple(found)
 
 
+def count(client: redis.Redis, counting: Sequence[Counter]) -> tuple[Count, ...]:
+    """Counts a request that reads no game on *counting*, in a round trip of its own."""
+    return counters.count(client, counting)
+
+
 def own_game(
     client: redis.Redis,
     game_id: str,
@@ -201,7 +206,7 @@ def own_game(
     *counting* first (a round trip of its own) and *check* sees the counts.
     """
     if counting and check is not None:
-        check(counters.count(client, counting))
+        check(count(client, counting))
     found = None
     if len(game_id) <= MAX_GAME_ID:
         reader = archive.reader(config) if config is not None else None
@@ -225,7 +230,7 @@ def own_game_unless_deleted(
     request on *counting*; *check* sees the counts before anything else is decided."""
     if len(game_id) > MAX_GAME_ID:
         if counting and check is not None:
-            check(counters.count(client, counting))
+            check(count(client, counting))
         if players.is_deleted(client, player_id):
             return None
         raise NotFoundError(f"no such game: {game_id!r}")

@@ -28,7 +28,7 @@ from limits import RateLimitItem, parse_many
 from daily import backend, history, metrics
 from daily.config import LIMIT_VARS, Config, ConfigError, Network
 from daily.errors import ErrorCode
-from daily.web import auth
+from daily.web import auth, current_redis
 from daily.web.errors import HttpError
 
 if TYPE_CHECKING:
@@ -123,11 +123,18 @@ def move_counters() -> tuple[history.Counter, ...]:
     - the ``pages`` limit per address, on a count of moves of its own: every player's moves
       from the address, apart from its other requests (which Flask-Limiter counts).
 
-    The identity alone is read (a bad token is a 401 here, before any count); whether that
-    player was deleted is read with the game.
+    The identity alone is read; whether that player was deleted is read with the game. A
+    bad token is a 401 that reads no game, counted on the address first (a round trip of
+    its own), so a client cannot send them without limit.
     """
     windows: MoveWindows = current_app.extensions[_MOVE_WINDOWS]
-    return history.move_counters(auth.identity(), client_address(), *windows)
+    try:
+        player_id = auth.identity()
+    except HttpError:
+        anonymous = history.move_counters(None, client_address(), *windows)
+        check_moves(history.count(current_redis(), anonymous))
+        raise
+    return history.move_counters(player_id, client_address(), *windows)
 
 
 def check_moves(counts: tuple[history.Count, ...]) -> None:

@@ -102,6 +102,20 @@ def test_a_move_without_a_player_counts_on_its_address(make_app: Any) -> None:
         assert current_redis().get(keys.anonymous_moves("127.0.0.1", 60)) == "3"
 
 
+def test_moves_with_a_bad_token_count_on_their_address(make_app: Any) -> None:
+    # A 401 reads no game, but each one still counts: a client cannot send them unchecked.
+    app = limited(make_app, moves="2 per minute")
+    client = app.test_client()
+    bad = {"Authorization": "Bearer forged"}
+    for _ in range(2):
+        response = client.post("/api/v1/games/g1/roll", json={"hold": []}, headers=bad)
+        assert response.status_code == 401
+    refused = client.post("/api/v1/games/g1/roll", json={"hold": []}, headers=bad)
+    assert_429(refused, "too many moves")
+    with app.app_context():
+        assert current_redis().get(keys.anonymous_moves("127.0.0.1", 60)) == "3"
+
+
 def test_a_move_limit_of_several_windows_counts_each(make_app: Any) -> None:
     app = limited(make_app, moves="3 per minute;100 per hour")
     client = app.test_client()
