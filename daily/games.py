@@ -454,9 +454,7 @@ def finish(client: redis.Redis, config: Config, record: Record) -> Record:
     Any number of requests may finish the same game at once (the finishing move and the
     reads that heal a lost count): they agree on one share code and count it once.
     """
-    store.keep(client, record)
-    if record.day is not None or record.code is not None:  # its index keys are kept too
-        players.keep_keys(client, record.player_id)
+    store.keep(client, record)  # with its index keys, and the set that lists them
     if record.kind.shares and record.share is None and not record.practice:
         record = dataclasses.replace(record, share=store.share_code(client, config, record))
     if not record.submitted:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeAlias, cast
 
@@ -85,6 +86,21 @@ def limiter_storage(url: str | None, client: redis.Redis) -> tuple[str, dict[str
     if url and is_cluster_url(url):
         return url, {}
     return POOL_URI, {"connection_pool": client.connection_pool}
+
+
+def queue_script(pipe: Any, source: str, keys: Sequence[str], args: Sequence[object]) -> None:
+    """Adds the script *source* (run by ``EVAL``) on *keys* (one slot) and *args* to *pipe*.
+
+    A registered script would check the server's script cache first (a round trip of its
+    own); a cluster pipeline blocks its ``eval`` method, and would ask a node for the keys
+    of an ``EVAL`` command (another), so the command is sent by name to its keys' node.
+    """
+    routed = {"target_nodes": pipe.get_node_from_key(keys[0])} if _is_cluster(pipe) else {}
+    pipe.execute_command("EVAL", source, len(keys), *keys, *args, **routed)
+
+
+def _is_cluster(client: object) -> bool:
+    return isinstance(client, RedisCluster)
 
 
 def flush_all(client: redis.Redis) -> None:

@@ -2,19 +2,42 @@
 
 A move reads its game in one pipeline (:func:`daily.store.games.load_for`); its rate limits
 are counted in that same pipeline, so a move stays at two round trips with the limits on.
-Each counter is a fixed window that starts at its first count: ``SET key 0 EX window NX``
-then ``INCR`` (and ``TTL``, for ``Retry-After``), on Redis 6.2 as on 7.
+Each counter is a fixed window that starts at its first count. The counters of one hash tag
+(a player's windows, an address's) are counted by one script, so a limit costs its request
+one command however many windows it has, on Redis 6.2 as on 7 and on a cluster alike.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 import redis
 
+from daily.store.connection import queue_script
 from daily.store.guard import guarded
+
+#: Counts one request on each key (KEYS, one hash tag) whose window is its ARGV's seconds:
+#: INCR, and the window's expiry set by the count that opened it; answers count and seconds
+#: left, a pair a key. Atomic, so no window can lose its expiry between two commands.
+_COUNT = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  local value = redis.call('INCR', key)
+  local left = redis.call('TTL', key)
+  if left < 0 then
+    left = tonumber(ARGV[i])
+    redis.call('EXPIRE', key, left)
+  end
+  out[2 * i - 1] = value
+  out[2 * i] = left
+end
+return out
+"""
+_TAG = re.compile(r"\{([^}]*)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,27 +66,29 @@ class Count:
         return self.value > self.counter.limit
 
 
+def _tag(counter: Counter) -> str:
+    found = _TAG.search(counter.key)
+    return found.group(1) if found else counter.key
+
+
+def _groups(counters: Sequence[Counter]) -> list[list[Counter]]:
+    # Neighbours of one hash tag share a script (its keys must be in one slot on a cluster).
+    return [list(group) for _, group in groupby(counters, key=_tag)]
+
+
 def queue(pipe: Any, counters: Sequence[Counter]) -> None:
-    """Adds the commands that count one request on each of *counters* to *pipe*."""
-    for counter in counters:
-        pipe.set(counter.key, 0, ex=counter.seconds, nx=True)
-        pipe.incr(counter.key)
-        pipe.ttl(counter.key)
+    """Adds the commands that count one request on each of *counters* to *pipe*: one
+    script for each run of counters of one hash tag."""
+    for group in _groups(counters):
+        queue_script(pipe, _COUNT, [c.key for c in group], [c.seconds for c in group])
 
 
-def read(
-    client: redis.Redis, counters: Sequence[Counter], replies: Sequence[Any]
-) -> tuple[Count, ...]:
+def read(counters: Sequence[Counter], replies: Sequence[Any]) -> tuple[Count, ...]:
     """The counts of *counters* from the replies :func:`queue`'s commands got, in order."""
     counts = []
-    for n, counter in enumerate(counters):
-        value, ttl = int(replies[3 * n + 1]), int(replies[3 * n + 2])
-        if ttl < 0:
-            # The window ran out between SET NX and INCR, so INCR made the key without an
-            # expiry: give it one, or the count would never reset (a rare extra trip).
-            client.expire(counter.key, counter.seconds)
-            ttl = counter.seconds
-        counts.append(Count(counter, value, ttl))
+    for group, reply in zip(_groups(counters), replies, strict=True):
+        for n, counter in enumerate(group):
+            counts.append(Count(counter, int(reply[2 * n]), int(reply[2 * n + 1])))
     return tuple(counts)
 
 
@@ -74,4 +99,4 @@ def count(client: redis.Redis, counters: Sequence[Counter]) -> tuple[Count, ...]
         return ()
     pipe = client.pipeline(transaction=False)
     queue(pipe, counters)
-    return read(client, counters, pipe.execute())
+    return read(counters, pipe.execute())

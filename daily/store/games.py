@@ -46,6 +46,7 @@ from daily.record import (
 )
 from daily.rules import GameState, Move, find_ruleset
 from daily.store import boards, counters, keys, leagues, players
+from daily.store.connection import queue_script
 from daily.store.guard import guarded
 
 __all__ = ["FriendCode", "MoveConflict", "Record"]  # Record: re-exported for old imports
@@ -131,10 +132,9 @@ return ''
 # Keeps a finished game's player for good: their record, game list, and the index keys
 # (KEYS[3..]) that name game ARGV[1]. Every key shares the player's hash tag.
 _KEEP = """
-redis.call('PERSIST', KEYS[1])
-redis.call('PERSIST', KEYS[2])
-for i = 3, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('PERSIST', KEYS[i]) end
+local always = tonumber(ARGV[2])
+for i = 1, #KEYS do
+  if i <= always or redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('PERSIST', KEYS[i]) end
 end
 return 1
 """
@@ -511,7 +511,7 @@ def load_for(
     pipe.hexists(keys.player(player_id), players.DELETED)
     counters.queue(pipe, counting)
     fields, deleted, *replies = pipe.execute()
-    counts = counters.read(client, counting, replies)
+    counts = counters.read(counting, replies)
     if deleted:
         return None, True, counts
     return _from_hash(client, game_id, cast(dict[str, str], fields), archive), False, counts
@@ -803,17 +803,21 @@ def _with_move(
 
 @guarded
 def keep(client: redis.Redis, record: Record) -> None:
-    """Keeps a finished game's player for good: their record, game list and index keys."""
+    """Keeps a finished game's player for good: their record, game list and index keys
+    (with the set that lists those), in one round trip."""
     index_keys = []
     if record.day is not None:
         index_keys.append(keys.player_daily(record.player_id, record.day.isoformat()))
     if record.code is not None:
         index_keys.append(keys.player_friend(record.player_id, record.code))
-    keep = client.register_script(_KEEP)
     player_keys = [keys.player(record.player_id), keys.player_games(record.player_id)]
-    keep(keys=[*player_keys, *index_keys], args=[record.id])
+    if index_keys:
+        player_keys.append(keys.player_keys(record.player_id))
+    pipe = client.pipeline(transaction=False)  # two slots: the player's, the archiver's list
+    queue_script(pipe, _KEEP, [*player_keys, *index_keys], [record.id, len(player_keys)])
     if record.finished_at is not None:  # the archiver moves it out of Redis when it is old
-        client.zadd(keys.games_finished(), {record.id: record.finished_at}, nx=True)
+        pipe.zadd(keys.games_finished(), {record.id: record.finished_at}, nx=True)
+    pipe.execute()
 
 
 @guarded

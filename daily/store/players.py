@@ -212,12 +212,6 @@ def note_keys(client: redis.Redis, player_id: str, index_keys: Sequence[str], tt
         note(keys=[keys.player(player_id), keys.player_keys(player_id)], args=[ttl_s, *index_keys])
 
 
-@guarded
-def keep_keys(client: redis.Redis, player_id: str) -> None:
-    """Keeps the player's key set for good (their finished game keeps its index keys)."""
-    client.persist(keys.player_keys(player_id))
-
-
 #: The field of a deleted player's record: when it was deleted. Nothing else stays.
 DELETED = "deleted"
 

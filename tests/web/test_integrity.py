@@ -388,6 +388,7 @@ def test_guests_and_unfinished_games_expire_finished_ones_stay(make_app: Any) ->
         assert redis.ttl(keys.game(done["id"])) == -1
         assert redis.ttl(keys.player(done_game.player_id)) == -1
         assert redis.ttl(keys.player_daily(done_game.player_id, DAY.isoformat())) == -1
+        assert redis.ttl(keys.player_keys(done_game.player_id)) == -1  # the set listing those
     starter = app.test_client()
     daily = starter.post(f"{API}/games", json={"mode": "daily"}).get_json()
     with app.app_context():
