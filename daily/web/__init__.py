@@ -61,6 +61,7 @@ def _install(app: Flask) -> None:
         api,
         archive,
         assets,
+        auth,
         boards,
         computer,
         health,
@@ -77,6 +78,7 @@ def _install(app: Flask) -> None:
     health.init_app(app)  # first: its timer starts before any other hook runs
     metrics.init_app(app)
     security.init_app(app)
+    app.session_interface = auth.SessionCookies()
     app.register_blueprint(api.bp)
     i18n.init_app(app)
     for blueprint in (pages.bp, boards.bp, party.bp, computer.bp, analyses.bp, account.bp,

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import NoReturn
 
-from flask import current_app, g, request, session
+from flask import Flask, current_app, g, request, session
 from flask.sessions import SecureCookieSessionInterface
-from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer
+from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
 
 from daily import accounts, history
 from daily.accounts import Player
@@ -33,6 +33,24 @@ GUEST_GRACE = timedelta(days=1)
 _VERIFIED = "daily.verified_tokens"
 #: Verified tokens a process remembers at most (about 150 bytes each).
 _VERIFIED_MOST = 10_000
+
+
+class SessionCookies(SecureCookieSessionInterface):
+    """Flask's signed session cookie, its serializer made once for the app's keys instead of
+    once a request (every request opens the session, and making one is not free)."""
+
+    def __init__(self) -> None:
+        self._made: tuple[tuple[object, ...], URLSafeTimedSerializer] | None = None
+
+    def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
+        """The serializer Flask would make for *app*, made again only when its keys change."""
+        keys = (app.secret_key, *(app.config["SECRET_KEY_FALLBACKS"] or ()))
+        if self._made is not None and self._made[0] == keys:
+            return self._made[1]
+        made = super().get_signing_serializer(app)
+        if made is not None:
+            self._made = (keys, made)
+        return made
 
 
 def unauthorized(message: str) -> HttpError:

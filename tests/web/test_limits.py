@@ -68,6 +68,26 @@ def test_moves_are_limited_per_player_not_per_address(make_app: Any) -> None:
     assert response.status_code == 200
 
 
+def test_the_limiter_does_no_work_of_its_own_for_a_move(
+    make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = limited(make_app, moves="100 per minute", pages="100 per minute")
+    limiter = app.extensions["daily.limiter"]
+    looked: list[str] = []
+
+    def identify_request() -> None:  # the first thing the limiter's check does
+        looked.append("looked")
+
+    monkeypatch.setattr(limiter, "identify_request", identify_request)
+    client = app.test_client()
+    game = client.post("/api/v1/games", json={"mode": "daily"}).get_json()
+    looked.clear()
+    response = client.post(f"/api/v1/games/{game['id']}/roll", json={"hold": []})
+    assert response.status_code == 200 and looked == []  # the move counted its own limits
+    assert client.get(f"/api/v1/games/{game['id']}").status_code == 200
+    assert looked  # any other request is the limiter's
+
+
 def test_an_addresses_moves_have_a_budget_of_their_own(make_app: Any) -> None:
     # A move counts its limits in its own read of the game: the address's moves, every
     # player's, on a count of the pages limit's size apart from its other requests.

@@ -158,6 +158,16 @@ def test_player_names_are_escaped_everywhere(make_app: Any) -> None:
     assert api.content_type == "application/json" and EVIL_NAME in json.dumps(api.get_json())
 
 
+def test_the_session_serializer_is_made_once_for_the_apps_keys(make_app: Any) -> None:
+    app = make_app()
+    interface = app.session_interface
+    first = interface.get_signing_serializer(app)
+    assert first is not None and first is interface.get_signing_serializer(app)
+    app.secret_key = "rotated-" + "k" * 40
+    second = interface.get_signing_serializer(app)
+    assert second is not first and second.secret_keys[-1] == app.secret_key.encode()
+
+
 def test_rotation_keeps_tokens_cookies_and_dice(make_app: Any) -> None:
     before = make_app(now=NOON, secret_key=OLD)
     client = before.test_client()
