@@ -22,6 +22,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from daily import dice
@@ -33,6 +34,7 @@ from daily.rules import (
     GameState,
     Move,
     Roll,
+    Row,
     Ruleset,
     Score,
     find_ruleset,
@@ -73,18 +75,30 @@ def encode_moves(ruleset: Ruleset, moves: Iterable[Move]) -> str:
 
 
 def decode_moves(ruleset: Ruleset, text: str) -> tuple[Move, ...]:
-    """The moves of a compact log; raises :class:`ReplayError` at a character it cannot read."""
-    moves: list[Move] = []
-    for index, char in enumerate(text):
-        code = ord(char)
-        if _ROLL0 <= code < _SCORE0:
-            mask = code - _ROLL0
-            moves.append(Roll(tuple(p for p in range(6) if mask >> p & 1)))
-        elif _SCORE0 <= code < _SCORE0 + len(ruleset.rows):
-            moves.append(Score(ruleset.rows[code - _SCORE0].id))
-        else:
-            raise ReplayError(index, f"not a move of {ruleset.id}: {char!r}")
-    return tuple(moves)
+    """The moves of a compact log; raises :class:`ReplayError` at a character it cannot read.
+
+    >>> from daily.rules import find_ruleset
+    >>> decode_moves(find_ruleset("yatzy"), "(a")
+    (Roll(hold=(0, 1, 2)), Score(row='ones'))
+    """
+    # Every move is read on every request of its game: one lookup a character, the moves
+    # themselves made once a ruleset (they are immutable, so every log can share them).
+    table = _decoding(ruleset.id, ruleset.rows)
+    try:
+        return tuple(table[char] for char in text)
+    except KeyError:
+        index = next(i for i, char in enumerate(text) if char not in table)
+        raise ReplayError(index, f"not a move of {ruleset.id}: {text[index]!r}") from None
+
+
+@lru_cache(maxsize=64)
+def _decoding(ruleset_id: str, rows: tuple[Row, ...]) -> dict[str, Move]:
+    table: dict[str, Move] = {}
+    for mask in range(_MASKS):
+        table[chr(_ROLL0 + mask)] = Roll(tuple(p for p in range(6) if mask >> p & 1))
+    for index, row in enumerate(rows[:_ROWS]):
+        table[chr(_SCORE0 + index)] = Score(row.id)
+    return table
 
 
 def parse_entry(entry: Mapping[str, Any]) -> Move:

@@ -44,6 +44,12 @@ def test_a_character_that_is_no_move_is_a_replay_error(text: str) -> None:
         decode_moves(find_ruleset("yacht"), text)
 
 
+def test_a_replay_error_names_the_first_character_that_is_no_move() -> None:
+    with pytest.raises(ReplayError, match="move 2: not a move of yacht: '~'") as raised:
+        decode_moves(find_ruleset("yacht"), "a(~b\n")
+    assert raised.value.index == 2
+
+
 def test_a_hold_past_the_sixth_die_is_refused_not_written() -> None:
     with pytest.raises(ValueError, match="sixth"):
         encode_moves(find_ruleset("maxi"), [Roll((6,))])
