@@ -1,8 +1,13 @@
 """Daily games through the HTTP API under gunicorn (2 workers) and a real redis-server.
 
 Beside it, a bare Flask endpoint doing one Redis GET and one SET on the same stack, so the
-game API's rate reads as a fraction of the stack's (aim: at least half). Everything runs on
-loopback, bounded in games and seconds.
+game API's rate reads as a fraction of the stack's (aim: 0.8), and the same bare view mounted
+inside the service's own app, which pays every hook the service's answers pay (the access
+log, the session, the metrics, the security headers and, with the limits on, Flask-Limiter's
+count of a request that is not a move): what those hooks alone leave of the bare rate. Each
+server is warmed first (untimed games or requests from every client thread), so what a worker
+does once in its life is not counted. Everything runs on loopback, bounded in games and
+seconds.
 
 Run: .venv/bin/python bench/bench_api.py [--games 40] [--threads 4] [--base DIR] [--gthread]
 
@@ -60,6 +65,18 @@ def bare_app() -> Any:
         client.set("bench:bare", json.dumps(data))
         return jsonify({"before": before})
 
+    return app
+
+
+def hooked_app() -> Any:
+    """The same bare view mounted inside the service's own app, so that it pays the hooks
+    every answer of the service pays (the access log, the session, the metrics, the security
+    headers; with the limits on, the per-address count every request but a move pays)."""
+    from daily import create_app
+
+    app = create_app()
+    app.add_url_rule("/bench/bare", "bench_bare", bare_app().view_functions["bare"],
+                     methods=["POST"])  # fmt: skip
     return app
 
 
@@ -173,16 +190,25 @@ def limit_env(choice: str) -> dict[str, str]:
     return {f"DAILY_LIMIT_{name}": limit for name in ("PLAYERS", "MOVES", "PAGES", "DAILIES")}
 
 
+def service_env(redis_url: str, root: Path) -> dict[str, str]:
+    """The environment the service runs in here (the checkout *root*'s ``daily``)."""
+    return {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": "bench-" + "s" * 40,
+            "DAILY_ENV": "development", "DAILY_NOW": "2026-12-03T12:00:00",
+            **limit_env(LIMIT[0]), "PYTHONPATH": str(root)}  # fmt: skip
+
+
 def bench_games(
     redis_url: str, games_count: int, threads: int, root: Path = ROOT
 ) -> tuple[int, float]:
     port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": "bench-" + "s" * 40,
-           "DAILY_ENV": "development", "DAILY_NOW": "2026-12-03T12:00:00",
-           **limit_env(LIMIT[0]), "PYTHONPATH": str(root)}  # fmt: skip
-    server = gunicorn(port, "daily:create_app()", root, env, quiet=True)
+    server = gunicorn(port, "daily:create_app()", root, service_env(redis_url, root), quiet=True)
     try:
         wait_for(port, "/api/v1/daily")
+        # Untimed, from every thread at once so that each worker plays some: what a worker
+        # does once in its life (the luck check's tables, the lazy imports) is not a move's.
+        warm = [new_game(port, n) for n in range(2 * threads)]
+        warm_shares = [warm[i::threads] for i in range(threads)]
+        run_threads(threads, lambda share: play(port, share, []), warm_shares)
         games = [new_game(port, n) for n in range(games_count)]
         shares = [games[i::threads] for i in range(threads)]
         counted: list[int] = []
@@ -196,14 +222,20 @@ def bench_games(
         server.wait(10)
 
 
-def bench_bare(redis_url: str, requests: int, threads: int) -> tuple[int, float]:
+def bench_bare(
+    redis_url: str, requests: int, threads: int, hooked: bool = False
+) -> tuple[int, float]:
+    """*requests* to the bare view: in the bare app, or (*hooked*) in the service's own."""
     port = free_port()
-    server = gunicorn(port, "bench_api:bare_app()", ROOT / "bench", {**os.environ,
-                      "REDIS_URL": redis_url})  # fmt: skip
+    if hooked:
+        app, path, env = "bench_api:hooked_app()", "/bench/bare", service_env(redis_url, ROOT)
+    else:
+        app, path, env = "bench_api:bare_app()", "/bare", {**os.environ, "REDIS_URL": redis_url}
+    server = gunicorn(port, app, ROOT / "bench", env, quiet=hooked)
     try:
         for _ in range(200):
             try:
-                call(port, "POST", "/bare", {"warm": True})
+                call(port, "POST", path, {"warm": True})
                 break
             except OSError:
                 time.sleep(0.05)
@@ -214,10 +246,12 @@ def bench_bare(redis_url: str, requests: int, threads: int) -> tuple[int, float]
             for _ in range(count):
                 if time.monotonic() > deadline:
                     return
-                status, _ = call(port, "POST", "/bare", {"hold": [0, 3, 4], "move": 7})
+                status, _ = call(port, "POST", path, {"hold": [0, 3, 4], "move": 7})
                 assert status == 200
                 done.append(1)
 
+        run_threads(threads, hammer, [25] * threads)  # untimed: every worker warmed
+        done.clear()
         seconds = run_threads(threads, hammer, [requests // threads] * threads)
         return len(done), seconds
     finally:
@@ -238,7 +272,7 @@ def main() -> None:
     LIMIT[0] = args.limits
     with redis_server() as url:
         # Alternate the two so that a busy spell on a shared machine hits both alike.
-        game_runs, bare_runs, base_runs = [], [], []
+        game_runs, bare_runs, hooked_runs, base_runs = [], [], [], []
         # Which of the two checkouts goes first changes with each round, so that neither
         # always follows the other's server.
         for n in range(args.rounds):
@@ -246,6 +280,7 @@ def main() -> None:
                 base_runs.append(bench_games(url, args.games, args.threads, args.base))
             game_runs.append(bench_games(url, args.games, args.threads))
             bare_runs.append(bench_bare(url, game_runs[-1][0], args.threads))
+            hooked_runs.append(bench_bare(url, game_runs[-1][0], args.threads, hooked=True))
             if args.base and not n % 2:
                 base_runs.append(bench_games(url, args.games, args.threads, args.base))
     workers = "2 gthread workers x 8 threads, keep-alive" if args.gthread else "2 sync workers"
@@ -259,6 +294,10 @@ def main() -> None:
     paired = sorted(g[0] / g[1] / (b[0] / b[1]) for g, b in zip(game_runs, bare_runs, strict=True))
     print(f"  moves / bare requests, round by round: median {statistics.median(paired):.2f}, "
           f"best {paired[-1]:.2f} (aim >= 0.8)")  # fmt: skip
+    hooked = sorted(h[0] / h[1] / (b[0] / b[1]) for h, b in zip(hooked_runs, bare_runs,
+                                                                     strict=True))  # fmt: skip
+    print(f"  the bare view inside the service's app / bare requests (its hooks alone): median "
+          f"{statistics.median(hooked):.2f}, best {hooked[-1]:.2f}")  # fmt: skip
     if base_runs:
         base = rates(base_runs)
         pairs = sorted(
