@@ -129,8 +129,9 @@ end
 return ''
 """
 
-# Keeps a finished game's player for good: their record, game list, and the index keys
-# (KEYS[3..]) that name game ARGV[1]. Every key shares the player's hash tag.
+# Keeps a finished game's player for good: the first ARGV[2] keys always (their record, game
+# list and, when it has index keys, the set listing those), each later key (an index key) if
+# it still names game ARGV[1]. Every key shares the player's hash tag.
 _KEEP = """
 local always = tonumber(ARGV[2])
 for i = 1, #KEYS do
