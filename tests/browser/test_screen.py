@@ -276,6 +276,17 @@ def test_the_party_winner_is_celebrated_once(
     assert str(max(totals)) in cheer.inner_text()
     # Confetti only for those who do not ask for reduced motion.
     assert page.locator("#celebrate i").count() == (0 if motion == "reduce" else 24)
+    # The banner leaves the podium in sight, every line of it, at phone size.
+    said = page.locator("#celebrate p")
+    banner = [said.nth(i).bounding_box() for i in range(said.count())]
+    lines = page.locator(".podium li")
+    assert lines.count() == len(totals)
+    for n in range(lines.count()):
+        line = lines.nth(n).bounding_box()
+        for box in banner:
+            assert box is not None and line is not None
+            apart = box["y"] + box["height"] <= line["y"] or line["y"] + line["height"] <= box["y"]
+            assert apart, (n, box, line)
     if motion == "reduce":
         shoot(page, "screen-party-result-390", full_page=False)
     page.reload()  # once: a reload does not cheer again
