@@ -22,7 +22,6 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from functools import lru_cache
 from typing import Any
 
 from daily import dice
@@ -34,7 +33,6 @@ from daily.rules import (
     GameState,
     Move,
     Roll,
-    Row,
     Ruleset,
     Score,
     find_ruleset,
@@ -83,7 +81,9 @@ def decode_moves(ruleset: Ruleset, text: str) -> tuple[Move, ...]:
     """
     # Every move is read on every request of its game: one lookup a character, the moves
     # themselves made once a ruleset (they are immutable, so every log can share them).
-    table = _decoding(ruleset.id, ruleset.rows)
+    table = _DECODINGS.get((ruleset.id, ruleset.options))
+    if table is None:
+        table = _decoding(ruleset)
     try:
         return tuple(table[char] for char in text)
     except KeyError:
@@ -91,13 +91,21 @@ def decode_moves(ruleset: Ruleset, text: str) -> tuple[Move, ...]:
         raise ReplayError(index, f"not a move of {ruleset.id}: {text[index]!r}") from None
 
 
-@lru_cache(maxsize=64)
-def _decoding(ruleset_id: str, rows: tuple[Row, ...]) -> dict[str, Move]:
+#: Each ruleset's decoding table, by its id and options (what its rows follow from: hashing
+#: the rows themselves would cost half a decode). A few dozen rulesets at most are played.
+_DECODINGS: dict[tuple[str, tuple[tuple[str, object], ...]], dict[str, Move]] = {}
+_DECODINGS_MOST = 64
+
+
+def _decoding(ruleset: Ruleset) -> dict[str, Move]:
     table: dict[str, Move] = {}
     for mask in range(_MASKS):
         table[chr(_ROLL0 + mask)] = Roll(tuple(p for p in range(6) if mask >> p & 1))
-    for index, row in enumerate(rows[:_ROWS]):
+    for index, row in enumerate(ruleset.rows[:_ROWS]):
         table[chr(_SCORE0 + index)] = Score(row.id)
+    if len(_DECODINGS) >= _DECODINGS_MOST:
+        _DECODINGS.clear()
+    _DECODINGS[(ruleset.id, ruleset.options)] = table
     return table
 
 

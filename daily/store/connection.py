@@ -95,12 +95,10 @@ def queue_script(pipe: Any, source: str, keys: Sequence[str], args: Sequence[obj
     own); a cluster pipeline blocks its ``eval`` method, and would ask a node for the keys
     of an ``EVAL`` command (another), so the command is sent by name to its keys' node.
     """
-    routed = {"target_nodes": pipe.get_node_from_key(keys[0])} if _is_cluster(pipe) else {}
+    routed = {}
+    if isinstance(pipe, RedisCluster):  # redis-py leaves this method untyped
+        routed["target_nodes"] = pipe.get_node_from_key(keys[0])  # type: ignore[no-untyped-call]
     pipe.execute_command("EVAL", source, len(keys), *keys, *args, **routed)
-
-
-def _is_cluster(client: object) -> bool:
-    return isinstance(client, RedisCluster)
 
 
 def flush_all(client: redis.Redis) -> None:

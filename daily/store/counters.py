@@ -76,17 +76,20 @@ def _groups(counters: Sequence[Counter]) -> list[list[Counter]]:
     return [list(group) for _, group in groupby(counters, key=_tag)]
 
 
-def queue(pipe: Any, counters: Sequence[Counter]) -> None:
+def queue(pipe: Any, counters: Sequence[Counter]) -> list[list[Counter]]:
     """Adds the commands that count one request on each of *counters* to *pipe*: one
-    script for each run of counters of one hash tag."""
-    for group in _groups(counters):
+    script for each run of counters of one hash tag. Returns those runs, for :func:`read`."""
+    groups = _groups(counters)
+    for group in groups:
         queue_script(pipe, _COUNT, [c.key for c in group], [c.seconds for c in group])
+    return groups
 
 
-def read(counters: Sequence[Counter], replies: Sequence[Any]) -> tuple[Count, ...]:
-    """The counts of *counters* from the replies :func:`queue`'s commands got, in order."""
+def read(groups: Sequence[Sequence[Counter]], replies: Sequence[Any]) -> tuple[Count, ...]:
+    """The counts of the counters :func:`queue` grouped as *groups*, from the replies its
+    commands got, in order."""
     counts = []
-    for group, reply in zip(_groups(counters), replies, strict=True):
+    for group, reply in zip(groups, replies, strict=True):
         for n, counter in enumerate(group):
             counts.append(Count(counter, int(reply[2 * n]), int(reply[2 * n + 1])))
     return tuple(counts)
@@ -98,5 +101,5 @@ def count(client: redis.Redis, counters: Sequence[Counter]) -> tuple[Count, ...]
     if not counters:
         return ()
     pipe = client.pipeline(transaction=False)
-    queue(pipe, counters)
-    return read(counters, pipe.execute())
+    groups = queue(pipe, counters)
+    return read(groups, pipe.execute())

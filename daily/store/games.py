@@ -510,9 +510,9 @@ def load_for(
     pipe = client.pipeline(transaction=False)  # several slots: one round trip per node
     pipe.hgetall(keys.game(game_id))
     pipe.hexists(keys.player(player_id), players.DELETED)
-    counters.queue(pipe, counting)
+    groups = counters.queue(pipe, counting)
     fields, deleted, *replies = pipe.execute()
-    counts = counters.read(counting, replies)
+    counts = counters.read(groups, replies)
     if deleted:
         return None, True, counts
     return _from_hash(client, game_id, cast(dict[str, str], fields), archive), False, counts
