@@ -13,7 +13,7 @@ worker, default 32), ``PORT`` (gunicorn binds 0.0.0.0:$PORT when it is set), and
 Command-line options override these settings.
 
 No log line carries a token: the app's access log and gunicorn's own loggers (its access log
-too, should a command line turn it on) pass through :mod:`daily.redact`.
+too, should a command line turn it on) pass through :mod:`daily.core.redact`.
 
 Metrics: every worker writes its Prometheus values to files in ``PROMETHEUS_MULTIPROC_DIR``
 (a fresh temporary folder when it is unset), which a scrape of ``/metrics`` adds up.
@@ -99,7 +99,7 @@ _metrics_dir()
 def on_starting(server: Any) -> None:
     """Empties the metrics folder (values of an earlier run must not be added to this one's)
     and keeps tokens out of gunicorn's log lines (the workers inherit the filters)."""
-    from daily import redact
+    from daily.core import redact
 
     redact.install()
     for stale in Path(os.environ[_METRICS_VAR]).glob("*.db"):

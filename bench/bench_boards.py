@@ -4,7 +4,7 @@ Run as ``.venv/bin/python bench/bench_boards.py [--players N] [--ops N]``. It st
 redis-server on a free loopback port (no saving, killed at the end or after ``--deadline``
 seconds), fills the date's, best-day, streak and advent boards with N players each, then
 times, on the Redis side (SLOWLOG with every command logged, so the figure is the server's
-execution time, without the network): every step of :func:`daily.store.boards.submit`, the
+execution time, without the network): every step of :func:`daily.store.board_counts.submit`, the
 rank of a player, the top 50, the 50 around a player and the day's distribution. Memory per
 entry is MEMORY USAGE of a board over its size, and the growth of ``used_memory`` (what the
 allocator really gave) while the date's board filled.
@@ -36,9 +36,9 @@ from datetime import UTC, date, datetime
 import redis
 from servers import free_port
 
-from daily.store import boards, keys
-from daily.store import leagues as league_store
-from daily.store.boards import Board, Result, Step
+from daily.store import board_counts, boards, keys, league_boards
+from daily.store.board_counts import Step
+from daily.store.boards import Board, Result
 
 DAY = date(2026, 12, 14)
 LATENCY_AIM_US = 1000.0
@@ -121,10 +121,10 @@ def measure_submit(client: redis.Redis, results: list[Result]) -> None:
     # Commands a script runs show in SLOWLOG too, inside their EVALSHA's time: count only
     # what the client sent (a transaction's commands show one by one, its EXEC not at all).
     sent: list[tuple[Step, tuple[str, ...]]] = [
-        (boards.count_daily, ("zadd", "expireat")),
-        (boards.count_best_day, ("zadd",)),
-        (boards.count_streak, ("evalsha", "zadd")),
-        (boards.count_advent, ("evalsha",)),
+        (board_counts.count_daily, ("zadd", "expireat")),
+        (board_counts.count_best_day, ("zadd",)),
+        (board_counts.count_streak, ("evalsha", "zadd")),
+        (board_counts.count_advent, ("evalsha",)),
     ]
     total = 0.0
     for step, commands in sent:
@@ -193,7 +193,7 @@ def fill_league(client: redis.Redis, league_id: str, ids: list[str]) -> None:
             keys.league_members(league_id), dict.fromkeys(map(boards.member, ids[i : i + BATCH]), 0)
         )
     rng = random.Random(league_id)
-    first = league_store.monday(DAY)
+    first = league_boards.monday(DAY)
     for n in range((DAY - first).days + 1):
         day = date.fromordinal(first.toordinal() + n)
         fill(client, keys.league_day(league_id, day.isoformat()), ids,
@@ -212,8 +212,8 @@ def measure_leagues(client: redis.Redis, size: int, per_player: int, count: int)
         fill_league(client, league_id, crowd[:40])
     for player_id in players:
         for league_id in [big, *small]:
-            league_store.claim(client, player_id, league_id, per_player)
-            league_store.join(client, league_id, player_id, 0, size + count)
+            league_boards.claim(client, player_id, league_id, per_player)
+            league_boards.join(client, league_id, player_id, 0, size + count)
     print(f"leagues: {count} players, each in {per_player} leagues, one of {size:,} members:")
     found: dict[str, list[float]] = {}
     began = time.perf_counter()
@@ -222,14 +222,14 @@ def measure_leagues(client: redis.Redis, size: int, per_player: int, count: int)
             result = Result(
                 f"g-{player_id}", player_id, "daily", rng.randrange(650), at(DAY, rng), DAY
             )
-            assert league_store.count(client, result, zone=UTC) == per_player
+            assert league_boards.count(client, result, zone=UTC) == per_player
     wall = (time.perf_counter() - began) / count * 1e6
     summary("SMEMBERS of the player's leagues", found["smembers"])
     summary("EVALSHA: a day and its week, per league", found["evalsha"])
     per_submit = (sum(found["smembers"]) + sum(found["evalsha"])) / count
     print(f"  {'a whole count, per submit':<34} {per_submit:7.1f} µs of Redis time "
           f"({wall:,.0f} µs wall, two round trips)")  # fmt: skip
-    for board in (league_store.day_board(big, DAY), league_store.week_board(big, DAY)):
+    for board in (league_boards.day_board(big, DAY), league_boards.week_board(big, DAY)):
         found = {}
         with slowlog(client, found):
             for player_id in rng.sample(crowd, min(count, 500)):

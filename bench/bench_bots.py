@@ -1,7 +1,7 @@
 """Benchmark of the computer opponents: mean score ± standard error of each level.
 
 Run as ``.venv/bin/python bench/bench_bots.py [--games N] [--rulesets yatzy,maxi]
-[--cache DIR] [--workers N]``. Every level plays the same N dice streams (``daily.dice.stream``
+[--cache DIR] [--workers N]``. Every level plays the same N dice streams (``daily.core.dice.stream``
 of ``bench-<ruleset>-<i>``), in batches spread over worker processes; each batch's bot
 randomness comes from its own seeded ``numpy.random.Generator``. A ruleset whose table is not
 in the cache (``maxi`` before ``daily solve maxi``) is reported as missing, not solved here.
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from daily.dice import stream
-from daily.errors import RulesError
-from daily.rules import find_ruleset
+from daily.core.dice import stream
+from daily.core.errors import RulesError
+from daily.core.rules import find_ruleset
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.solver import default_cache_dir, load_table
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from daily import dice
-from daily.rules import find_ruleset
+from daily.core import dice
+from daily.core.rules import find_ruleset
 from daily.strategy import bots, clairvoyant, lockstep, luck
 from daily.strategy.solver import Table, default_cache_dir, load_table
 

@@ -40,8 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from daily import dice
-from daily.rules import DiceSource, GameState, Move, Roll, Score, apply, find_ruleset, new_game
+from daily.core import dice
+from daily.core.rules import DiceSource, GameState, Move, Roll, Score, apply, find_ruleset, new_game
 from daily.strategy import bots, clairvoyant, lockstep, luck
 from daily.strategy.combos import Combos
 from daily.strategy.hints import hint

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from daily.dice import stream
-from daily.errors import RulesError
-from daily.rules import GameState, apply, find_ruleset, new_game
+from daily.core.dice import stream
+from daily.core.errors import RulesError
+from daily.core.rules import GameState, apply, find_ruleset, new_game
 from daily.strategy.bots import find_bot, play_games
 from daily.strategy.hints import hint
 from daily.strategy.solver import Table, default_cache_dir, load_table

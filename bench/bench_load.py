@@ -183,14 +183,14 @@ async def simulate(port: int, players: int, seconds: float) -> tuple[Tally, floa
 
 def check_games(redis_url: str, finished: list[tuple[str, str, int]]) -> list[str]:
     """Every finished game replays to its total and is on the day's board exactly once."""
-    from daily.store import boards, games
+    from daily.store import boards, saved_games
     from daily.store.connection import connect
 
     client = connect(redis_url, Path("unused"))
     problems = []
     board = boards.Board.daily(DAY)
     for game_id, player_id, total in finished:
-        record = games.load(client, game_id)
+        record = saved_games.load(client, game_id)
         if record is None or record.total != total or record.state(SECRET).total != total:
             problems.append(f"game {game_id}: stored or replayed total differs from {total}")
             continue

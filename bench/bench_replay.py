@@ -9,10 +9,10 @@ import json
 import time
 from pathlib import Path
 
-from daily import dice
-from daily import record as records
-from daily.rules import Score, apply, find_ruleset, parse_move, replay
-from daily.store import games
+import daily.core.record
+from daily.core import dice
+from daily.core.rules import Score, apply, find_ruleset, parse_move, replay
+from daily.store import game_fields
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "data" / "golden-maxi-default.json"
@@ -49,19 +49,19 @@ def main() -> None:
     source = dice.stream(seed)
     # The API's path: the stored hash read back (the compact log decoded), its log replayed,
     # then the new move applied; and the same where this process made the game's last move.
-    stored = records.Record(id="bench", mode="solo", ruleset=record["ruleset"],
+    stored = daily.core.record.Record(id="bench", mode="solo", ruleset=record["ruleset"],
                             options=record["options"], player_id="p",
                             seed_ref="hex:" + seed.hex(), created=0.0,
                             moves=tuple(moves[:-1]))  # fmt: skip
-    fields = games.to_fields(stored)
+    fields = game_fields.to_fields(stored)
 
     def first_in_process() -> None:
-        records._REPLAYED.clear()
-        apply(games.from_fields("bench", fields).state("unused"), last)
+        daily.core.record._REPLAYED.clear()
+        apply(game_fields.from_fields("bench", fields).state("unused"), last)
 
     api = best_of(60, 100, first_in_process)
     again = best_of(
-        60, 100, lambda: apply(games.from_fields("bench", fields).state("unused"), last)
+        60, 100, lambda: apply(game_fields.from_fields("bench", fields).state("unused"), last)
     )
     stream = best_of(60, 1000, lambda: source(7, ((0, 3),), 6))
     versions = compare_streams()

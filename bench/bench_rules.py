@@ -13,8 +13,8 @@ import time
 import timeit
 from collections.abc import Callable
 
-from daily.rules import GameState, Move, Roll, Score, apply, find_ruleset, new_game
-from daily.rules.game import DiceSource, Hold
+from daily.core.rules import GameState, Move, Roll, Score, apply, find_ruleset, new_game
+from daily.core.rules.game import DiceSource, Hold
 
 Timer = Callable[[], float]
 SCORE_TARGET_US = 5.0

@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 import random
 
-from daily import dice
-from daily.rules import Roll, apply, find_ruleset, legal_moves, new_game
+from daily.core import dice
+from daily.core.rules import Roll, apply, find_ruleset, legal_moves, new_game
 from daily.strategy.clairvoyant import patterns
 from daily.web.limits import DEFAULTS
 

@@ -40,9 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from daily.rules import Ruleset
-from daily.strategy import model as model_mod
-from daily.strategy import solver
+from daily.core.rules import Ruleset
+from daily.strategy import model, solver
 from daily.strategy.builder import parse_spec, spec_str
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, fill, solve, state_count
@@ -128,7 +127,7 @@ def ours(ruleset: Ruleset, workers: int, compiled: bool) -> Callable[[], float]:
     """A from-scratch build of *ruleset*, compiled or on the numpy path."""
 
     def build() -> float:
-        solver.KERNELS = model_mod.COMPILED = compiled
+        solver.KERNELS = model.COMPILED = compiled
         try:
             with tempfile.TemporaryDirectory() as scratch:
                 table = solve(ruleset, Path(scratch), workers=workers)
@@ -136,7 +135,7 @@ def ours(ruleset: Ruleset, workers: int, compiled: bool) -> Callable[[], float]:
                 del table
             return optimum
         finally:
-            solver.KERNELS = model_mod.COMPILED = True
+            solver.KERNELS = model.COMPILED = True
 
     return build
 

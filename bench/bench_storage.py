@@ -26,10 +26,11 @@ from typing import Any
 import redis
 from servers import redis_server
 
-from daily import archive, create_app, results
-from daily.codes import new_code
-from daily.record import Record
-from daily.store import boards, games, keys
+from daily import create_app
+from daily.core.codes import new_code
+from daily.core.record import Record
+from daily.service import archive, results
+from daily.store import archived_games, board_counts, friend_codes, game_fields, keys
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
 #: The player's board helpers: kept for good, one bit, a hash, a field a counted daily.
@@ -146,11 +147,11 @@ def player_year(url: str) -> None:
     for n in range(365):
         day = first + timedelta(days=n)
         at = datetime(day.year, day.month, day.day, 9, tzinfo=UTC).timestamp()
-        record = Record(id=games.new_id(at), mode="daily", ruleset="maxi", options={},
+        record = Record(id=game_fields.new_id(at), mode="daily", ruleset="maxi", options={},
                         player_id="p1", seed_ref=f"daily:{day.isoformat()}", created=at,
                         day=day, finished=True, total=250, finished_at=at + 600)  # fmt: skip
         records.append(record)
-        boards.submit(client, results.result_of(record))  # the player's board helpers too
+        board_counts.submit(client, results.result_of(record))  # the player's board helpers too
         client.set(keys.player_daily("p1", day.isoformat()), record.id)
         client.sadd(keys.player_keys("p1"), keys.player_daily("p1", day.isoformat()))
         client.zadd(keys.player_games("p1"), {record.id: at})
@@ -159,7 +160,7 @@ def player_year(url: str) -> None:
     before = {name: usage(client, pattern)[1] for name, pattern in patterns.items()}
     for record in records:
         client.delete(keys.game(record.id))  # a dated game leaves no marker
-        games.unindex_archived(client, record, drop_index=True)
+        archived_games.unindex_archived(client, record, drop_index=True)
     after = {name: usage(client, pattern) for name, pattern in patterns.items()}
     print("a player's year of 365 archived dailies, bytes per game (MEMORY USAGE):")
     print(f"  {'':16} {'before':>7} {'now':>7}")
@@ -179,18 +180,19 @@ def code_year(url: str, buckets: int = 400) -> None:
     at = NOON.timestamp()
     made = 0
     for b in range(buckets):
-        prefix = new_code()[: games.CODE_BUCKET]
+        prefix = new_code()[: friend_codes.CODE_BUCKET]
         for n in range(per_bucket):
-            code = prefix + new_code()[games.CODE_BUCKET :]
-            found = games.FriendCode(code, "maxi", {}, secrets.token_hex(8), games.new_id(at),
-                                     "daily:2026-12-03", at + b, at + 50_000.0)  # fmt: skip
+            code = prefix + new_code()[friend_codes.CODE_BUCKET :]
+            found = friend_codes.FriendCode(code, "maxi", {}, secrets.token_hex(8),
+                                            game_fields.new_id(at), "daily:2026-12-03", at + b,
+                                            at + 50_000.0)  # fmt: skip
             if n == 0 and b == 0:  # one code as its own hash, before it is archived
                 client.hset(keys.friend_code(code), mapping={
                     "ruleset": "maxi", "options": "{}", "creator": found.creator,
                     "game": found.game_id, "seed": found.seed_ref, "made": repr(found.made),
                     "closes": repr(found.closes)})  # fmt: skip
                 own = int(client.memory_usage(keys.friend_code(code), samples=0) or 0)
-            games.archive_code(client, found)
+            friend_codes.archive_code(client, found)
             made += 1
     count, total, _ = usage(client, "daily:codes:*")
     print(f"archived share codes, {per_bucket} a hash as a year of a million a day leaves "
@@ -205,7 +207,7 @@ def shard_search(games_in_file: int = 3900) -> None:
     at = NOON.timestamp()
     lines = {}
     for _ in range(games_in_file):
-        game_id = games.new_id(at)
+        game_id = game_fields.new_id(at)
         lines[game_id] = {"id": game_id, "mode": "daily", "ruleset": "maxi", "options": {},
                           "player": secrets.token_hex(8), "seed": "daily:2026-12-03",
                           "created": at, "total": 250, "finished_at": at + 600,

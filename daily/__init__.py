@@ -1,6 +1,6 @@
 """daily: the daily Maxi Yatzy service.
 
-The rules engine (:mod:`daily.rules`) is pure; :func:`create_app` builds the web
+The rules engine (:mod:`daily.core.rules`) is pure; :func:`create_app` builds the web
 application and is imported lazily so that the core never pulls in Flask.
 """
 

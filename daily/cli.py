@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from daily.errors import DailyError
-from daily.rules import BASE_RULESETS, Ruleset, find_ruleset, parse_dice
+from daily.core.errors import DailyError
+from daily.core.rules import BASE_RULESETS, Ruleset, find_ruleset, parse_dice
 
 EXIT_BAD_INPUT = 2
 
@@ -132,8 +132,8 @@ def _solve_one(ruleset: Ruleset, cache: Path, workers: int) -> None:
 
 
 def _cmd_verify(args: argparse.Namespace) -> None:
-    from daily.rules import GameState
-    from daily.verify import party_str, sheet_str, verify
+    from daily.core.rules import GameState
+    from daily.core.verify import party_str, sheet_str, verify
 
     state = verify(sys.stdin.read(), os.environ.get("SECRET_KEY"))
     print(sheet_str(state) if isinstance(state, GameState) else party_str(state))
@@ -141,29 +141,28 @@ def _cmd_verify(args: argparse.Namespace) -> None:
 
 def review(action: str, game_id: str | None, out: TextIO) -> None:
     """Runs ``daily review ACTION [ID]`` on the service's Redis (the same settings as serve)."""
-    from daily import backend
-    from daily import config as settings
-    from daily import reviews as flow
+    from daily.core.config import load
+    from daily.service import backend, reviews
 
-    config = settings.load()
+    config = load()
     client = backend.connect(config)
     if action == "list":
-        waiting = flow.held(client)
+        waiting = reviews.held(client)
         for entry in waiting:
             out.write(entry.line() + "\n")
-        waits = flow.unchecked(client)
+        waits = reviews.unchecked(client)
         out.write(f"{len(waiting)} held for review, {waits} waiting for a table\n")
     elif action == "check":
-        held = flow.check_unchecked(client, config, limit=1_000_000)
-        left = flow.unchecked(client)
+        held = reviews.check_unchecked(client, config, limit=1_000_000)
+        left = reviews.unchecked(client)
         out.write(f"{held} held for review, {left} still waiting for a table\n")
     elif game_id is None:
         raise UsageError(f"review {action} needs a game id")
     elif action == "release":
-        flow.release(client, config, game_id)
+        reviews.release(client, config, game_id)
         out.write(f"released {game_id}: counted on its boards\n")
     else:
-        flow.remove(client, game_id)
+        reviews.remove(client, game_id)
         out.write(f"removed {game_id}: kept, never ranked\n")
 
 
@@ -173,12 +172,12 @@ def _cmd_review(args: argparse.Namespace) -> None:
 
 def archive(out: TextIO) -> None:
     """Runs ``daily archive``: moves every finished game past the window to the archive."""
-    from daily import archive as flow
-    from daily import backend
-    from daily import config as settings
+    from daily.core.config import load
+    from daily.service import backend
+    from daily.service.archive import archive_old
 
-    config = settings.load()
-    done = flow.archive_old(backend.connect(config), config)
+    config = load()
+    done = archive_old(backend.connect(config), config)
     if done is None:
         raise UsageError("another archiver is running; try again when it is done")
     where = config.archive_location
@@ -195,7 +194,8 @@ def _cmd_serve(args: argparse.Namespace) -> None:
 
     from werkzeug.serving import WSGIRequestHandler
 
-    from daily import backend, create_app
+    from daily import create_app
+    from daily.service import backend
 
     class QuietHandler(WSGIRequestHandler):
         """Werkzeug's handler without its own access line: the app writes a JSON one."""

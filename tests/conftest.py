@@ -52,10 +52,26 @@ CLUSTER_TESTS = ("store", "web")
 ONE_REDIS_TESTS = ("browser",)
 
 
+#: The folders the quick loop (``--quick``) leaves out: real browsers, gunicorn and
+#: ``daily serve`` processes, killed servers. The full run (CI's) keeps them.
+SLOW_FOLDERS = ("browser", "ops", "faults")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--quick``: the inner loop before each commit (docs/development.md, Tests)."""
+    parser.addoption(
+        "--quick",
+        action="store_true",
+        help="the embedded Redis only; no browser, process or fault tests, nothing marked slow",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Keeps the cluster runs to the store and web tests, and the browser tests and those
-    marked ``one_redis`` to the embedded Redis (on the others they would only repeat)."""
+    marked ``one_redis`` to the embedded Redis (on the others they would only repeat); with
+    ``--quick``, keeps only what the quick loop runs."""
     root = Path(__file__).parent
+    quick = bool(config.getoption("--quick"))
     keep, drop = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -66,6 +82,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         repeats = (server == "cluster" and folder not in CLUSTER_TESTS) or (
             server not in (None, "embedded") and bool(one_redis)
         )
+        slow = server not in (None, "embedded") or folder in SLOW_FOLDERS
+        if quick and (slow or item.get_closest_marker("slow")):
+            repeats = True
         (drop if repeats else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
@@ -146,7 +165,7 @@ def strategy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def small_tables(strategy_cache: Path) -> Path:
     """The session cache with the yatzy and yacht tables built (a few seconds each)."""
-    from daily.rules import find_ruleset
+    from daily.core.rules import find_ruleset
     from daily.strategy.solver import load_table
 
     for name in ("yatzy", "yacht"):

@@ -14,17 +14,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The pure core: no Flask, no Redis, no clock of its own.
-CORE = ("daily/rules/", "daily/strategy/", "daily/dice.py", "daily/codes.py", "daily/modes.py",
-        "daily/party.py", "daily/computer.py", "daily/errors.py", "daily/config.py",
-        "daily/verify.py", "daily/metrics.py", "daily/record.py", "daily/redact.py")  # fmt: skip
-#: The service modules: handed the client and the config, they hold the flows and rules.
-SERVICES = ("daily/games.py", "daily/reviews.py", "daily/accounts.py", "daily/history.py",
-            "daily/friends.py", "daily/rankings.py", "daily/analyses.py", "daily/leagues.py",
-            "daily/stats.py", "daily/results.py",
-            "daily/backend.py", "daily/archive.py")  # fmt: skip
+#: The layer of each package under ``daily/``, read from the path: a module's folder says
+#: its layer, so no list of modules has to be kept up to date. The strategy engine is pure
+#: like the rest of the core (numpy, no I/O of a request's), so it shares the core's layer.
+PACKAGES = {"core": "core", "strategy": "core", "service": "service", "store": "store",
+            "web": "web"}  # fmt: skip
 #: The entry points above the web layer: the package (``create_app``) and the command line.
 ENTRIES = ("daily/__init__.py", "daily/cli.py")
+#: No module under ``daily/`` may be longer than this many lines.
+MAX_LINES = 500
 
 #: The layers each layer may import (its own included). The web layer and the entry points
 #: reach Redis only through the services: never the store.
@@ -52,16 +50,17 @@ ROOT_CONSTANTS = {"__version__"}
 
 
 def layer_of(name: str) -> str | None:
-    """The layer of the module at *name* (a path relative to the root), None if it has none."""
-    if name.startswith(CORE):
-        return "core"
-    if name.startswith("daily/store/"):
-        return "store"
-    if name in SERVICES:
-        return "service"
-    if name.startswith("daily/web/"):
-        return "web"
-    return "entry" if name in ENTRIES else None
+    """The layer of the module at *name* (a path relative to the root), None if it has none.
+
+    >>> layer_of("daily/store/keys.py"), layer_of("daily/strategy/solver.py")
+    ('store', 'core')
+    >>> layer_of("daily/cli.py"), layer_of("daily/games.py")
+    ('entry', None)
+    """
+    if name in ENTRIES:
+        return "entry"
+    parts = name.split("/")
+    return PACKAGES.get(parts[1]) if len(parts) > 2 and parts[0] == "daily" else None
 
 
 def module_path(root: Path, module: str) -> str | None:
@@ -141,10 +140,11 @@ TYPED_REDIS = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import r
 
 
 def _package(root: Path) -> None:
-    for folder in ("daily", "daily/web", "daily/store", "daily/rules"):
+    for folder in ("daily", "daily/core", "daily/core/rules", "daily/service", "daily/store",
+                   "daily/web"):  # fmt: skip
         (root / folder).mkdir(parents=True, exist_ok=True)
         (root / folder / "__init__.py").write_text('"""A package."""\n')
-    for module in ("games.py", "dice.py", "store/games.py", "web/api.py"):
+    for module in ("service/games.py", "core/dice.py", "store/games.py", "web/api.py"):
         (root / "daily" / module).write_text('"""A module."""\n')
 
 
@@ -153,32 +153,107 @@ def _package(root: Path) -> None:
     [
         ("store/zz_probe.py", "from daily import web\n",
          "daily/store/zz_probe.py (store) imports daily.web (web)"),
-        ("dice.py", "from daily import games\n",
-         "daily/dice.py (core) imports daily.games (service)"),
-        ("rules/zz_probe.py", "from .. import games\n",
-         "daily/rules/zz_probe.py (core) imports daily.games (service)"),
+        ("core/dice.py", "from daily.service import games\n",
+         "daily/core/dice.py (core) imports daily.service.games (service)"),
+        ("core/rules/zz_probe.py", "from ...service import games\n",
+         "daily/core/rules/zz_probe.py (core) imports daily.service.games (service)"),
         ("web/zz_probe.py", "from daily.store import games\n",
          "daily/web/zz_probe.py (web) imports daily.store.games (store)"),
         ("web/zz_probe.py", TYPED_REDIS, "daily/web/zz_probe.py (web) imports redis"),
-        ("games.py", "def f():\n    import flask\n", "daily/games.py (service) imports flask"),
+        ("service/games.py", "def f():\n    import flask\n",
+         "daily/service/games.py (service) imports flask"),
         ("cli.py", "from daily.store import games\n",
          "daily/cli.py (entry) imports daily.store.games (store)"),
         ("zz_probe.py", "import json\n", "daily/zz_probe.py has no layer"),
+        ("misc/zz_probe.py", "import json\n", "daily/misc/zz_probe.py has no layer"),
     ],
-    ids=["store-web", "from-daily-resolved", "relative", "web-store", "web-redis-typing",
-         "service-flask-in-function", "cli-store", "no-layer"],
+    ids=["store-web", "core-service", "relative", "web-store", "web-redis-typing",
+         "service-flask-in-function", "cli-store", "no-layer", "unknown-package"],
 )  # fmt: skip
 def test_the_checker_reports_a_probe(tmp_path: Path, module: str, source: str,
                                      reported: str) -> None:  # fmt: skip
     _package(tmp_path)
     assert violations(tmp_path) == []
+    (tmp_path / "daily" / module).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / "daily" / module).write_text(source)
     assert violations(tmp_path) == [reported]
 
 
 def test_a_service_may_name_redis_for_its_types(tmp_path: Path) -> None:
     _package(tmp_path)
-    (tmp_path / "daily" / "games.py").write_text(TYPED_REDIS)
+    (tmp_path / "daily" / "service" / "games.py").write_text(TYPED_REDIS)
     assert violations(tmp_path) == []
-    (tmp_path / "daily" / "games.py").write_text("import redis\n")
-    assert violations(tmp_path) == ["daily/games.py (service) imports redis"]
+    (tmp_path / "daily" / "service" / "games.py").write_text("import redis\n")
+    assert violations(tmp_path) == ["daily/service/games.py (service) imports redis"]
+
+
+def repeated_names(root: Path) -> list[str]:
+    """The module names under *root*/daily that more than one file bears (``__init__`` aside):
+    a name read in an import says which module it is, with no alias to tell them apart."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted((root / "daily").rglob("*.py")):
+        if path.stem != "__init__":
+            seen.setdefault(path.stem, []).append(path.relative_to(root).as_posix())
+    return [f"{name}: {', '.join(paths)}" for name, paths in seen.items() if len(paths) > 1]
+
+
+def long_modules(root: Path) -> list[str]:
+    """The modules under *root*/daily longer than :data:`MAX_LINES` lines."""
+    found = []
+    for path in sorted((root / "daily").rglob("*.py")):
+        lines = len(path.read_text().splitlines())
+        if lines > MAX_LINES:
+            found.append(f"{path.relative_to(root).as_posix()}: {lines} lines")
+    return found
+
+
+def alias_imports(root: Path) -> list[str]:
+    """Each import that binds a module of the package under another name (``from daily.store
+    import games as store``), under *root*'s ``daily/``, ``tests/``, ``bench/`` and ``tools/``."""
+    found = []
+    for folder in ("daily", "tests", "bench", "tools"):
+        for path in sorted((root / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    named = [(a.name, a) for a in node.names if a.name.startswith("daily")]
+                elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("daily"):
+                    named = [(f"{node.module}.{a.name}", a) for a in node.names]
+                else:
+                    continue
+                for module, alias in named:
+                    if alias.asname and alias.asname != alias.name and module_path(root, module):
+                        where = path.relative_to(root).as_posix()
+                        found.append(f"{where}:{node.lineno}: {module} as {alias.asname}")
+    return found
+
+
+def test_no_module_name_is_repeated() -> None:
+    assert repeated_names(ROOT) == []
+
+
+def test_no_module_is_longer_than_the_limit() -> None:
+    assert long_modules(ROOT) == []
+
+
+def test_no_module_of_the_package_is_imported_under_another_name() -> None:
+    assert alias_imports(ROOT) == []
+
+
+def test_the_size_checks_report_a_probe(tmp_path: Path) -> None:
+    _package(tmp_path)
+    assert repeated_names(tmp_path) == ["games: daily/service/games.py, daily/store/games.py"]
+    (tmp_path / "daily" / "store" / "games.py").rename(tmp_path / "daily" / "store" / "saved.py")
+    assert repeated_names(tmp_path) == []
+    assert long_modules(tmp_path) == []
+    (tmp_path / "daily" / "web" / "api.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    assert long_modules(tmp_path) == [f"daily/web/api.py: {MAX_LINES + 1} lines"]
+
+
+def test_the_alias_check_reports_a_probe(tmp_path: Path) -> None:
+    _package(tmp_path)
+    for folder in ("tests", "bench", "tools"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("from daily.core import dice as d\n")
+    (tmp_path / "bench" / "b.py").write_text("from daily.core.dice import X as Y\n")
+    assert alias_imports(tmp_path) == ["tests/test_x.py:1: daily.core.dice as d"]

@@ -1,7 +1,7 @@
 """Writes each row's par (what optimal play expects that row to score) for the share grid.
 
 A Monte-Carlo estimate: the Expert bot (the exact solver's best move every time) plays N games
-on fixed dice streams (``daily.dice.stream`` of ``par-<ruleset>-<i>``); a row's par is its mean
+on fixed dice streams (``daily.core.dice.stream`` of ``par-<ruleset>-<i>``); a row's par is its mean
 score over those games, the bonus's par its mean too. Deterministic for a given N and table.
 Writes ``daily/static/js/par.js`` (a module the results script imports, so the play page's first
 download stays small). Needs each ruleset's table in the cache (``DAILY_CACHE``):
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from daily.dice import stream
-from daily.rules import find_ruleset
+from daily.core.dice import stream
+from daily.core.rules import find_ruleset
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.solver import default_cache_dir, load_table
 

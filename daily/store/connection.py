@@ -20,8 +20,8 @@ from redis.backoff import ExponentialBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
-from daily import metrics
-from daily.errors import StorageError
+from daily.core import metrics
+from daily.core.errors import StorageError
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Rate-limit counters that ride on a read's own round trip.
 
-A move reads its game in one pipeline (:func:`daily.store.games.load_for`); its rate limits
+A move reads its game in one pipeline (:func:`daily.store.saved_games.load_for`); its rate limits
 are counted in that same pipeline, so a move stays at two round trips with the limits on.
 Each counter is a fixed window that starts at its first count. The counters of one hash tag
 (a player's windows, an address's) are counted by one script, so a limit costs its request

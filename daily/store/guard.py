@@ -1,4 +1,4 @@
-"""The store boundary: Redis connection failures become :class:`~daily.errors.StorageError`."""
+"""The store boundary: Redis connection failures become :class:`~daily.core.errors.StorageError`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import ParamSpec, TypeVar
 
 import redis
 
-from daily import metrics
-from daily.errors import StorageError
+from daily.core import metrics
+from daily.core.errors import StorageError
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -106,7 +106,7 @@ def archive_lock() -> str:
     return f"{PREFIX}:games:archiving"
 
 
-# The review queue of games too lucky to be honest (daily/store/reviews.py). Each is one
+# The review queue of games too lucky to be honest (daily/store/review_queue.py). Each is one
 # sorted set of game ids, written one command at a time: no script spans two slots.
 
 

@@ -12,7 +12,7 @@ from datetime import timedelta
 import redis
 from confusable_homoglyphs import categories, confusables
 
-from daily.errors import ConfusableNameError, InvalidNameError
+from daily.core.errors import ConfusableNameError, InvalidNameError
 from daily.store import keys
 from daily.store.guard import guarded
 
@@ -45,7 +45,7 @@ def parse_name(text: object) -> str:
     >>> parse_name(chr(0x3164))  # a Hangul filler  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    daily.errors.InvalidNameError: name must show at least one character, got ...
+    daily.core.errors.InvalidNameError: name must show at least one character, got ...
     """
     if not isinstance(text, str):
         raise InvalidNameError(f"name must be a string, got {text!r}")
@@ -242,7 +242,7 @@ def delete(
     per player (best day, longest streak): the player leaves those. Returns the number of
     keys removed.
     """
-    from daily.store.boards import member  # here: boards imports this module
+    from daily.store.boards import member
 
     listed = sorted(str(k) for k in client.smembers(keys.player_keys(player_id)))
     doomed = [*own_keys(player_id), *listed]

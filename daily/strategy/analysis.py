@@ -12,9 +12,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from daily.errors import ReplayError, RulesError
-from daily.rules.game import DiceSource, GameState, Move, Roll, Score, apply, new_game, parse_move
-from daily.rules.scoring import Dice
+from daily.core.errors import ReplayError, RulesError
+from daily.core.rules.game import (
+    DiceSource,
+    GameState,
+    Move,
+    Roll,
+    Score,
+    apply,
+    new_game,
+    parse_move,
+)
+from daily.core.rules.scoring import Dice
 from daily.strategy.hints import Action, Advisor
 from daily.strategy.solver import Table
 

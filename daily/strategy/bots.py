@@ -5,7 +5,7 @@ takes the best. The others draw among the actions within a *window* of points be
 best, with softmax weights ``exp(-loss / temperature)``: they make small slips often and
 never throw a game away (Easy never gives away more than its window in one decision).
 Randomness comes only from the caller's :class:`numpy.random.Generator`; every move goes
-through the rules engine's :func:`~daily.rules.game.apply`, so a bot can only play legal moves.
+through the rules engine's :func:`~daily.core.rules.game.apply`, so a bot can only play legal moves.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Literal
 
 import numpy as np
 
-from daily.errors import RulesError
-from daily.rules.game import DiceSource, GameState, Move, apply, new_game
+from daily.core.errors import RulesError
+from daily.core.rules.game import DiceSource, GameState, Move, apply, new_game
 from daily.strategy.hints import Action, Advisor
 from daily.strategy.solver import Table
 

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from daily import metrics
-from daily.errors import RulesError
-from daily.rules import OptionValue, Ruleset, find_ruleset
+from daily.core import metrics
+from daily.core.errors import RulesError
+from daily.core.rules import OptionValue, Ruleset, find_ruleset
 from daily.strategy.model import model_of
 
 #: The variable listing the tables the service builds by itself, in order (``maxi`` first).

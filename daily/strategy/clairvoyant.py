@@ -1,7 +1,7 @@
 """Players who see the dice before they roll them, on the real dice stream: the cheaters that
 the luck detector (:mod:`daily.strategy.luck`) must catch, for its tests and its bench.
 
-The dice of a re-roll depend only on the turn and the hold positions (:mod:`daily.dice`), so
+The dice of a re-roll depend only on the turn and the hold positions (:mod:`daily.core.dice`), so
 a player who knows the stream (a leaked seed, a replayed share code) can try every hold
 pattern in their head. A *clairvoyant* turn tries every pattern of both re-rolls and plays
 the line that ends on the best position (the exact table values each). A *scout* knows only
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from daily.rules.game import DiceSource, GameState, Hold, Move, Roll, Score, apply, new_game
+from daily.core.rules.game import DiceSource, GameState, Hold, Move, Roll, Score, apply, new_game
 from daily.strategy.hints import hint
 from daily.strategy.luck import roll_values
 from daily.strategy.model import FloatArray, turn

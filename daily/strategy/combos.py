@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from daily.rules.scoring import FACES, Dice
+from daily.core.rules.scoring import FACES, Dice
 
 IntArray = npt.NDArray[np.intp]
 

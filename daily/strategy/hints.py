@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from daily.errors import IllegalMoveError
-from daily.rules.game import GameState, Move, Roll, Score
-from daily.rules.scoring import Dice
+from daily.core.errors import IllegalMoveError
+from daily.core.rules.game import GameState, Move, Roll, Score
+from daily.core.rules.scoring import Dice
 from daily.strategy.model import FloatArray, score_values, turn
 from daily.strategy.solver import Table, state_of
 

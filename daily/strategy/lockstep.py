@@ -8,7 +8,7 @@ dice, a clairvoyant one by the line its foresight shows. The dice come from the 
 and every roll's luck is measured as :mod:`daily.strategy.luck` measures a real game's.
 
 Clairvoyance is modelled on the real dice stream: the dice a re-roll deals depend on the
-*positions* held (:mod:`daily.dice`), so each hold pattern is its own outcome. A player who
+*positions* held (:mod:`daily.core.dice`), so each hold pattern is its own outcome. A player who
 *knows* a turn sees every outcome of every pattern of both re-rolls and plays the line that
 ends on the best position; a *scout* (one account per hold pattern) knows only the first
 re-roll of each pattern, picks the best, and plays the second re-roll honestly.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from daily.errors import RulesError
+from daily.core.errors import RulesError
 from daily.strategy.bots import LEVELS
 from daily.strategy.luck import (
     IntArray,

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from daily.errors import ReplayError, RulesError
-from daily.rules.game import DiceSource, Roll, Score, apply, new_game, parse_move
+from daily.core.errors import ReplayError, RulesError
+from daily.core.rules.game import DiceSource, Roll, Score, apply, new_game, parse_move
 from daily.strategy.combos import Combos
 from daily.strategy.model import FloatArray, Model, turn
 from daily.strategy.solver import Table, state_of

@@ -17,8 +17,8 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from daily.errors import RulesError
-from daily.rules.rulesets import JOKER_POINTS, Ruleset
+from daily.core.errors import RulesError
+from daily.core.rules.rulesets import JOKER_POINTS, Ruleset
 from daily.strategy import kernels
 from daily.strategy.combos import Combos, IntArray, combos
 

@@ -24,9 +24,9 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from daily.errors import RulesError
-from daily.rules.game import GameState
-from daily.rules.rulesets import Ruleset
+from daily.core.errors import RulesError
+from daily.core.rules.game import GameState
+from daily.core.rules.rulesets import Ruleset
 from daily.strategy import builder
 from daily.strategy.builder import TableStatus
 from daily.strategy.model import (
@@ -102,7 +102,7 @@ def level_work(model: Model, open_count: int) -> float:
 def is_small(ruleset: Ruleset) -> bool:
     """Whether the table of *ruleset* takes seconds to build, not a minute (five dice).
 
-    >>> from daily.rules import find_ruleset
+    >>> from daily.core.rules import find_ruleset
     >>> is_small(find_ruleset("yatzy")), is_small(find_ruleset("maxi"))
     (True, False)
     """

@@ -12,33 +12,29 @@ from typing import Any, cast
 
 from flask import Flask, current_app
 
-from daily import backend
-from daily import config as config_mod
-from daily.strategy import builder
-from daily.strategy.solver import default_cache_dir
-from daily.web import errors
+from daily.core.config import Config, load
+from daily.service import backend, tables
+from daily.web import http_errors
 
 MAX_BODY = 16 * 1024
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Builds the app; *overrides* replace settings read from the environment."""
-    config = config_mod.load(**(overrides or {}))
+    config = load(**(overrides or {}))
     app = Flask("daily", template_folder=str(template_dir()))
     app.config.update(_flask_settings(config))
     # Keep scorecards in sheet order, not alphabetical (Flask 3 reads this, not JSON_SORT_KEYS).
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["daily.config"] = config
     app.extensions["daily.redis"] = backend.connect(config)
-    errors.register(app)
+    http_errors.register(app)
     _install(app)
-    # The strategy tables still missing build in the background, once for every process
-    # and host sharing the cache folder ($DAILY_TABLES: maxi first); no request waits.
-    builder.start(builder.configured(), default_cache_dir())
+    tables.start_builds()  # in the background: no request waits for a table
     return app
 
 
-def _flask_settings(config: config_mod.Config) -> dict[str, object]:
+def _flask_settings(config: Config) -> dict[str, object]:
     return {
         # Cookies are signed with the newest key and still read under the older ones.
         "SECRET_KEY": config.signing_keys[0],
@@ -57,32 +53,33 @@ def _install(app: Flask) -> None:
     # Imported here, not at the top: the views import this module's helpers.
     from daily.web import (
         account,
-        analyses,
+        analysis_views,
         api,
-        archive,
+        archive_views,
         assets,
         auth,
-        boards,
-        computer,
+        board_views,
+        computer_views,
         health,
         i18n,
-        leagues,
+        league_views,
         limits,
-        metrics,
+        metrics_views,
         pages,
-        party,
+        party_views,
         security,
         sweep,
     )
 
     health.init_app(app)  # first: its timer starts before any other hook runs
-    metrics.init_app(app)
+    metrics_views.init_app(app)
     security.init_app(app)
     app.session_interface = auth.SessionCookies()
     app.register_blueprint(api.bp)
     i18n.init_app(app)
-    for blueprint in (pages.bp, boards.bp, party.bp, computer.bp, analyses.bp, account.bp,
-                      assets.bp, leagues.bp, archive.bp):  # fmt: skip
+    for blueprint in (pages.bp, board_views.bp, party_views.bp, computer_views.bp,
+                      analysis_views.bp, account.bp, assets.bp, league_views.bp,
+                      archive_views.bp):  # fmt: skip
         app.register_blueprint(blueprint)
     sweep.init_app(app)
     limits.init_app(app)  # last: it wraps the registered views
@@ -95,9 +92,9 @@ def template_dir() -> Path:
     return checkout if (package.parent / "pyproject.toml").is_file() else package / "templates"
 
 
-def current_config() -> config_mod.Config:
-    """The running app's :class:`~daily.config.Config`."""
-    return cast(config_mod.Config, current_app.extensions["daily.config"])
+def current_config() -> Config:
+    """The running app's :class:`~daily.core.Config`."""
+    return cast(Config, current_app.extensions["daily.config"])
 
 
 def current_redis() -> backend.Client:

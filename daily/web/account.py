@@ -29,12 +29,12 @@ from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSaf
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, accounts, stats
-from daily import history as service
-from daily.errors import SignInLinkError
-from daily.history import Played
+from daily import __version__
+from daily.core.errors import SignInLinkError
+from daily.service import accounts, stats
+from daily.service.history import Played, history_of, today
 from daily.web import assets, auth, current_config, current_redis
-from daily.web.errors import HttpError, bad_request
+from daily.web.http_errors import HttpError, bad_request
 from daily.web.i18n import GUEST, player_name
 from daily.web.pages import STATIC
 
@@ -77,7 +77,7 @@ def me() -> str:
     is_guest = player is None or GUEST.fullmatch(player.name) is not None
     config = current_config()
     figures = stats.stats_of(current_redis(), config, player.id if player else None,
-                             service.today(config))  # fmt: skip
+                             today(config))  # fmt: skip
     return render_template("me.html", player=player, is_guest=is_guest, stats=figures)
 
 
@@ -165,7 +165,7 @@ def chart_svg(played: Sequence[Played], width: int = 320, height: int = 150) -> 
 @bp.get("/me/history")
 def history() -> str:
     """Each daily played, the streak, best, mean and bonus rate, and a chart of the scores."""
-    found = service.history_of(current_redis(), current_config(), auth.current_player_id())
+    found = history_of(current_redis(), current_config(), auth.current_player_id())
     played = found.played
     return render_template(
         "history.html",
@@ -278,11 +278,11 @@ def delete() -> str:
     player_id = auth.current_player_id()
     if player_id is not None:
         accounts.delete(current_redis(), current_config(), player_id)
-    today = service.today(current_config())
+    day = today(current_config())
     theme_ = session.get(_THEME_KEY)
     session.clear()
     # The browser still played today: it may start a new guest, not today's ranked games again.
-    session[_DELETED_KEY] = today.isoformat()
+    session[_DELETED_KEY] = day.isoformat()
     if theme_ in THEMES:
         session[_THEME_KEY] = theme_
     session.permanent = True

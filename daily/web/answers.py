@@ -15,12 +15,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 from pydantic.config import JsonDict
 
-from daily import friends, rankings
-from daily.dice import Version
-from daily.errors import ErrorCode
-from daily.modes import ModeId
-from daily.results import Review
-from daily.rules import OptionValue
+from daily.core.dice import Version
+from daily.core.errors import ErrorCode
+from daily.core.modes import ModeId
+from daily.core.rules import OptionValue
+from daily.service import friends, rankings
+from daily.service.results import Review
 from daily.strategy.bots import Level
 from daily.web.bodies import NAME_SCHEMA
 
@@ -132,7 +132,7 @@ class Step(Answer):
 
 
 Engine = Literal["exact", "heuristic"]
-#: Who won a computer game (see :func:`daily.computer.outcome`).
+#: Who won a computer game (see :func:`daily.core.computer.outcome`).
 Winner = Literal["you", "computer", "tie"]
 
 

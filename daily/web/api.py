@@ -1,8 +1,8 @@
 """The JSON API of players, the daily puzzle and games, under ``/api/v1`` (see docs/api.md).
 
-Views parse the request, call one function of the game service (:mod:`daily.games`) or
+Views parse the request, call one function of the game service (:mod:`daily.service.games`) or
 the store, and render JSON; every error is raised and turned into the error JSON in one
-place (:mod:`daily.web.errors`). The server deals every die: a response carries only the
+place (:mod:`daily.web.http_errors`). The server deals every die: a response carries only the
 dice on the table, never one that a later hold decides.
 """
 
@@ -14,12 +14,12 @@ from typing import Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from daily import accounts, dice, history, metrics
-from daily import games as service
-from daily.errors import ConflictError, NotFoundError, NotOpenError
-from daily.modes import find_mode
-from daily.record import Record
-from daily.rules import Roll, Score
+from daily.core import dice, metrics
+from daily.core.errors import ConflictError, NotFoundError, NotOpenError
+from daily.core.modes import find_mode
+from daily.core.record import Record
+from daily.core.rules import Roll, Score
+from daily.service import accounts, games, history, new_games
 from daily.strategy import hints
 from daily.web import (
     account,
@@ -27,13 +27,13 @@ from daily.web import (
     bodies,
     current_config,
     current_redis,
-    friends,
+    friend_views,
     game_answers,
     openapi,
-    strategy,
+    strategy_answers,
 )
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
-from daily.web.errors import bad_request
+from daily.web.http_errors import bad_request
 from daily.web.limits import (
     check_daily_limit,
     check_moves,
@@ -104,7 +104,7 @@ def update_me() -> Response:
     return _player(accounts.rename(current_redis(), require_player_id(), name))
 
 
-bp.add_url_rule("/players/me/challenges", "my_challenges", friends.my_challenges)
+bp.add_url_rule("/players/me/challenges", "my_challenges", friend_views.my_challenges)
 
 
 def _player(player: accounts.Player) -> Response:
@@ -236,14 +236,14 @@ def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     config = current_config()
     key = request.headers.get("Idempotency-Key")
     before = own_game(game_id, move_counters(), check_moves)
-    record, state = service.play(current_redis(), config, before, move, expected, key)
+    record, state = games.play(current_redis(), config, before, move, expected, key)
     if record.finished and not before.finished:  # this move finished it
         metrics.game_finished(record.mode)
     return jsonify(answers.dump(game_answers.played_answer(_view(record, state), move)))
 
 
-def _view(record: Record, state: Any = None, heal: bool = False) -> service.View:
-    return service.view(current_redis(), current_config(), record, state, heal=heal)
+def _view(record: Record, state: Any = None, heal: bool = False) -> games.View:
+    return games.view(current_redis(), current_config(), record, state, heal=heal)
 
 
 @bp.get("/games/<game_id>/record")
@@ -261,15 +261,15 @@ def record(game_id: str) -> Response:
 def hint(game_id: str) -> Response:
     """Every legal action now with its expected final score, best first (solo, computer)."""
     found = own_game(game_id)
-    state = service.hint_state(current_config(), found)
-    actions = hints.hint(strategy.strategy_table(found.rules), state)
+    state = games.hint_state(current_config(), found)
+    actions = hints.hint(strategy_answers.strategy_table(found.rules), state)
     answer = answers.Hint(
         id=found.id,
         turn=state.turn,
         roll=state.roll,
         rolls_left=state.rolls_left,
         dice=list(state.dice),
-        actions=[strategy.action_answer(action, state.dice) for action in actions],
+        actions=[strategy_answers.action_answer(action, state.dice) for action in actions],
     )
     return jsonify(answers.dump(answer))
 
@@ -281,7 +281,7 @@ def analysis(game_id: str) -> Response:
 
     A daily game also gets the Expert's own game on the same dice, once the day has closed.
     """
-    return jsonify(answers.dump(strategy.analysis_of(own_game(game_id))))
+    return jsonify(answers.dump(strategy_answers.analysis_of(own_game(game_id))))
 
 
 # Starting each mode: the body, read, then one call of the game service
@@ -290,38 +290,38 @@ def analysis(game_id: str) -> Response:
 def _start_daily(body: bodies.NewDaily, player_id: str) -> tuple[Record, bool]:
     if body.day is not None:
         day = _date(body.day)
-        return service.start_practice(current_redis(), current_config(), player_id, day)
-    return service.start_daily(current_redis(), current_config(), player_id, _DAILY_QUOTA)
+        return new_games.start_practice(current_redis(), current_config(), player_id, day)
+    return new_games.start_daily(current_redis(), current_config(), player_id, _DAILY_QUOTA)
 
 
 def _start_friend(body: bodies.NewFriend, player_id: str) -> tuple[Record, bool]:
     if body.code is None:  # a fresh code
         rules = bodies.rules(body.ruleset or bodies.DEFAULT_RULESET, body.options)
-        return service.start_code(current_redis(), current_config(), player_id, *rules)
+        return new_games.start_code(current_redis(), current_config(), player_id, *rules)
     code = bodies.code(body.code)
-    return service.join_code(current_redis(), current_config(), player_id, code, body.target,
+    return new_games.join_code(current_redis(), current_config(), player_id, code, body.target,
                              _DAILY_QUOTA)  # fmt: skip
 
 
 def _start_solo(body: bodies.NewSolo, player_id: str) -> tuple[Record, bool]:
     rules = bodies.rules(body.ruleset, body.options)
-    return service.start_solo(current_redis(), current_config(), player_id, *rules)
+    return new_games.start_solo(current_redis(), current_config(), player_id, *rules)
 
 
 def _start_party(body: bodies.NewParty, player_id: str) -> tuple[Record, bool]:
     ruleset, options = bodies.rules(body.ruleset, body.options)
     names = [bodies.name(name) for name in body.players]
-    return service.start_party(current_redis(), current_config(), player_id, ruleset, options,
+    return new_games.start_party(current_redis(), current_config(), player_id, ruleset, options,
                                names)  # fmt: skip
 
 
 def _start_computer(body: bodies.NewComputer, player_id: str) -> tuple[Record, bool]:
     ruleset, options = bodies.rules(body.ruleset, body.options)
-    return service.start_computer(current_redis(), current_config(), player_id, ruleset,
+    return new_games.start_computer(current_redis(), current_config(), player_id, ruleset,
                                   options, body.level)  # fmt: skip
 
 
-_DAILY_QUOTA = service.Quota(check_daily_limit, count_daily)
+_DAILY_QUOTA = new_games.Quota(check_daily_limit, count_daily)
 
 #: Starts a game from its body and the player id: (record, is it new).
 STARTERS: dict[type[bodies.Body], Callable[[Any, str], tuple[Record, bool]]] = {

@@ -16,7 +16,7 @@ from werkzeug.wrappers import Response
 
 from daily import __version__
 from daily.web import current_config
-from daily.web.errors import not_found
+from daily.web.http_errors import not_found
 from daily.web.pages import STATIC
 
 bp = Blueprint("assets", __name__)

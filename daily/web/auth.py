@@ -15,12 +15,12 @@ from flask import Flask, current_app, g, request, session
 from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
 
-from daily import accounts, history
-from daily.accounts import Player
-from daily.errors import ErrorCode
-from daily.record import Record
+from daily.core.errors import ErrorCode
+from daily.core.record import Record
+from daily.service import accounts, history
+from daily.service.accounts import Player
 from daily.web import current_config, current_redis
-from daily.web.errors import HttpError
+from daily.web.http_errors import HttpError
 
 _TOKEN_SALT = "daily.player-token"
 _SESSION_KEY = "player_id"

@@ -1,8 +1,8 @@
 """The API's request bodies: typed models read by :func:`parse` from the JSON object of
 :func:`json_object` (415 if not JSON, 400 if malformed), documented by their schema.
 
-Each limit lives once, where it belongs (a name's length in :mod:`daily.accounts`, a
-party's size in :mod:`daily.party`, the levels in :mod:`daily.strategy.bots`); the models
+Each limit lives once, where it belongs (a name's length in :mod:`daily.service.accounts`, a
+party's size in :mod:`daily.core.party`, the levels in :mod:`daily.strategy.bots`); the models
 and the OpenAPI document (:mod:`daily.web.openapi`) both read it from there. A refused
 body answers 400 with the first problem in words: a missing or unknown field, or what a
 field must be.
@@ -18,13 +18,14 @@ from flask import request
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, model_validator
 from pydantic.config import JsonDict
 
-from daily import accounts, party
-from daily.accounts import MAX_NAME
-from daily.codes import parse_code
-from daily.errors import BadInputError, ErrorCode, RulesError
-from daily.rules import OptionValue, parse_options
+from daily.core import party
+from daily.core.codes import parse_code
+from daily.core.errors import BadInputError, ErrorCode, RulesError
+from daily.core.rules import OptionValue, parse_options
+from daily.service import accounts
+from daily.service.accounts import MAX_NAME
 from daily.strategy.bots import Level
-from daily.web.errors import HttpError, bad_request
+from daily.web.http_errors import HttpError, bad_request
 
 #: A player's name as the document states it.
 NAME_SCHEMA: JsonDict = {"type": "string", "minLength": 1, "maxLength": MAX_NAME}
@@ -198,7 +199,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def name(value: object) -> str:
-    """A player's name (see :func:`daily.accounts.parse_name`)."""
+    """A player's name (see :func:`daily.service.accounts.parse_name`)."""
     return accounts.parse_name(value)
 
 
@@ -212,4 +213,4 @@ def rules(ruleset: str, options: Mapping[str, object]) -> tuple[str, dict[str, O
 
 def code(text: object) -> str:
     """A friend code, normalized."""
-    return parse_code(text)  # a CodeError answers 400 (see daily.web.errors)
+    return parse_code(text)  # a CodeError answers 400 (see daily.web.http_errors)

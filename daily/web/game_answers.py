@@ -1,8 +1,8 @@
 """The answers a client gets about a game: its sheet, the other sides and the result, built
-from the game service's :class:`~daily.games.View` into the typed models of
+from the game service's :class:`~daily.service.games.View` into the typed models of
 :mod:`daily.web.answers`.
 
-Rendering only: the game service (:mod:`daily.games`) says what there is to see. A field
+Rendering only: the game service (:mod:`daily.service.games`) says what there is to see. A field
 that only some games have is passed only when the game has it, so the answer leaves it out
 (``exclude_unset``); a null that is passed stays a null.
 """
@@ -12,13 +12,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TypedDict
 
-from daily import computer, dice, results
-from daily import games as service
-from daily import party as parties
-from daily.codes import code_str
-from daily.modes import SeedKind
-from daily.record import Record
-from daily.rules import GameState, Move, MoveEntry, Roll, Score
+from daily.core import computer, dice
+from daily.core.codes import code_str
+from daily.core.modes import SeedKind
+from daily.core.party import Party
+from daily.core.record import Record
+from daily.core.rules import GameState, Move, MoveEntry, Roll, Score
+from daily.service import games, results
 from daily.web import answers, current_config, current_redis
 
 #: The keyword arguments of an answer being built, each field only when the game has it.
@@ -37,7 +37,7 @@ class Totals(TypedDict):
     finished: bool
 
 
-def game_answer(found: service.View) -> answers.GameState:
+def game_answer(found: games.View) -> answers.GameState:
     """The game as its player sees it: settings, sheet, moves, result and the other sides."""
     record, state = found.record, found.state
     fields: Fields = {"mode": record.mode, "ruleset": record.ruleset,
@@ -59,7 +59,7 @@ def game_answer(found: service.View) -> answers.GameState:
     return answers.GameState.model_validate(fields)
 
 
-def played_answer(found: service.View, move: Move) -> answers.Played:
+def played_answer(found: games.View, move: Move) -> answers.Played:
     """The answer to *move*: what it changed, and the number of moves (not the log).
 
     Of the scorecard only the row the move scored is given (a party's sheet is the next
@@ -79,7 +79,7 @@ def moves_answer(moves: tuple[Move, ...]) -> list[MoveEntry]:
     return [move.to_dict() for move in moves]
 
 
-def _changed(found: service.View) -> Fields:
+def _changed(found: games.View) -> Fields:
     """What a move may change: the sheet, the move count, the result and the other sides."""
     record = found.record
     fields: Fields = {"id": record.id, **_sheet(found.state)}
@@ -100,7 +100,7 @@ def _changed(found: service.View) -> Fields:
     return fields
 
 
-def _computer(found: service.View, side: computer.Side) -> answers.ComputerSide:
+def _computer(found: games.View, side: computer.Side) -> answers.ComputerSide:
     """The computer's sheet and its last turn step by step."""
     # The record holds the level and engine as strings: the model checks them.
     fields: Fields = {"level": found.record.level, "engine": found.record.engine,
@@ -119,7 +119,7 @@ def _step(step: computer.Step) -> answers.Step:
     return answers.Step(dice=dice_, score=step.move.row, points=step.points)
 
 
-def _party(party: parties.Party) -> Fields:
+def _party(party: Party) -> Fields:
     """Every player's sheet, whose turn it is, and the winners (several: a tie) at the end."""
     sheets = [
         answers.PartySheet(name=name, **_totals(sheet))
@@ -156,7 +156,7 @@ def _sheet(state: GameState) -> Fields:
     }
 
 
-def _target(target: service.Target | None) -> answers.Target | None:
+def _target(target: games.Target | None) -> answers.Target | None:
     """The creator's game of a friend code: their name, sheet and total so far."""
     if target is None:
         return None

@@ -19,10 +19,10 @@ from typing import TextIO
 
 from flask import Blueprint, Flask, Response, g, jsonify, request
 
-from daily import __version__, backend
-from daily.redact import install, redact
+from daily import __version__
+from daily.core.redact import install, redact
+from daily.service import backend, tables
 from daily.strategy import builder
-from daily.strategy.solver import default_cache_dir
 from daily.web import answers, current_redis
 from daily.web.openapi import documented
 
@@ -53,7 +53,7 @@ def healthz() -> tuple[Response, int]:
 
 def table_statuses() -> list[answers.TableState]:
     """Each configured strategy table (``$DAILY_TABLES``) as missing, building or ready."""
-    found = builder.statuses(builder.configured(), default_cache_dir())
+    found = tables.statuses()
     return [table_state(status) for status in found]
 
 

@@ -17,7 +17,7 @@ from flask import Flask, redirect, request, session
 from flask_babel import Babel, LazyString, format_decimal, gettext, lazy_gettext
 from werkzeug.wrappers import Response
 
-from daily.errors import ErrorCode
+from daily.core.errors import ErrorCode
 
 #: Locales with a catalogue, each with its name in its own language; the first is the default.
 LANGUAGES: dict[str, str] = {
@@ -58,7 +58,7 @@ def select_locale() -> str:
 
 def set_language() -> Response:
     """Keeps the language picked in the switcher (``POST /prefs/language``) in the session."""
-    from daily.web.errors import bad_request
+    from daily.web.http_errors import bad_request
     from daily.web.security import next_path
 
     language = request.form.get("language", "")
@@ -149,7 +149,7 @@ ERROR_MESSAGES: dict[ErrorCode, LazyString] = {
     ErrorCode.DELETED_TODAY: lazy_gettext(
         "You can play again as a new guest; today's ranked games open again tomorrow."
     ),
-    # Leagues (daily.web.leagues).
+    # Leagues (daily.web.league_views).
     ErrorCode.LEAGUE_FULL: lazy_gettext("This league is full."),
     ErrorCode.TOO_MANY_LEAGUES: lazy_gettext(
         "You are in as many leagues as a player can be. Leave one first."

@@ -25,11 +25,12 @@ from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
 from limits import RateLimitItem, parse_many
 
-from daily import backend, history, metrics
-from daily.config import LIMIT_VARS, Config, ConfigError, Network
-from daily.errors import ErrorCode
+from daily.core import metrics
+from daily.core.config import LIMIT_VARS, Config, ConfigError, Network
+from daily.core.errors import ErrorCode
+from daily.service import backend, history
 from daily.web import auth, current_redis
-from daily.web.errors import HttpError
+from daily.web.http_errors import HttpError
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment

@@ -20,7 +20,8 @@ from flask import Flask, current_app
 from pydantic import BaseModel, JsonValue
 from pydantic.config import JsonDict
 
-from daily import __version__, rankings
+from daily import __version__
+from daily.service import rankings
 from daily.web import answers
 
 #: Who may call an operation: anyone (no credentials), anyone with or without a player
@@ -213,9 +214,9 @@ def _component(model: type[BaseModel], components: JsonDict) -> JsonDict:
 
 def api_blueprints_app() -> Flask:
     """A bare app with the blueprints the document covers (no Redis, no settings)."""
-    from daily.web import api, boards, health, leagues
+    from daily.web import api, board_views, health, league_views
 
     app = Flask("daily")
-    for blueprint in (api.bp, boards.bp, health.bp, leagues.bp):
+    for blueprint in (api.bp, board_views.bp, health.bp, league_views.bp):
         app.register_blueprint(blueprint)
     return app

@@ -15,14 +15,13 @@ from flask_babel import get_locale, get_translations, gettext, ngettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__, dice, history, stats
-from daily import friends as friend_codes
-from daily.errors import DailyError
-from daily.rules import (
-    find_ruleset,
-)
-from daily.web import auth, current_config, current_redis, friends, sheets
-from daily.web.errors import bad_request
+from daily import __version__
+from daily.core import dice
+from daily.core.errors import DailyError
+from daily.core.rules import find_ruleset
+from daily.service import friends, history, stats
+from daily.web import auth, current_config, current_redis, friend_views, sheets
+from daily.web.http_errors import bad_request
 from daily.web.i18n import (
     ERROR_MESSAGES,
     FACE_WORDS,
@@ -39,8 +38,8 @@ from daily.web.sheets import option_view as option_view
 from daily.web.sheets import sheet_meta as sheet_meta
 
 bp = Blueprint("pages", __name__)
-bp.add_url_rule("/f", "friend_lookup", friends.friend_lookup)
-bp.add_url_rule("/f/<code>", "friend", friends.friend)
+bp.add_url_rule("/f", "friend_lookup", friend_views.friend_lookup)
+bp.add_url_rule("/f/<code>", "friend", friend_views.friend)
 bp.add_url_rule("/solo", "solo", sheets.solo)
 bp.add_url_rule("/rules", "rules_index", sheets.rules_index)
 bp.add_url_rule("/rules/<ruleset_id>", "rules", sheets.rules)
@@ -144,7 +143,7 @@ def _result_strings() -> dict[str, str]:
     return {
         "rank": gettext("Rank %(rank)s of %(total)s", rank="{rank}", total="{total}"),
         "rankOnly": gettext("Rank %(rank)s", rank="{rank}"),
-        # A game whose luck is past the clairvoyance threshold (daily/store/reviews.py).
+        # A game whose luck is past the clairvoyance threshold (daily/store/review_queue.py).
         "underReview": gettext(
             "Under review: this game is kept off the rankings until an operator has checked it."
         ),
@@ -239,13 +238,13 @@ def today() -> str:
     config = current_config()
     if mine is not None and finished:
         # The share grid as the result screen draws it: the sheet and the scored rows.
-        card = friend_codes.card_of(config, mine)
+        card = friends.card_of(config, mine)
         boot["sheet"] = sheet_meta(mine.rules)
         boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
     figures = stats.stats_of(current_redis(), config, player_id, day.date) if finished else None
-    heard = friend_codes.challenges(current_redis(), config, player_id)
+    heard = friends.challenges(current_redis(), config, player_id)
     if heard:  # the page follows who played them (static/js/challenge.js)
-        boot["challenges"] = friends.challenges_answer(heard).model_dump()["challenges"]
+        boot["challenges"] = friend_views.challenges_answer(heard).model_dump()["challenges"]
         boot["rulesetNames"] = {c.ruleset: ruleset_name(c.ruleset) for c in heard}
     return render_template(
         "today.html",
@@ -274,7 +273,7 @@ def play(game_id: str) -> str | Response:
     }
     if record.day is not None:
         boot["number"] = dice.Day(record.day, current_config().timezone).number
-    target = friend_codes.target_of(current_redis(), current_config(), record)
+    target = friends.target_of(current_redis(), current_config(), record)
     if target is not None:
         name = target.name or gettext("your friend")
         boot["target"] = {"name": name, "finished": target.finished, "byTurn": target.by_turn}

@@ -19,11 +19,11 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Response, g, request
 
-from daily import backend
-from daily.config import Config, ConfigError
-from daily.errors import ErrorCode, StorageError
+from daily.core.config import Config, ConfigError
+from daily.core.errors import ErrorCode, StorageError
+from daily.service import backend
 from daily.web import current_config
-from daily.web.errors import HttpError, bad_request
+from daily.web.http_errors import HttpError, bad_request
 
 CSP = "; ".join(
     [
@@ -77,7 +77,7 @@ def next_path(target: str | None) -> str | None:
     >>> next_path("/" + chr(10))
     Traceback (most recent call last):
     ...
-    daily.web.errors.HttpError: next must be a path without control characters: '/\n'
+    daily.web.http_errors.HttpError: next must be a path without control characters: '/\n'
     """
     if target is not None and any(ord(c) < 0x20 or ord(c) == 0x7F for c in target):
         raise bad_request(f"next must be a path without control characters: {target!r}")

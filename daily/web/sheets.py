@@ -12,9 +12,9 @@ from flask import redirect, render_template, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response
 
-from daily.errors import NotFoundError
-from daily.modes import Mode
-from daily.rules import BASE_RULESETS, Option, Ruleset, find_ruleset
+from daily.core.errors import NotFoundError
+from daily.core.modes import Mode
+from daily.core.rules import BASE_RULESETS, Option, Ruleset, find_ruleset
 from daily.web.i18n import option_name, row_name, row_rule, ruleset_name, value_str
 
 
@@ -102,7 +102,7 @@ def sheet_meta(ruleset: Ruleset) -> SheetMeta:
 def mode_meta(mode: Mode) -> dict[str, object]:
     """What the play script reads of a game's *mode*: its flags, without the id to compare.
 
-    >>> from daily.modes import find_mode
+    >>> from daily.core.modes import find_mode
     >>> flags = mode_meta(find_mode("computer"))
     >>> flags["opponent"] == "computer", flags["hints"], flags["board"], "id" in flags
     (True, True, None, False)

@@ -1,7 +1,7 @@
 """Counts the results a crash left uncounted and archives cold games: a sweep at most once a
 minute, from requests.
 
-Every finishing move already sweeps (:func:`daily.games.play`); this hook also runs
+Every finishing move already sweeps (:func:`daily.service.games.play`); this hook also runs
 the sweep when nobody finishes a game. Each process checks its own clock first, so only one
 request a minute per process asks Redis, and a Redis lock key keeps it to one sweep a
 minute over every worker and host.
@@ -16,10 +16,9 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from daily import archive, reviews
-from daily import games as service
-from daily.config import Config
-from daily.errors import DailyError, StorageError
+from daily.core.config import Config
+from daily.core.errors import DailyError, StorageError
+from daily.service import archive, games, reviews
 from daily.web import current_config, current_redis
 
 log = logging.getLogger(__name__)
@@ -32,9 +31,9 @@ def sweep() -> None:
     now = time.monotonic()
     if now < current_app.extensions.get(_DUE, 0.0):
         return
-    current_app.extensions[_DUE] = now + service.SWEEP_INTERVAL_S
+    current_app.extensions[_DUE] = now + games.SWEEP_INTERVAL_S
     try:
-        counted = service.sweep_pending(current_redis(), current_config())
+        counted = games.sweep_pending(current_redis(), current_config())
         reviews.sweep_unchecked(current_redis(), current_config())  # games waiting for a table
         _archive_in_background()  # cold games leave Redis
     except StorageError as e:  # Redis down: the request answers 503 itself; one line here

@@ -11,8 +11,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from daily.dice import stream
-from daily.rules import GameState, Move, Roll, Score, apply, find_ruleset, new_game
+from daily.core.dice import stream
+from daily.core.rules import GameState, Move, Roll, Score, apply, find_ruleset, new_game
 
 HERE = Path(__file__).parent
 GAMES = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from daily.codes import ALPHABET, CodeError, code_str, new_code, parse_code
+from daily.core.codes import ALPHABET, CodeError, code_str, new_code, parse_code
 
 
 @pytest.mark.parametrize(

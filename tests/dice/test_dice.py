@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from daily import dice
-from daily.rules import Roll, Score, find_ruleset, legal_moves, new_game, replay
-from daily.rules import apply as apply_move
+from daily.core import dice
+from daily.core.rules import Roll, Score, find_ruleset, legal_moves, new_game, replay
+from daily.core.rules import apply as apply_move
 
 ZERO = bytes(32)
 SECRET = "test-secret"

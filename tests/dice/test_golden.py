@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from daily import dice
-from daily.rules import apply, find_ruleset, new_game, parse_move, replay
+from daily.core import dice
+from daily.core.rules import apply, find_ruleset, new_game, parse_move, replay
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN = sorted(DATA.glob("golden-*.json"))

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from daily import cli, dice, party
-from daily.rules import find_ruleset
-from daily.verify import VerifyError, verify
+from daily import cli
+from daily.core import dice, party
+from daily.core.rules import find_ruleset
+from daily.core.verify import VerifyError, verify
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN = json.loads((DATA / "golden-maxi-default.json").read_text())

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from daily import create_app
-from daily.config import load
-from daily.store import games
+from daily.core.config import load
+from daily.store import saved_games
 from daily.store.connection import connect
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -61,7 +61,7 @@ def test_redis_killed_mid_game_loses_no_accepted_move(redis_process: Any, tmp_pa
     assert resumed == state  # every accepted move is there, the same dice on the table
     while not state["finished"]:
         state = play(client, game_id, state, 1, rng)
-    record = games.load(connect(redis_process.url, tmp_path), game_id)
+    record = saved_games.load(connect(redis_process.url, tmp_path), game_id)
     assert record is not None and record.total == state["total"]
     assert record.state(load({}, secret_key=SECRET).secret_key).total == state["total"]
     board = client.get("/api/v1/leaderboards/daily/2026-12-03").get_json()

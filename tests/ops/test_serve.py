@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from daily.errors import StorageError
+from daily.core.errors import StorageError
 from daily.store.connection import EMBEDDED_DB, embedded, registry_of, release, server_db
 from tests.ops.procs import free_port, is_gone, wait_until
 

@@ -6,8 +6,8 @@ import dataclasses
 import random
 from collections.abc import Iterable, Sequence
 
-from daily.rules import DiceSource, GameState, Roll, Ruleset, Score, apply, new_game
-from daily.rules.game import Hold
+from daily.core.rules import DiceSource, GameState, Roll, Ruleset, Score, apply, new_game
+from daily.core.rules.game import Hold
 
 Call = tuple[int, tuple[Hold, ...], int]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from daily.cli import EXIT_BAD_INPUT, main
-from daily.rules import find_ruleset
+from daily.core.rules import find_ruleset
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "daily"
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from daily.errors import IllegalMoveError, InvalidMoveError, ReplayError, RulesError
-from daily.rules import (
+from daily.core.errors import IllegalMoveError, InvalidMoveError, ReplayError, RulesError
+from daily.core.rules import (
     GameState,
     Move,
     Roll,

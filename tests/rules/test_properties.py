@@ -7,8 +7,8 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from daily.errors import IllegalMoveError, InvalidMoveError
-from daily.rules import (
+from daily.core.errors import IllegalMoveError, InvalidMoveError
+from daily.core.rules import (
     GameState,
     Move,
     Roll,

@@ -8,16 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from daily.errors import ReplayError
-from daily.record import (
-    ComputerPart,
-    OnCode,
-    PartyPart,
-    Record,
-    decode_moves,
-    encode_moves,
-)
-from daily.rules import BASE_RULESETS, Roll, Score, find_ruleset, legal_moves, new_game
+from daily.core.errors import ReplayError
+from daily.core.record import ComputerPart, OnCode, PartyPart, Record, decode_moves, encode_moves
+from daily.core.rules import BASE_RULESETS, Roll, Score, find_ruleset, legal_moves, new_game
 
 NAMES = sorted(BASE_RULESETS)
 

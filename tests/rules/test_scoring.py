@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from daily.errors import IllegalMoveError, RulesError
-from daily.rules import (
+from daily.core.errors import IllegalMoveError, RulesError
+from daily.core.rules import (
     BASE_RULESETS,
     Roll,
     Ruleset,

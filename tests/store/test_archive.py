@@ -19,11 +19,11 @@ from typing import Any
 import fsspec
 import pytest
 
-from daily import archive, history
-from daily import config as settings
 from daily.cli import main
-from daily.store import boards, games, keys, reviews
-from daily.verify import verify
+from daily.core.config import ConfigError, load
+from daily.core.verify import verify
+from daily.service import archive, history
+from daily.store import archived_games, boards, game_fields, keys, review_queue, saved_games
 from daily.web import current_config, current_redis
 from tests.web.test_integrity import finished_daily, player
 
@@ -81,13 +81,11 @@ def test_an_id_no_file_lists_is_not_looked_for_in_the_file(tmp_path: Path) -> No
 
 
 def test_the_archive_location_is_a_setting(tmp_path: Path) -> None:
-    assert settings.load({"DAILY_DATA": str(tmp_path)}).archive_location == str(
-        tmp_path / "archive"
-    )
-    found = settings.load({"DAILY_ARCHIVE": "s3://bucket/daily", "DAILY_ARCHIVE_DAYS": "7"})
+    assert load({"DAILY_DATA": str(tmp_path)}).archive_location == str(tmp_path / "archive")
+    found = load({"DAILY_ARCHIVE": "s3://bucket/daily", "DAILY_ARCHIVE_DAYS": "7"})
     assert (found.archive_location, found.archive_days) == ("s3://bucket/daily", 7)
-    with pytest.raises(settings.ConfigError, match="DAILY_ARCHIVE_DAYS"):
-        settings.load({"DAILY_ARCHIVE_DAYS": "0"})
+    with pytest.raises(ConfigError, match="DAILY_ARCHIVE_DAYS"):
+        load({"DAILY_ARCHIVE_DAYS": "0"})
 
 
 # -- the archiver ----------------------------------------------------------------------------
@@ -102,7 +100,7 @@ def _finish(make_app: Any, tmp_path: Path, players: int) -> tuple[Any, list[dict
         game = finished_daily(client, who)
         record = client.get(f"{API}/games/{game['id']}/record", headers=who).get_json()
         with app.app_context():
-            stored = games.load(current_redis(), game["id"])
+            stored = saved_games.load(current_redis(), game["id"])
             checked(current_redis(), game["id"])
         assert stored is not None
         found.append({"who": who, "game": game, "record": record, "player": stored.player_id})
@@ -113,8 +111,8 @@ def checked(client: Any, game_id: str, luck: float = 0.5) -> None:
     """Gives a game waiting for its luck check its verdict, as the check does once the maxi
     table is built (the tests never build it): a game waiting is never archived."""
     assert client.zscore(keys.reviews_unchecked(), game_id) is not None
-    reviews.save_verdict(client, game_id, luck, False, NOON.timestamp())
-    reviews.unlist_unchecked(client, game_id)
+    review_queue.save_verdict(client, game_id, luck, False, NOON.timestamp())
+    review_queue.unlist_unchecked(client, game_id)
 
 
 def _lines(root: Path) -> Counter[str]:
@@ -138,9 +136,9 @@ def test_old_games_leave_redis_and_still_read_back(make_app: Any, tmp_path: Path
         assert done is not None and (done.games, done.skipped) == (2, 0)
         for entry in played:
             game_id = entry["game"]["id"]
-            assert games.id_day(game_id) == NOON.date()  # its id names its file's day
+            assert game_fields.id_day(game_id) == NOON.date()  # its id names its file's day
             assert left_in_redis(client, game_id, entry["player"]) == []
-            assert games.load(client, game_id) is None  # the store alone: nothing
+            assert saved_games.load(client, game_id) is None  # the store alone: nothing
         assert client.zcard(board.key) == ranked  # the boards keep their entries
         assert archive.archive_old(client, config) == archive.Archived(0, 0, 0)  # idempotent
         found = archive.load(client, config, game_id)
@@ -178,7 +176,7 @@ def left_in_redis(client: Any, game_id: str, player_id: str) -> list[str]:
         found.append("its day's index")
     if index in client.smembers(keys.player_keys(player_id)):
         found.append("its index on the player's key set")
-    listed = games.archived_of(client, player_id, [NOON.date().isoformat()[:7]])
+    listed = archived_games.archived_of(client, player_id, [NOON.date().isoformat()[:7]])
     if [d.game_id for d in listed].count(game_id) != 1:
         found.append(f"listed {[d.game_id for d in listed].count(game_id)} times as archived")
     return found
@@ -186,8 +184,9 @@ def left_in_redis(client: Any, game_id: str, player_id: str) -> list[str]:
 
 KILLER = """
 import sys
-from daily import archive, backend, config as settings
-config = settings.load()
+from daily.core.config import load
+from daily.service import archive, backend
+config = load()
 archive.archive_old(backend.connect(config), config, lock_s=float(sys.argv[1]))
 """
 

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from daily import accounts, archive, friends, history, results, stats
-from daily import reviews as flow
-from daily.store import games, keys, reviews
+from daily.service import accounts, archive, friends, history, results, reviews, stats
+from daily.store import archived_games, friend_codes, game_fields, keys, review_queue, saved_games
 from daily.web import current_config, current_redis
 from tests.store.test_archive import checked
 from tests.web.test_integrity import finished_daily, play_out, player, start
@@ -35,7 +34,7 @@ def _dailies(make_app: Any, tmp_path: Path) -> tuple[dict[str, str], str, list[d
         played.append(finished_daily(client, who))
         with app.app_context():
             checked(current_redis(), played[-1]["id"])
-            stored = games.load(current_redis(), played[-1]["id"])
+            stored = saved_games.load(current_redis(), played[-1]["id"])
     assert stored is not None
     return who, stored.player_id, played
 
@@ -67,7 +66,7 @@ def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path:
         client, config = current_redis(), current_config()
         assert not client.exists(*(keys.game(game["id"]) for game in played))
         assert client.zcard(keys.player_games(player_id)) == 0  # moved to the month's list
-        listed = games.archived_of(client, player_id, ["2026-12"])
+        listed = archived_games.archived_of(client, player_id, ["2026-12"])
         assert sorted((d.game_id, d.day, d.total) for d in listed) == [
             (game["id"], day.date(), game["total"]) for game, day in zip(played, DAYS, strict=True)
         ]
@@ -113,7 +112,7 @@ def test_a_friend_codes_target_reads_the_archived_creators_game(
     answer = theirs.get_json()
     assert answer["target"]["total"] == final["total"]
     with later.app_context():
-        record = games.load(current_redis(), answer["id"])
+        record = saved_games.load(current_redis(), answer["id"])
         assert record is not None
         target = friends.target_of(current_redis(), current_config(), record)
         assert target is not None and target.by_turn[-1] == final["total"]
@@ -133,14 +132,14 @@ def test_an_archived_games_codes_leave_their_hashes_and_still_work(
     codes = [daily["share_code"].replace("-", ""), made["code"].replace("-", "")]
     _settled(first, daily["id"], made["id"])
     with first.app_context():
-        before = [games.load_code(current_redis(), code) for code in codes]
+        before = [friend_codes.load_code(current_redis(), code) for code in codes]
     later = _archived(make_app, tmp_path, DAYS[0] + timedelta(days=9))  # both codes closed
     with later.app_context():
         redis, config = current_redis(), current_config()
         for code, was in zip(codes, before, strict=True):
             assert not redis.exists(keys.friend_code(code))
-            assert redis.hexists(keys.code_bucket(code), code[games.CODE_BUCKET :])
-            assert games.load_code(redis, code) is None  # the store alone cannot rebuild it
+            assert redis.hexists(keys.code_bucket(code), code[friend_codes.CODE_BUCKET :])
+            assert friend_codes.load_code(redis, code) is None  # the store alone cannot rebuild it
             assert archive.load_code(redis, config, code) == was  # every field, as it was
         finds: list[str] = []
         find = archive.Archive.find
@@ -172,13 +171,13 @@ def test_an_archived_removed_game_still_says_removed(make_app: Any, tmp_path: Pa
     game = finished_daily(client, who)
     with app.app_context():
         redis = current_redis()
-        reviews.save_verdict(redis, game["id"], 9.9, True, DAYS[0].timestamp())  # flagged
-        reviews.unlist_unchecked(redis, game["id"])
+        review_queue.save_verdict(redis, game["id"], 9.9, True, DAYS[0].timestamp())  # flagged
+        review_queue.unlist_unchecked(redis, game["id"])
     later = make_app(now=AFTER, archive_url=str(tmp_path / "archive"), archive_days=1)
     with later.app_context():
         redis, config = current_redis(), current_config()
         assert archive.archive_old(redis, config) == archive.Archived(0, 0, 1)  # held: stays
-        flow.remove(redis, game["id"])
+        reviews.remove(redis, game["id"])
         done = archive.archive_old(redis, config)
         assert done is not None and done.games == 1
         assert not redis.exists(keys.game(game["id"]))
@@ -199,10 +198,10 @@ def test_a_game_waiting_for_its_luck_check_is_never_archived(make_app: Any, tmp_
         assert archive.archive_old(redis, config) == archive.Archived(0, 0, 1)
         assert redis.exists(keys.game(game["id"]))
         # A verdict that lands between the archiver's read and its removal stops the removal.
-        before = games.load(redis, game["id"])
+        before = saved_games.load(redis, game["id"])
         assert before is not None
         checked(redis, game["id"])
-        assert not games.mark_archived(redis, before, DAYS[0].date())
+        assert not archived_games.mark_archived(redis, before, DAYS[0].date())
         assert redis.exists(keys.game(game["id"]))
         # Once checked it goes, with its verdict.
         done = archive.archive_old(redis, config)
@@ -218,11 +217,11 @@ def test_a_game_of_the_old_id_form_keeps_its_marker(make_app: Any, tmp_path: Pat
     # Stored again under an id of the form made before ids were dated (one that names a
     # day by chance, not its own), as such a game is: its hash, its lists, its index.
     old = "zzzOldRandomId01"
-    assert games.id_day(old) is not None and games.id_day(old) != DAYS[0].date()
+    assert game_fields.id_day(old) is not None and game_fields.id_day(old) != DAYS[0].date()
     with app.app_context():
         redis = current_redis()
         checked(redis, game["id"])
-        record = games.load(redis, game["id"])
+        record = saved_games.load(redis, game["id"])
         assert record is not None
         player_id, finished_at = record.player_id, record.finished_at
         redis.hset(keys.game(old), mapping=redis.hgetall(keys.game(game["id"])))
@@ -236,9 +235,11 @@ def test_a_game_of_the_old_id_form_keeps_its_marker(make_app: Any, tmp_path: Pat
     with later.app_context():
         redis, config = current_redis(), current_config()
         assert redis.hgetall(keys.game(old)) == {"a": DAYS[0].date().isoformat()}  # a marker
-        assert games.archived_day(redis, old) == DAYS[0].date()
+        assert archived_games.archived_day(redis, old) == DAYS[0].date()
         assert redis.get(keys.player_daily(player_id, DAYS[0].date().isoformat())) is None
-        assert [d.game_id for d in games.archived_of(redis, player_id, ["2026-12"])] == [old]
+        assert [d.game_id for d in archived_games.archived_of(redis, player_id, ["2026-12"])] == [
+            old
+        ]
         found = history.history_of(redis, config, player_id).played
         assert [(p.game_id, p.total) for p in found] == [(old, game["total"])]
     answer = later.test_client().get(f"{API}/games/{old}/record", headers=who)
@@ -253,8 +254,8 @@ def test_daily_archive_goes_a_batch_at_a_time_past_the_games_that_wait(
     app = make_app(now=AFTER, archive_url=str(tmp_path / "archive"), archive_days=1)
     with app.app_context():
         redis, config = current_redis(), current_config()
-        reviews.queue_unchecked(redis, played[0]["id"], AFTER.timestamp())  # the oldest waits
+        review_queue.queue_unchecked(redis, played[0]["id"], AFTER.timestamp())  # the oldest waits
         assert archive.archive_old(redis, config) == archive.Archived(2, 2, 1)
         assert redis.exists(keys.game(played[0]["id"]))
-        listed = games.archived_of(redis, player_id, ["2026-12"])
+        listed = archived_games.archived_of(redis, player_id, ["2026-12"])
         assert [d.game_id for d in listed] == [g["id"] for g in played[1:]]

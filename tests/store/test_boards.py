@@ -19,8 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from redis.cluster import RedisCluster
 
-from daily.store import boards, keys, players
-from daily.store.boards import Board, BoardError, Result
+from daily.core.errors import BoardError
+from daily.store import board_counts, boards, keys, players
+from daily.store.boards import Board, Result
 from daily.store.connection import connect
 
 pytestmark = pytest.mark.redis
@@ -44,7 +45,7 @@ def daily(player: str, total: int, day: date = DEC1, minute: int = 0) -> Result:
 
 def play(client: redis.Redis, player: str, days: list[date], total: int = 200) -> None:
     for day in days:
-        boards.submit(client, daily(player, total, day))
+        board_counts.submit(client, daily(player, total, day))
 
 
 def table(page: boards.Page) -> list[tuple[int, str, int]]:
@@ -64,7 +65,7 @@ def test_equal_scores_share_a_rank_and_the_earlier_finisher_is_listed_first(
         ("cy", 280, 10),
         ("di", 250, 0),
     ]:
-        boards.submit(client, daily(player, total, minute=minute))
+        board_counts.submit(client, daily(player, total, minute=minute))
     page = boards.page(client, Board.daily(DEC1))
     assert table(page) == [(1, "bo", 300), (2, "cy", 280), (2, "ana", 280), (4, "di", 250)]
     assert page.total == 4
@@ -73,14 +74,14 @@ def test_equal_scores_share_a_rank_and_the_earlier_finisher_is_listed_first(
 def test_the_top_score_of_a_board_and_of_an_empty_one(client: redis.Redis) -> None:
     assert boards.top_score(client, Board.daily(DEC1)) is None
     for player, total, minute in [("ana", 280, 30), ("bo", 300, 50), ("cy", 300, 10)]:
-        boards.submit(client, daily(player, total, minute=minute))
+        board_counts.submit(client, daily(player, total, minute=minute))
     assert boards.top_score(client, Board.daily(DEC1)) == 300  # the score, not its packing
     assert boards.top_score(client, Board.daily(DEC1 + timedelta(days=1))) is None
 
 
 def test_a_tie_across_a_page_boundary_keeps_its_shared_rank(client: redis.Redis) -> None:
     for i, total in enumerate([500, 400, 400, 400, 300]):
-        boards.submit(client, daily(f"p{i}", total, minute=i))
+        board_counts.submit(client, daily(f"p{i}", total, minute=i))
     second = boards.page(client, Board.daily(DEC1), offset=2, limit=2)
     assert table(second) == [(2, "p2", 400), (2, "p3", 400)]
     third = boards.page(client, Board.daily(DEC1), offset=4, limit=2)
@@ -90,7 +91,7 @@ def test_a_tie_across_a_page_boundary_keeps_its_shared_rank(client: redis.Redis)
 
 def test_around_me_at_the_top_the_middle_and_the_bottom(client: redis.Redis) -> None:
     for i in range(10):
-        boards.submit(client, daily(f"p{i}", 600 - 10 * i))
+        board_counts.submit(client, daily(f"p{i}", 600 - 10 * i))
     board = Board.daily(DEC1)
     top = boards.page(client, board, limit=4, me="p0", around=True)
     assert [e.player_id for e in top.entries] == ["p0", "p1", "p2", "p3"]
@@ -107,7 +108,7 @@ def test_around_me_at_the_top_the_middle_and_the_bottom(client: redis.Redis) -> 
 def test_a_retried_completion_counts_once(client: redis.Redis) -> None:
     result = daily("ana", 300, date(2026, 12, 3))
     for _ in range(3):
-        boards.submit(client, result)
+        board_counts.submit(client, result)
     assert boards.rank_of(client, Board.advent(2026), "ana") == boards.Entry(
         1, "ana", "Guest ana", 300
     )
@@ -121,7 +122,7 @@ def test_concurrent_completions_from_threads_count_once(client: redis.Redis) -> 
 
     def finish(result: Result) -> None:
         barrier.wait()
-        boards.submit(client, result)
+        board_counts.submit(client, result)
 
     threads = [threading.Thread(target=finish, args=(r,)) for r in results for _ in range(4)]
     for thread in threads:
@@ -135,8 +136,10 @@ def test_concurrent_completions_from_threads_count_once(client: redis.Redis) -> 
 
 
 def test_a_second_game_on_the_same_date_does_not_replace_the_first(client: redis.Redis) -> None:
-    boards.submit(client, daily("ana", 250))
-    boards.submit(client, Result("another-game", "ana", "daily", 400, finished(DEC1, 5), day=DEC1))
+    board_counts.submit(client, daily("ana", 250))
+    board_counts.submit(
+        client, Result("another-game", "ana", "daily", 400, finished(DEC1, 5), day=DEC1)
+    )
     assert table(boards.page(client, Board.daily(DEC1))) == [(1, "ana", 250)]
 
 
@@ -150,17 +153,17 @@ def test_a_crash_between_steps_is_repaired_by_submitting_again(
     def crash(*args: object) -> None:
         raise ConnectionError("power cut")
 
-    monkeypatch.setattr(boards, "count_streak", crash)
+    monkeypatch.setattr(board_counts, "count_streak", crash)
     with pytest.raises(ConnectionError):
-        boards.submit(client, result)
+        board_counts.submit(client, result)
     # Half-way: the date's board and the best day have it, the streak and advent do not.
     assert boards.rank_of(client, Board.daily(day), "ana").score == 300  # type: ignore[union-attr]
     assert boards.rank_of(client, Board.best_day(), "ana").score == 300  # type: ignore[union-attr]
     assert boards.rank_of(client, Board.streak(), "ana").score == 6  # type: ignore[union-attr]
     assert boards.rank_of(client, Board.advent(2026), "ana").score == 600  # type: ignore[union-attr]
     monkeypatch.undo()
-    boards.submit(client, result)  # the game record's result, submitted again
-    boards.submit(client, result)
+    board_counts.submit(client, result)  # the game record's result, submitted again
+    board_counts.submit(client, result)
     assert boards.rank_of(client, Board.streak(), "ana").score == 7  # type: ignore[union-attr]
     assert boards.rank_of(client, Board.advent(2026), "ana").score == 900  # type: ignore[union-attr]
     assert boards.page(client, Board.daily(day)).total == 1
@@ -212,11 +215,11 @@ def test_the_streak_board_keeps_the_earlier_achiever_first(client: redis.Redis) 
 def test_the_advent_board_sums_24_doors_with_gaps(client: redis.Redis) -> None:
     doors = [d for d in range(1, 25) if d not in (5, 13)]
     for door in doors:
-        boards.submit(client, daily("ana", 10 * door, date(2026, 12, door)))
+        board_counts.submit(client, daily("ana", 10 * door, date(2026, 12, door)))
     for door in (1, 24):
-        boards.submit(client, daily("bo", 500, date(2026, 12, door)))
+        board_counts.submit(client, daily("bo", 500, date(2026, 12, door)))
     for day in (date(2026, 11, 30), date(2026, 12, 25), date(2027, 1, 1)):
-        boards.submit(client, daily("bo", 600, day))
+        board_counts.submit(client, daily("bo", 600, day))
     assert table(boards.page(client, Board.advent(2026))) == [
         (1, "ana", 10 * sum(doors)),
         (2, "bo", 1000),
@@ -225,9 +228,9 @@ def test_the_advent_board_sums_24_doors_with_gaps(client: redis.Redis) -> None:
 
 
 def test_equal_advent_sums_rank_who_reached_it_first(client: redis.Redis) -> None:
-    boards.submit(client, daily("ana", 300, date(2026, 12, 1)))
-    boards.submit(client, daily("ana", 300, date(2026, 12, 3)))
-    boards.submit(client, daily("bo", 600, date(2026, 12, 2)))
+    board_counts.submit(client, daily("ana", 300, date(2026, 12, 1)))
+    board_counts.submit(client, daily("ana", 300, date(2026, 12, 3)))
+    board_counts.submit(client, daily("bo", 600, date(2026, 12, 2)))
     assert table(boards.page(client, Board.advent(2026))) == [(1, "bo", 600), (1, "ana", 600)]
 
 
@@ -241,10 +244,10 @@ def test_the_best_day_board_keeps_each_players_best(client: redis.Redis) -> None
 
 def test_friend_boards_hold_their_codes_games_only(client: redis.Redis) -> None:
     at = finished(DEC1)
-    boards.submit(client, Result("f1", "ana", "friend", 420, at, code="K7P2QX9D"))
-    boards.submit(client, Result("f2", "bo", "friend", 450, at + 1, code="K7P2QX9D"))
-    boards.submit(client, Result("f3", "cy", "friend", 999, at, code="ZZZZZZZZ"))
-    boards.submit(client, Result("s1", "di", "solo", 640, at, day=DEC1))
+    board_counts.submit(client, Result("f1", "ana", "friend", 420, at, code="K7P2QX9D"))
+    board_counts.submit(client, Result("f2", "bo", "friend", 450, at + 1, code="K7P2QX9D"))
+    board_counts.submit(client, Result("f3", "cy", "friend", 999, at, code="ZZZZZZZZ"))
+    board_counts.submit(client, Result("s1", "di", "solo", 640, at, day=DEC1))
     assert table(boards.page(client, Board.friend("K7P2QX9D"))) == [(1, "bo", 450), (2, "ana", 420)]
     assert boards.page(client, Board.best_day()).total == 0
     assert boards.page(client, Board.daily(DEC1)).total == 0
@@ -252,7 +255,7 @@ def test_friend_boards_hold_their_codes_games_only(client: redis.Redis) -> None:
 
 def test_names_come_from_the_player_record_at_read_time(client: redis.Redis) -> None:
     ana = players.create(client, "Ana")
-    boards.submit(client, daily(ana.id, 300))
+    board_counts.submit(client, daily(ana.id, 300))
     assert boards.page(client, Board.daily(DEC1)).entries[0].name == "Ana"
     players.rename(client, ana.id, "Ana B.")
     assert boards.page(client, Board.best_day()).entries[0].name == "Ana B."
@@ -262,7 +265,7 @@ def test_names_come_from_the_player_record_at_read_time(client: redis.Redis) -> 
 
 def test_the_distribution_counts_players_per_band(client: redis.Redis) -> None:
     for i, total in enumerate([0, 49, 50, 260, 299, 649]):
-        boards.submit(client, daily(f"p{i}", total))
+        board_counts.submit(client, daily(f"p{i}", total))
     bands = boards.distribution(client, DEC1, band=50)
     assert (bands[0], bands[1], bands[-1]) == (
         boards.Band(0, 49, 2),
@@ -276,7 +279,7 @@ def test_the_distribution_counts_players_per_band(client: redis.Redis) -> None:
 
 def test_daily_boards_expire_after_the_retention_and_the_others_stay(client: redis.Redis) -> None:
     zone = ZoneInfo("Europe/Stockholm")
-    boards.submit(client, daily("ana", 300), retention_days=10, zone=zone)
+    board_counts.submit(client, daily("ana", 300), retention_days=10, zone=zone)
     end = datetime(2026, 12, 12, tzinfo=zone).timestamp()
     left = client.ttl(keys.board_daily("2026-12-01"))
     assert abs(time.time() + left - end) <= 2
@@ -298,7 +301,7 @@ def test_daily_boards_expire_after_the_retention_and_the_others_stay(client: red
 )
 def test_bad_results_are_refused_and_change_nothing(client: redis.Redis, result: Result) -> None:
     with pytest.raises(BoardError):
-        boards.submit(client, result)
+        board_counts.submit(client, result)
     assert client.keys("*") == []
 
 
@@ -375,7 +378,7 @@ def test_any_order_and_any_repeats_give_the_boards_of_the_model(
     results = [daily(p, total, day, minute) for p, day, total, minute in played]
     repeats = data.draw(st.lists(st.sampled_from(results))) if results else []
     for result in data.draw(st.permutations(results + repeats)):
-        boards.submit(client, result)
+        board_counts.submit(client, result)
     best: dict[str, int] = {}
     days: dict[str, set[date]] = {}
     advent: dict[str, int] = {}
@@ -398,8 +401,8 @@ def test_any_order_and_any_repeats_give_the_boards_of_the_model(
 
 def test_a_game_finished_after_midnight_counts_for_the_day_it_started(client: redis.Redis) -> None:
     after_midnight = datetime(2026, 12, 2, 0, 10, tzinfo=UTC).timestamp()
-    boards.submit(client, Result("g1", "ana", "daily", 300, after_midnight, day=DEC1))
-    boards.submit(client, daily("ana", 250, date(2026, 12, 2)))
+    board_counts.submit(client, Result("g1", "ana", "daily", 300, after_midnight, day=DEC1))
+    board_counts.submit(client, daily("ana", 250, date(2026, 12, 2)))
     assert table(boards.page(client, Board.daily(DEC1))) == [(1, "ana", 300)]
     assert table(boards.page(client, Board.daily(date(2026, 12, 2)))) == [(1, "ana", 250)]
     assert boards.streak_of(client, "ana", date(2026, 12, 2)) == (2, 2)
@@ -470,8 +473,10 @@ def test_every_step_and_read_works_on_a_redis_cluster(cluster: RedisCluster) -> 
     ids = ["ana", "bo", "0123456789abcdef"]
     for i, player in enumerate(ids):
         for day in span(date(2026, 12, 1), 3):
-            boards.submit(client, daily(player, 100 + 10 * i + day.day, day, minute=i))
-        boards.submit(client, Result(f"f{i}", player, "friend", 200 + i, 0.0, code="K7P2QX9D"))
+            board_counts.submit(client, daily(player, 100 + 10 * i + day.day, day, minute=i))
+        board_counts.submit(
+            client, Result(f"f{i}", player, "friend", 200 + i, 0.0, code="K7P2QX9D")
+        )
     dec3 = date(2026, 12, 3)
     for board, scores in [
         (Board.daily(dec3), [123, 113, 103]),

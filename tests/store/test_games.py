@@ -14,14 +14,14 @@ import redis
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from daily import config as config_mod
-from daily import dice
-from daily import games as service
-from daily.errors import IllegalMoveError, InvalidMoveError, RulesError
-from daily.rules import GameState, Move, Roll, Score, legal_moves
-from daily.store import boards, games, keys
+from daily.core import config, dice
+from daily.core.errors import IllegalMoveError, InvalidMoveError, RulesError
+from daily.core.record import Record
+from daily.core.rules import GameState, Move, Roll, Score, legal_moves
+from daily.service import games
+from daily.store import board_counts, boards, friend_codes, game_fields, keys, saved_games
 from daily.store.connection import connect
-from daily.store.games import MoveConflict, Record
+from daily.store.saved_games import MoveConflict
 
 pytestmark = pytest.mark.redis
 
@@ -37,13 +37,13 @@ def client(redis_url: str) -> redis.Redis:
     return connect(redis_url, Path("unused"))  # a server or a cluster
 
 
-def settings(at: datetime = NOON) -> config_mod.Config:
-    return config_mod.load({}, env="testing", secret_key=SECRET, clock=lambda: at)
+def settings(at: datetime = NOON) -> config.Config:
+    return config.load({}, env="testing", secret_key=SECRET, clock=lambda: at)
 
 
 def daily_record(player: str = "p1", game_id: str | None = None) -> Record:
     return Record(
-        id=game_id or games.new_id(),
+        id=game_id or game_fields.new_id(),
         mode="daily",
         ruleset="maxi",
         options={},
@@ -69,34 +69,34 @@ def stored(client: redis.Redis, game_id: str) -> dict[str, Any]:
 
 def start_daily(client: redis.Redis, player: str = "p1") -> Record:
     index = [keys.player_daily(player, str(DAY))]
-    record, created = games.start(client, daily_record(player), LIFETIME_S, index)
+    record, created = saved_games.start(client, daily_record(player), LIFETIME_S, index)
     assert created
     return record
 
 
 def test_start_and_load(client: redis.Redis) -> None:
     record = start_daily(client)
-    assert games.load(client, record.id) == record
-    assert games.games_of(client, "p1") == [record.id]
-    assert games.load(client, "nope") is None
+    assert saved_games.load(client, record.id) == record
+    assert saved_games.games_of(client, "p1") == [record.id]
+    assert saved_games.load(client, "nope") is None
 
 
 def test_second_daily_start_returns_the_first(client: redis.Redis) -> None:
     first = start_daily(client)
     index = [keys.player_daily("p1", str(DAY))]
-    again, created = games.start(client, daily_record(), LIFETIME_S, index)
+    again, created = saved_games.start(client, daily_record(), LIFETIME_S, index)
     assert not created and again == first
-    assert games.games_of(client, "p1") == [first.id]
+    assert saved_games.games_of(client, "p1") == [first.id]
     assert len(list(client.scan_iter(keys.game("*")))) == 1  # scans every cluster node
 
 
 def test_index_keys_are_claimed_all_or_none(client: redis.Redis) -> None:
     first = start_daily(client)
     both = [keys.player_daily("p1", str(DAY)), keys.player_friend("p1", "K7P2QX9D")]
-    again, created = games.start(client, daily_record(), LIFETIME_S, both)
+    again, created = saved_games.start(client, daily_record(), LIFETIME_S, both)
     assert not created and again == first
     assert client.get(both[1]) is None  # the code's index was not taken either
-    assert games.games_of(client, "p1") == [first.id]
+    assert saved_games.games_of(client, "p1") == [first.id]
 
 
 def test_an_unfinished_game_expires_and_a_finished_one_stays(client: redis.Redis) -> None:
@@ -106,7 +106,7 @@ def test_an_unfinished_game_expires_and_a_finished_one_stays(client: redis.Redis
     assert abs(left / 1000 - (reveal - NOON).total_seconds()) < 5
     state = record.state(SECRET)
     while not state.is_finished:
-        record, state = service.play(client, settings(), record, greedy(state))
+        record, state = games.play(client, settings(), record, greedy(state))
     assert client.ttl(keys.game(record.id)) == -1
     assert client.ttl(keys.player_daily("p1", str(DAY))) == -1
 
@@ -114,10 +114,10 @@ def test_an_unfinished_game_expires_and_a_finished_one_stays(client: redis.Redis
 def test_play_appends_what_replays(client: redis.Redis) -> None:
     record = start_daily(client)
     state = record.state(SECRET)
-    record, after = service.play(client, settings(), record, Roll((0, 1)), expected=0)
+    record, after = games.play(client, settings(), record, Roll((0, 1)), expected=0)
     assert record.moves == (Roll((0, 1)),)
     assert after.dice[:2] == state.dice[:2]
-    loaded = games.load(client, record.id)
+    loaded = saved_games.load(client, record.id)
     assert loaded is not None and loaded.state(SECRET) == after
 
 
@@ -134,34 +134,34 @@ def test_bad_moves_change_nothing(client: redis.Redis, move: Move, error: type[E
     record = start_daily(client)
     before = stored(client, record.id)
     with pytest.raises(error):
-        service.play(client, settings(), record, move)
+        games.play(client, settings(), record, move)
     assert stored(client, record.id) == before
 
 
 def test_no_rolls_left_and_used_row(client: redis.Redis) -> None:
     record = start_daily(client)
-    record, _ = service.play(client, settings(), record, Roll(()))
-    record, _ = service.play(client, settings(), record, Roll(()))
+    record, _ = games.play(client, settings(), record, Roll(()))
+    record, _ = games.play(client, settings(), record, Roll(()))
     before = stored(client, record.id)
     with pytest.raises(IllegalMoveError, match="no rolls left"):
-        service.play(client, settings(), record, Roll(()))
-    record, _ = service.play(client, settings(), record, Score("chance"))
+        games.play(client, settings(), record, Roll(()))
+    record, _ = games.play(client, settings(), record, Score("chance"))
     before = stored(client, record.id)
     with pytest.raises(IllegalMoveError, match="already scored"):
-        service.play(client, settings(), record, Score("chance"))
+        games.play(client, settings(), record, Score("chance"))
     assert stored(client, record.id) == before
 
 
 def test_stale_move_is_a_conflict(client: redis.Redis) -> None:
     record = start_daily(client)
-    service.play(client, settings(), record, Roll(()))
+    games.play(client, settings(), record, Roll(()))
     before = stored(client, record.id)
     with pytest.raises(MoveConflict):
-        service.play(client, settings(), record, Roll(()))  # built on the log before the move
-    fresh = games.load(client, record.id)
+        games.play(client, settings(), record, Roll(()))  # built on the log before the move
+    fresh = saved_games.load(client, record.id)
     assert fresh is not None
     with pytest.raises(MoveConflict):
-        service.play(client, settings(), fresh, Roll(()), expected=0)
+        games.play(client, settings(), fresh, Roll(()), expected=0)
     assert stored(client, record.id) == before
 
 
@@ -173,7 +173,7 @@ def test_concurrent_duplicate_moves_land_once(client: redis.Redis) -> None:
     def send() -> None:
         barrier.wait()  # one shared client is thread-safe: each call takes its own connection
         try:
-            service.play(client, settings(), record, Score("chance"), expected=0)
+            games.play(client, settings(), record, Score("chance"), expected=0)
             outcomes.append("ok")
         except MoveConflict:
             outcomes.append("conflict")
@@ -184,28 +184,28 @@ def test_concurrent_duplicate_moves_land_once(client: redis.Redis) -> None:
     for thread in threads:
         thread.join()
     assert sorted(outcomes) == ["conflict"] * 7 + ["ok"]
-    loaded = games.load(client, record.id)
+    loaded = saved_games.load(client, record.id)
     assert loaded is not None and loaded.moves == (Score("chance"),)
 
 
 def play_out(client: redis.Redis, record: Record, at: datetime = NOON) -> Record:
     state = record.state(SECRET)
     while not state.is_finished:
-        record, state = service.play(client, settings(at), record, greedy(state))
+        record, state = games.play(client, settings(at), record, greedy(state))
     return record
 
 
 def test_finished_game_is_verified_counted_and_shared(client: redis.Redis) -> None:
     record = play_out(client, start_daily(client))
-    loaded = games.load(client, record.id)
+    loaded = saved_games.load(client, record.id)
     assert loaded is not None and loaded.finished and loaded.submitted
     assert loaded.total == loaded.state(SECRET).total == record.total
     assert loaded.finished_at == NOON.timestamp()
     assert client.zcard(keys.pending_results()) == 0
-    share = games.load_code(client, loaded.share or "")
+    share = friend_codes.load_code(client, loaded.share or "")
     assert share is not None and share.seed_ref == f"daily:{DAY}" and share.game_id == record.id
     with pytest.raises(MoveConflict, match="over"):
-        service.play(client, settings(), loaded, Score("chance"))
+        games.play(client, settings(), loaded, Score("chance"))
 
 
 def test_a_lost_count_is_recovered(client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -214,21 +214,21 @@ def test_a_lost_count_is_recovered(client: redis.Redis, monkeypatch: pytest.Monk
     def crash(*args: Any, **kwargs: Any) -> None:
         raise ConnectionResetError("the process died here")
 
-    monkeypatch.setattr(boards, "submit", crash)
+    monkeypatch.setattr(board_counts, "submit", crash)
     record = start_daily(client)
     with pytest.raises(ConnectionResetError):
         play_out(client, record)
-    loaded = games.load(client, record.id)
+    loaded = saved_games.load(client, record.id)
     assert loaded is not None and loaded.finished and not loaded.submitted
     assert client.zrange(keys.pending_results(), 0, -1) == [record.id]
 
-    monkeypatch.setattr(boards, "submit", lambda client, result, **kw: counted.append(result))
-    assert service.retry_pending(client, settings()) == 1
+    monkeypatch.setattr(board_counts, "submit", lambda client, result, **kw: counted.append(result))
+    assert games.retry_pending(client, settings()) == 1
     # The day's boards, then the board of the game's share code (its creator opens it).
     assert [(r.game_id, r.mode) for r in counted] == [(record.id, "daily"), (record.id, "friend")]
     assert counted[0].total == loaded.total and counted[0].day == DAY
     assert client.zcard(keys.pending_results()) == 0
-    assert service.retry_pending(client, settings()) == 0
+    assert games.retry_pending(client, settings()) == 0
 
 
 def test_a_later_finish_sweeps_up_a_lost_count(
@@ -239,12 +239,12 @@ def test_a_later_finish_sweeps_up_a_lost_count(
     def crash(*args: Any, **kwargs: Any) -> None:
         raise ConnectionResetError("the process died here")
 
-    monkeypatch.setattr(boards, "submit", crash)
+    monkeypatch.setattr(board_counts, "submit", crash)
     lost = start_daily(client, "p1")
     with pytest.raises(ConnectionResetError):
         play_out(client, lost)
     monkeypatch.setattr(  # each daily result (its share code's board counts it too)
-        boards,
+        board_counts,
         "submit",
         lambda client, result, **kw: (
             counted.append(result.game_id) if result.mode == "daily" else 0
@@ -262,21 +262,21 @@ def test_a_later_finish_sweeps_up_a_lost_count(
 def test_pending_entries_without_a_finish_expire(client: redis.Redis) -> None:
     record = start_daily(client)
     client.zadd(keys.pending_results(), {record.id: NOON.timestamp()})
-    assert service.retry_pending(client, settings()) == 0
+    assert games.retry_pending(client, settings()) == 0
     assert client.zcard(keys.pending_results()) == 1  # may be a move in flight
     later = settings(NOON + timedelta(minutes=5))
-    assert service.retry_pending(client, later) == 0
+    assert games.retry_pending(client, later) == 0
     assert client.zcard(keys.pending_results()) == 0
 
 
 def test_daily_game_stops_when_the_seed_is_revealed(client: redis.Redis) -> None:
     record = start_daily(client)
     closed = dice.Day(DAY, UTC).reveals_at
-    service.play(client, settings(closed - timedelta(seconds=1)), record, Roll(()))
-    record = games.load(client, record.id)  # type: ignore[assignment]
+    games.play(client, settings(closed - timedelta(seconds=1)), record, Roll(()))
+    record = saved_games.load(client, record.id)  # type: ignore[assignment]
     before = stored(client, record.id)
     with pytest.raises(IllegalMoveError, match="is over"):
-        service.play(client, settings(closed), record, Roll(()))
+        games.play(client, settings(closed), record, Roll(()))
     assert stored(client, record.id) == before
 
 
@@ -286,14 +286,14 @@ def normalized(move: Move) -> Move:
 
 
 def test_friend_codes(client: redis.Redis) -> None:
-    code = games.create_code(client, settings(), "p1", "yatzy", {"forced": True}, None, "g1")
-    found = games.load_code(client, code)
+    code = friend_codes.create_code(client, settings(), "p1", "yatzy", {"forced": True}, None, "g1")
+    found = friend_codes.load_code(client, code)
     made, closes = NOON.timestamp(), (NOON + timedelta(days=7)).timestamp()
-    assert found == games.FriendCode(
+    assert found == friend_codes.FriendCode(
         code, "yatzy", {"forced": True}, "p1", "g1", f"friend:{code}", made, closes
     )
     assert found.window.is_open(NOON) and not found.window.is_open(NOON + timedelta(days=7))
-    assert games.load_code(client, "00000000") is None
+    assert friend_codes.load_code(client, "00000000") is None
 
 
 @hypothesis.settings(
@@ -304,7 +304,7 @@ def test_any_mix_of_moves_keeps_a_log_that_replays(
     client: redis.Redis, data: st.DataObject
 ) -> None:
     """Legal moves are stored, anything else is refused; the log always replays to the state."""
-    record = start_daily(client, player=f"p{games.new_id()}")
+    record = start_daily(client, player=f"p{game_fields.new_id()}")
     state = record.state(SECRET)
     for _ in range(data.draw(st.integers(1, 30), label="moves")):
         if state.is_finished:
@@ -320,22 +320,22 @@ def test_any_mix_of_moves_keeps_a_log_that_replays(
         before = stored(client, record.id)
         is_legal = normalized(move) in legal_moves(state)
         try:
-            record, state = service.play(client, settings(), record, move)
+            record, state = games.play(client, settings(), record, move)
             assert is_legal and len(record.moves) == len(before["m"]) + 1
         except RulesError:
             assert not is_legal and stored(client, record.id) == before
-        loaded = games.load(client, record.id)
+        loaded = saved_games.load(client, record.id)
         assert loaded is not None and loaded.state(SECRET) == state
 
 
 def test_a_game_id_never_starts_like_an_option() -> None:
     # One in 64 of urlsafe tokens starts with "-", which `daily review release ID` would
     # read as an option: in 2,000 ids the old draw makes such an id all but surely.
-    assert not any(games.new_id().startswith("-") for _ in range(2000))
+    assert not any(game_fields.new_id().startswith("-") for _ in range(2000))
 
 
 def test_load_many_reads_games_in_order_in_one_pipeline(client: redis.Redis) -> None:
     first, second = start_daily(client, "p1"), start_daily(client, "p2")
-    found = games.load_many(client, [second.id, "missing", first.id])
+    found = saved_games.load_many(client, [second.id, "missing", first.id])
     assert [r.id if r else None for r in found] == [second.id, None, first.id]
-    assert found[0] == games.load(client, second.id)
+    assert found[0] == saved_games.load(client, second.id)

@@ -9,17 +9,16 @@ from pathlib import Path
 import pytest
 import redis
 
-from daily import leagues
-from daily.config import Config
-from daily.errors import (
+from daily.core.config import Config
+from daily.core.errors import (
     BadInputError,
     LeagueFullError,
     NotFoundError,
     NotOwnerError,
     TooManyLeaguesError,
 )
-from daily.store import boards, keys, players
-from daily.store import leagues as store
+from daily.service import leagues
+from daily.store import board_counts, keys, league_boards, players
 from daily.store.boards import Result
 from daily.store.connection import connect
 from daily.store.players import InvalidNameError
@@ -62,7 +61,7 @@ def dump(client: redis.Redis, league_id: str) -> dict[str, object]:
     """Everything stored about a league: a refusal must leave it as it was."""
     return {
         key: client.zrange(key, 0, -1, withscores=True)
-        for key in store.board_keys(league_id, MONDAY + timedelta(days=6))
+        for key in league_boards.board_keys(league_id, MONDAY + timedelta(days=6))
         if client.exists(key)
     } | {
         "league": client.hgetall(keys.league(league_id)),
@@ -75,8 +74,8 @@ def test_members_see_a_day_board_of_just_the_league(client: redis.Redis) -> None
     league = leagues.create(client, CONFIG, ana, "Tuesday club")
     leagues.join(client, CONFIG, bo, league.id)
     for player, total in ((ana, 250), (bo, 280), (cy, 300)):  # Cy is not in it
-        boards.submit(client, daily(player, total, MONDAY))
-        store.count(client, daily(player, total, MONDAY), zone=UTC)
+        board_counts.submit(client, daily(player, total, MONDAY))
+        league_boards.count(client, daily(player, total, MONDAY), zone=UTC)
     standing = leagues.day_standing(client, CONFIG, ana, league.id, MONDAY)
     assert lines(standing) == [(1, "Bo", 280), (2, "Ana", 250)]
     assert standing.me is not None and standing.me.rank == 2
@@ -92,12 +91,12 @@ def test_the_week_table_sums_each_members_best_five_days(client: redis.Redis) ->
     leagues.join(client, CONFIG, bo, league.id)
     ana_days = [100, 200, 300, 150, 250, 50, 120]  # best five: 300+250+200+150+120 = 1020
     for n, total in enumerate(ana_days):
-        store.count(client, daily(ana, total, MONDAY + timedelta(days=n)), zone=UTC)
+        league_boards.count(client, daily(ana, total, MONDAY + timedelta(days=n)), zone=UTC)
     for n, total in enumerate([400, 400]):  # two days only: 800
-        store.count(client, daily(bo, total, MONDAY + timedelta(days=n)), zone=UTC)
+        league_boards.count(client, daily(bo, total, MONDAY + timedelta(days=n)), zone=UTC)
     # Counting again (a retried finish) and the next week's Monday change nothing here.
-    store.count(client, daily(ana, 640, MONDAY + timedelta(days=2)), zone=UTC)
-    store.count(client, daily(bo, 640, MONDAY + timedelta(days=7)), zone=UTC)
+    league_boards.count(client, daily(ana, 640, MONDAY + timedelta(days=2)), zone=UTC)
+    league_boards.count(client, daily(bo, 640, MONDAY + timedelta(days=7)), zone=UTC)
     sunday = MONDAY + timedelta(days=6)
     week = leagues.week_standing(client, config_on(sunday), bo, league.id, sunday)
     assert (week.day, lines(week)) == (MONDAY, [(1, "Ana", 1020), (2, "Bo", 800)])
@@ -110,9 +109,9 @@ def test_a_player_in_many_leagues_counts_on_each_in_one_call(client: redis.Redis
     ids = [leagues.create(client, CONFIG, ana, f"L{n}").id for n in range(3)]
     leagues.join(client, CONFIG, bo, ids[0])
     client.script_flush()  # a node without the script cached loads it and runs again
-    assert store.count(client, daily(ana, 222, MONDAY), zone=UTC) == 3
-    assert store.count(client, daily(bo, 111, MONDAY), zone=UTC) == 1
-    assert store.count(client, daily(bo, 111, MONDAY), ids, zone=UTC) == 1  # Bo is in one
+    assert league_boards.count(client, daily(ana, 222, MONDAY), zone=UTC) == 3
+    assert league_boards.count(client, daily(bo, 111, MONDAY), zone=UTC) == 1
+    assert league_boards.count(client, daily(bo, 111, MONDAY), ids, zone=UTC) == 1  # Bo is in one
     for league_id in ids:
         standing = leagues.day_standing(client, CONFIG, ana, league_id, MONDAY)
         expected = [(1, "Ana", 222)] + ([(2, "Bo", 111)] if league_id == ids[0] else [])
@@ -125,7 +124,7 @@ def test_leaving_takes_a_member_off_the_boards_and_hands_ownership_on(client: re
     leagues.join(client, CONFIG, bo, league.id)
     leagues.join(client, CONFIG, cy, league.id)
     for minute, player in enumerate((ana, bo, cy)):
-        store.count(client, daily(player, 200, MONDAY, minute), zone=UTC)
+        league_boards.count(client, daily(player, 200, MONDAY, minute), zone=UTC)
     leagues.remove(client, CONFIG, ana, league.id, cy)
     assert lines(leagues.day_standing(client, CONFIG, ana, league.id, MONDAY)) == [
         (1, "Ana", 200),
@@ -138,7 +137,7 @@ def test_leaving_takes_a_member_off_the_boards_and_hands_ownership_on(client: re
     leagues.leave(client, CONFIG, ana, league.id)  # the owner leaves: Bo owns it now
     found = leagues.get(client, bo, league.id)
     assert (found.owner.name, found.is_owner, found.size) == ("Bo", True, 1)
-    assert store.count(client, daily(ana, 300, MONDAY + timedelta(days=1)), zone=UTC) == 0
+    assert league_boards.count(client, daily(ana, 300, MONDAY + timedelta(days=1)), zone=UTC) == 0
     leagues.leave(client, CONFIG, bo, league.id)  # the last one out: the league is gone
     with pytest.raises(NotFoundError, match="no such league"):
         leagues.get(client, bo, league.id)
@@ -159,7 +158,7 @@ def test_refusals_change_nothing(client: redis.Redis) -> None:
     ana, bo, cy = named(client, "Ana", "Bo", "Cy")
     league = leagues.create(client, CONFIG, ana, "Club")
     leagues.join(client, CONFIG, bo, league.id)
-    store.count(client, daily(bo, 200, MONDAY), zone=UTC)
+    league_boards.count(client, daily(bo, 200, MONDAY), zone=UTC)
     before = dump(client, league.id)
     refusals = [
         (NotOwnerError, lambda: leagues.rename(client, CONFIG, bo, league.id, "Mine")),
@@ -180,8 +179,10 @@ def test_refusals_change_nothing(client: redis.Redis) -> None:
         with pytest.raises(error):
             call()
     assert dump(client, league.id) == before
-    assert store.leagues_of(client, cy) == []
-    assert store.leagues_of(client, ana) == store.leagues_of(client, bo) == [league.id]
+    assert league_boards.leagues_of(client, cy) == []
+    assert (
+        league_boards.leagues_of(client, ana) == league_boards.leagues_of(client, bo) == [league.id]
+    )
 
 
 def test_limits_on_members_and_leagues(
@@ -197,7 +198,7 @@ def test_limits_on_members_and_leagues(
     with pytest.raises(LeagueFullError, match="full: 2 members") as full:
         leagues.join(client, CONFIG, cy, league.id)
     assert full.value.details == {"limit": 2}
-    assert dump(client, league.id) == before and store.leagues_of(client, cy) == []
+    assert dump(client, league.id) == before and league_boards.leagues_of(client, cy) == []
     leagues.create(client, CONFIG, cy, "One")
     leagues.create(client, CONFIG, cy, "Two")
     with pytest.raises(TooManyLeaguesError, match="at most 2 leagues"):
@@ -206,7 +207,10 @@ def test_limits_on_members_and_leagues(
     theirs = leagues.mine(client, cy)[0].id
     with pytest.raises(TooManyLeaguesError):
         leagues.join(client, CONFIG, ana, theirs)
-    assert len(store.leagues_of(client, cy)) == 2 and len(store.leagues_of(client, ana)) == 2
+    assert (
+        len(league_boards.leagues_of(client, cy)) == 2
+        and len(league_boards.leagues_of(client, ana)) == 2
+    )
     assert leagues.get(client, cy, theirs).size == 1
 
 
@@ -214,7 +218,7 @@ def test_leave_all_before_a_player_is_deleted(client: redis.Redis) -> None:
     ana, bo = named(client, "Ana", "Bo")
     ids = [leagues.create(client, CONFIG, ana, name).id for name in ("One", "Two")]
     leagues.join(client, CONFIG, bo, ids[0])
-    store.count(client, daily(bo, 300, MONDAY), zone=UTC)
+    league_boards.count(client, daily(bo, 300, MONDAY), zone=UTC)
     assert leagues.leave_all(client, CONFIG, bo) == 1
     assert leagues.get(client, ana, ids[0]).size == 1
     assert lines(leagues.day_standing(client, CONFIG, ana, ids[0], MONDAY)) == []

@@ -9,7 +9,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from daily.errors import StorageError
+from daily.core.errors import StorageError
 from daily.store import keys, players
 from daily.store.connection import connect
 

@@ -12,13 +12,12 @@ from typing import Any
 import pytest
 import redis
 
-from daily import cli, dice, results
-from daily import config as config_mod
-from daily import games as service
-from daily import reviews as flow
-from daily.record import OnCode, Record
-from daily.rules import Move, Roll, find_ruleset
-from daily.store import boards, games, keys, reviews
+from daily import cli
+from daily.core import config, dice
+from daily.core.record import OnCode, Record
+from daily.core.rules import Move, Roll, find_ruleset
+from daily.service import games, results, reviews
+from daily.store import boards, game_fields, keys, review_queue, saved_games
 from daily.store.connection import connect
 from daily.strategy import clairvoyant, luck, solver
 from daily.strategy.solver import Table, load_table
@@ -41,13 +40,13 @@ def table(small_tables: Path) -> Table:
     return load_table(YATZY, small_tables)
 
 
-def settings() -> config_mod.Config:
-    return config_mod.load({}, env="testing", secret_key=SECRET, clock=lambda: NOON)
+def settings() -> config.Config:
+    return config.load({}, env="testing", secret_key=SECRET, clock=lambda: NOON)
 
 
 def friend_record(player: str, code: str = CODE) -> Record:
     return Record(
-        id=games.new_id(),
+        id=game_fields.new_id(),
         mode="friend",
         ruleset="yatzy",
         options={},
@@ -68,12 +67,12 @@ def line(table: Table, *, foresight: bool, code: str = CODE) -> tuple[Move, ...]
 def play(client: redis.Redis, player: str, moves: Sequence[Move], code: str = CODE) -> Record:
     """Plays *moves* through the store, as the API does; the finished record."""
     record = friend_record(player, code)
-    lifetime_s = service.expires_in(record, settings())
-    record, _ = games.start(client, record, lifetime_s, [keys.player_friend(player, code)])
+    lifetime_s = games.expires_in(record, settings())
+    record, _ = saved_games.start(client, record, lifetime_s, [keys.player_friend(player, code)])
     for move in moves:
-        record, _ = service.play(client, settings(), record, move)
+        record, _ = games.play(client, settings(), record, move)
     assert record.finished
-    return games.load(client, record.id) or record
+    return saved_games.load(client, record.id) or record
 
 
 def on_board(client: redis.Redis, player: str, code: str = CODE) -> bool:
@@ -85,49 +84,53 @@ def test_a_clairvoyant_game_is_held_and_an_honest_one_counts(
 ) -> None:
     honest = play(client, "honest", line(table, foresight=False))
     seer = play(client, "seer", line(table, foresight=True))
-    assert on_board(client, "honest") and reviews.status_of(honest) is None
+    assert on_board(client, "honest") and review_queue.status_of(honest) is None
     assert float(honest.extra["luck"]) < luck.THRESHOLD
     assert not on_board(client, "seer")
-    assert reviews.status_of(seer) == reviews.HELD and reviews.shown_status(seer) == "held"
+    assert (
+        review_queue.status_of(seer) == review_queue.HELD
+        and review_queue.shown_status(seer) == "held"
+    )
     assert float(seer.extra["luck"]) >= luck.THRESHOLD
     assert seer.submitted and results.rank_of(client, seer) is None
     assert client.zcard(keys.pending_results()) == 0
-    assert [h.game_id for h in flow.held(client)] == [seer.id]
-    assert flow.held(client)[0].board == f"friend/{CODE}"
+    assert [h.game_id for h in reviews.held(client)] == [seer.id]
+    assert reviews.held(client)[0].board == f"friend/{CODE}"
     # Submitting again (a retried count) neither checks twice nor lets it through.
-    flow.submit(client, settings(), seer)
-    service.retry_pending(client, settings())
+    reviews.submit(client, settings(), seer)
+    games.retry_pending(client, settings())
     assert not on_board(client, "seer")
 
 
 def test_release_counts_the_game_once(client: redis.Redis, table: Table) -> None:
     seer = play(client, "seer", line(table, foresight=True))
-    flow.release(client, settings(), seer.id)
+    reviews.release(client, settings(), seer.id)
     assert on_board(client, "seer") and client.zcard(keys.board_friend(CODE)) == 1
-    record = games.load(client, seer.id)
-    assert record is not None and reviews.status_of(record) == reviews.RELEASED
-    assert reviews.shown_status(record) is None and results.rank_of(client, record) == 1
-    assert flow.held(client) == []
-    with pytest.raises(flow.ReviewError, match="not under review"):
-        flow.release(client, settings(), seer.id)
-    flow.submit(client, settings(), record)  # a late retry: still one entry
+    record = saved_games.load(client, seer.id)
+    assert record is not None and review_queue.status_of(record) == review_queue.RELEASED
+    assert review_queue.shown_status(record) is None and results.rank_of(client, record) == 1
+    assert reviews.held(client) == []
+    with pytest.raises(reviews.ReviewError, match="not under review"):
+        reviews.release(client, settings(), seer.id)
+    reviews.submit(client, settings(), record)  # a late retry: still one entry
     assert client.zcard(keys.board_friend(CODE)) == 1
 
 
 def test_remove_keeps_the_record_and_never_ranks_it(client: redis.Redis, table: Table) -> None:
     seer = play(client, "seer", line(table, foresight=True))
-    flow.remove(client, seer.id)
-    record = games.load(client, seer.id)
+    reviews.remove(client, seer.id)
+    record = saved_games.load(client, seer.id)
     assert record is not None and record.moves == seer.moves and record.total == seer.total
     assert (
-        reviews.status_of(record) == reviews.REMOVED and reviews.shown_status(record) == "removed"
+        review_queue.status_of(record) == review_queue.REMOVED
+        and review_queue.shown_status(record) == "removed"
     )
-    flow.submit(client, settings(), record)
-    assert not on_board(client, "seer") and flow.held(client) == []
-    with pytest.raises(flow.ReviewError):
-        flow.release(client, settings(), seer.id)
-    with pytest.raises(flow.ReviewError, match="no such game"):
-        flow.remove(client, "nope")
+    reviews.submit(client, settings(), record)
+    assert not on_board(client, "seer") and reviews.held(client) == []
+    with pytest.raises(reviews.ReviewError):
+        reviews.release(client, settings(), seer.id)
+    with pytest.raises(reviews.ReviewError, match="no such game"):
+        reviews.remove(client, "nope")
 
 
 def test_without_a_table_the_game_counts_and_is_checked_once_it_is_built(
@@ -144,16 +147,16 @@ def test_without_a_table_the_game_counts_and_is_checked_once_it_is_built(
     seer = play(client, "seer", moves)
     play(client, "honest", line(table, foresight=False, code="ABCD1234"), "ABCD1234")
     assert on_board(client, "seer") and on_board(client, "honest", "ABCD1234")
-    assert reviews.unchecked(client) == 2 and "luck" not in seer.extra
-    assert flow.check_unchecked(client, settings()) == 0  # still no table: both wait
-    assert reviews.unchecked(client) == 2
+    assert review_queue.unchecked(client) == 2 and "luck" not in seer.extra
+    assert reviews.check_unchecked(client, settings()) == 0  # still no table: both wait
+    assert review_queue.unchecked(client) == 2
 
     monkeypatch.setenv("DAILY_CACHE", str(strategy_cache))
-    assert flow.check_unchecked(client, settings()) == 1
-    assert reviews.unchecked(client) == 0
+    assert reviews.check_unchecked(client, settings()) == 1
+    assert review_queue.unchecked(client) == 0
     assert not on_board(client, "seer") and on_board(client, "honest", "ABCD1234")
-    assert [h.game_id for h in flow.held(client)] == [seer.id]
-    flow.release(client, settings(), seer.id)
+    assert [h.game_id for h in reviews.held(client)] == [seer.id]
+    reviews.release(client, settings(), seer.id)
     assert on_board(client, "seer") and client.zcard(keys.board_friend(CODE)) == 1
 
 
@@ -161,7 +164,7 @@ def test_a_maxi_daily_without_its_table_counts_and_waits(client: redis.Redis) ->
     # The tests never build maxi: exactly the service before `daily solve maxi`.
     day = date(2026, 12, 3)
     record = Record(
-        id=games.new_id(),
+        id=game_fields.new_id(),
         mode="daily",
         ruleset="maxi",
         options={},
@@ -170,19 +173,19 @@ def test_a_maxi_daily_without_its_table_counts_and_waits(client: redis.Redis) ->
         created=NOON.timestamp(),
         day=day,
     )
-    lifetime_s = service.expires_in(record, settings())
-    record, _ = games.start(client, record, lifetime_s, [keys.player_daily("p1", str(day))])
+    lifetime_s = games.expires_in(record, settings())
+    record, _ = saved_games.start(client, record, lifetime_s, [keys.player_daily("p1", str(day))])
     state = record.state(SECRET)
     while not state.is_finished:
         move = Roll(()) if state.rolls_left else None
-        record, state = service.play(client, settings(), record, move or _first_row(state))
+        record, state = games.play(client, settings(), record, move or _first_row(state))
     assert client.zscore(keys.board_daily(str(day)), boards.member("p1")) is not None
-    assert reviews.unchecked(client) == 1
-    assert flow.check_unchecked(client, settings()) == 0 and reviews.unchecked(client) == 1
+    assert review_queue.unchecked(client) == 1
+    assert reviews.check_unchecked(client, settings()) == 0 and review_queue.unchecked(client) == 1
 
 
 def _first_row(state: Any) -> Move:
-    from daily.rules import Score
+    from daily.core.rules import Score
 
     return Score(state.open_rows()[0])
 
@@ -214,8 +217,8 @@ def test_a_held_game_that_a_crash_left_unlisted_is_listed_again(
 ) -> None:
     seer = play(client, "seer", line(table, foresight=True))
     client.zrem(keys.reviews_held(), seer.id)  # as if the process died after the hash
-    flow.submit(client, settings(), seer)
-    assert [h.game_id for h in flow.held(client)] == [seer.id]
+    reviews.submit(client, settings(), seer)
+    assert [h.game_id for h in reviews.held(client)] == [seer.id]
     assert not on_board(client, "seer")
 
 
@@ -230,16 +233,18 @@ def test_games_without_a_table_never_stall_the_sweep(
     for n in range(12):
         code = f"WAIT{n:04d}"
         waiting = dataclasses.replace(friend_record(f"p{n}", code), options=forced)
-        lifetime_s = service.expires_in(waiting, settings())
-        record, _ = games.start(client, waiting, lifetime_s, [keys.player_friend(f"p{n}", code)])
+        lifetime_s = games.expires_in(waiting, settings())
+        record, _ = saved_games.start(
+            client, waiting, lifetime_s, [keys.player_friend(f"p{n}", code)]
+        )
         state = record.state(SECRET)
         while not state.is_finished:
             move = Roll(()) if state.rolls_left else _first_row(state)
-            record, state = service.play(client, settings(), record, move)
+            record, state = games.play(client, settings(), record, move)
     seer = play(client, "seer", line(table, foresight=True))
-    assert reviews.unchecked(client) == 13 and on_board(client, "seer")
+    assert review_queue.unchecked(client) == 13 and on_board(client, "seer")
     monkeypatch.setenv("DAILY_CACHE", str(strategy_cache))  # yatzy's table now exists
-    assert flow.sweep_unchecked(client, settings()) == 1  # one sweep, no operator's command
-    assert not on_board(client, "seer") and [h.game_id for h in flow.held(client)] == [seer.id]
-    assert reviews.unchecked(client) == 12  # the variants wait, at the back of the list
-    assert flow.sweep_unchecked(client, settings()) is None  # once a minute at most
+    assert reviews.sweep_unchecked(client, settings()) == 1  # one sweep, no operator's command
+    assert not on_board(client, "seer") and [h.game_id for h in reviews.held(client)] == [seer.id]
+    assert review_queue.unchecked(client) == 12  # the variants wait, at the back of the list
+    assert reviews.sweep_unchecked(client, settings()) is None  # once a minute at most

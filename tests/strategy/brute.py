@@ -12,8 +12,8 @@ from functools import lru_cache
 from math import factorial
 from typing import Any
 
-from daily.rules import GameState, Ruleset, Score, apply, find_ruleset
-from daily.rules.scoring import FACES, Dice
+from daily.core.rules import GameState, Ruleset, Score, apply, find_ruleset
+from daily.core.rules.scoring import FACES, Dice
 
 Scores = tuple[int | None, ...]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from daily.rules import Ruleset, find_ruleset
+from daily.core.rules import Ruleset, find_ruleset
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, fill, solve
 

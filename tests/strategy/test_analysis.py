@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from daily.dice import stream
-from daily.errors import ReplayError
-from daily.rules import Move, Score, apply, find_ruleset, new_game
+from daily.core.dice import stream
+from daily.core.errors import ReplayError
+from daily.core.rules import Move, Score, apply, find_ruleset, new_game
 from daily.strategy.analysis import analyse
 from daily.strategy.bots import find_bot, play_games, play_turn
 from daily.strategy.hints import hint

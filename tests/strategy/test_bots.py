@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from daily.dice import stream
-from daily.errors import RulesError
-from daily.rules import DiceSource, apply, find_ruleset, legal_moves, new_game, replay
+from daily.core.dice import stream
+from daily.core.errors import RulesError
+from daily.core.rules import DiceSource, apply, find_ruleset, legal_moves, new_game, replay
 from daily.strategy.bots import LEVELS, choose, find_bot, play_games, play_turn
 from daily.strategy.solver import Table
 

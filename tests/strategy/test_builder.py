@@ -16,14 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from daily.rules import find_ruleset
+from daily.core.rules import find_ruleset
 from daily.strategy import builder
-from daily.strategy.solver import (
-    TableBuildingError,
-    TableMissingError,
-    load_table,
-    table_path,
-)
+from daily.strategy.solver import TableBuildingError, TableMissingError, load_table, table_path
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from daily.cli import main, parse_option
-from daily.rules import find_ruleset
+from daily.core.rules import find_ruleset
 from daily.strategy import builder
 from daily.strategy.solver import load_table, table_path
 

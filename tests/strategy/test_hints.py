@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from daily.dice import stream
-from daily.errors import IllegalMoveError
-from daily.rules import Roll, Ruleset, Score, apply, find_ruleset, legal_moves, new_game
+from daily.core.dice import stream
+from daily.core.errors import IllegalMoveError
+from daily.core.rules import Roll, Ruleset, Score, apply, find_ruleset, legal_moves, new_game
 from daily.strategy.hints import Advisor, hint, hold_positions
 from daily.strategy.solver import Table
 from tests.strategy.brute import Brute, outcomes, ruleset_of, sheet, state

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from daily.dice import stream
-from daily.errors import ReplayError, RulesError
-from daily.rules import Roll, Score, find_ruleset
+from daily.core.dice import stream
+from daily.core.errors import ReplayError, RulesError
+from daily.core.rules import Roll, Score, find_ruleset
 from daily.strategy import bots, clairvoyant, lockstep, luck
 from daily.strategy.model import turn
 from daily.strategy.solver import Table

@@ -9,9 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from daily.errors import RulesError
-from daily.rules import Ruleset, find_ruleset
-from daily.strategy import model as model_mod
+from daily.core.errors import RulesError
+from daily.core.rules import Ruleset, find_ruleset
 from daily.strategy.builder import parse_spec
 from daily.strategy.model import level_states, model_of, turn, turn_value
 from daily.strategy.solver import (
@@ -157,7 +156,7 @@ def test_the_compiled_kernel_matches_the_numpy_turn(
     states = level_states(table.model, 3)
     states = states[np.random.default_rng(0).permutation(len(states))[:3000]]
     compiled = turn_value(table.model, table.values, states)
-    monkeypatch.setattr(model_mod, "COMPILED", False)
+    monkeypatch.setattr("daily.strategy.model.COMPILED", False)
     plain = turn(table.model, table.values, states).value
     assert compiled.dtype == plain.dtype == table.model.dtype
     assert np.all(plain > 0)

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from daily import dice
-from daily.rules import find_ruleset
+from daily.core import dice
+from daily.core.rules import find_ruleset
 from daily.strategy import builder
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.model import model_of

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from redis.connection import AbstractConnection
 
-from daily import dice
-from daily.rules import find_ruleset, replay
+from daily.core import dice
+from daily.core.rules import find_ruleset, replay
+from daily.core.verify import verify
 from daily.store import keys
-from daily.verify import verify
 from daily.web import current_redis
 from tests.web.helpers import merged
 

@@ -142,10 +142,8 @@ def test_a_code_no_table_can_check_is_practice(make_app: Any) -> None:
 
 
 def test_a_withdrawn_daily_leaves_every_board_it_reached(make_app: Any) -> None:
-    from daily import results
-    from daily import reviews as flow
-    from daily.store import games
-    from daily.store import reviews as queue
+    from daily.service import results, reviews
+    from daily.store import review_queue, saved_games
 
     totals, ids = {}, {}
     who: dict[str, str] = {}
@@ -160,15 +158,15 @@ def test_a_withdrawn_daily_leaves_every_board_it_reached(make_app: Any) -> None:
     with app.app_context():
         redis, config = current_redis(), app.extensions["daily.config"]
         me = final_player(who)
-        record = games.load(redis, ids[3])
+        record = saved_games.load(redis, ids[3])
         assert record is not None
         before = _aggregates(client, who)
         assert before == (max(totals.values()), 3, sum(totals.values()))
         # What the sweep does with a clairvoyant game counted before its table existed.
-        queue.save_verdict(redis, record.id, 9.9, True, NOON.timestamp())
+        review_queue.save_verdict(redis, record.id, 9.9, True, NOON.timestamp())
         counted = results.results_of(record)
-        queue.withdraw(redis, counted)
-        queue.withdraw(redis, counted)  # a retried withdrawal takes nothing twice
+        review_queue.withdraw(redis, counted)
+        review_queue.withdraw(redis, counted)  # a retried withdrawal takes nothing twice
     best = max(totals[1], totals[2])
     assert _aggregates(client, who) == (best, 2, totals[1] + totals[2])  # before: all three
     page = client.get(f"{API}/leaderboards/daily/{NOON.date()}", headers=who).get_json()
@@ -176,7 +174,7 @@ def test_a_withdrawn_daily_leaves_every_board_it_reached(make_app: Any) -> None:
     share = client.get(f"{API}/games/{ids[3]}", headers=who).get_json()["share_code"]
     assert client.get(f"{API}/leaderboards/friend/{share}").get_json()["total"] == 0
     with app.app_context():
-        flow.release(current_redis(), config, ids[3])  # the operator: counted again, once
+        reviews.release(current_redis(), config, ids[3])  # the operator: counted again, once
         assert current_redis().hget(keys.player_best_days(me), NOON.date().isoformat())
     assert _aggregates(client, who) == before
 

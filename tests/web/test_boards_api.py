@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import redis
 
-from daily.store import boards, games
+from daily.store import board_counts, friend_codes
 from daily.store.boards import Result
 from daily.web import current_config, current_redis
 
@@ -30,13 +30,13 @@ def submit(app: Any, player: str, total: int, day: date, minute: int = 0, **extr
     mode = "friend" if "code" in extra else "daily"
     result = Result(f"g-{player}-{day}", player, mode, total, at.timestamp(), **extra)
     with app.app_context():
-        boards.submit(current_redis(), result)
+        board_counts.submit(current_redis(), result)
 
 
 def new_code(app: Any, creator: str) -> str:
     """A real friend code made by *creator*, as the game API makes them."""
     with app.app_context():
-        return games.create_code(
+        return friend_codes.create_code(
             current_redis(), current_config(), creator, "maxi", {}, None, "g-friend"
         )
 
@@ -252,7 +252,7 @@ def test_a_count_cut_off_half_way_heals_from_the_game_record(
     def cut(*args: object) -> None:
         raise redis.ConnectionError("the store went away between two boards")
 
-    monkeypatch.setattr(boards, "count_streak", cut)
+    monkeypatch.setattr(board_counts, "count_streak", cut)
     last = {"category": next(iter(state["potential"]))}
     response = client.post(f"/api/v1/games/{state['id']}/score", json=last, headers=headers)
     assert response.status_code == 503

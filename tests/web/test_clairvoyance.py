@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from daily import cli, dice
-from daily.rules import Hold, Move, Roll, Score, find_ruleset
-from daily.store import games, keys
+from daily import cli
+from daily.core import dice
+from daily.core.rules import Hold, Move, Roll, Score, find_ruleset
+from daily.store import friend_codes, keys
 from daily.strategy import clairvoyant, luck
 from daily.strategy.solver import load_table
 from tests.web.helpers import SECRET, play_daily
@@ -83,7 +84,7 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     capsys: pytest.CaptureFixture[str],
     small_tables: Path,
 ) -> None:
-    monkeypatch.setattr(games, "new_code", lambda: CODE)
+    monkeypatch.setattr(friend_codes, "new_code", lambda: CODE)
     table = load_table(YATZY, small_tables)
     client = make_app(now=NOON, metrics_token="scrape-token").test_client()
     held_before = held_count(client)

@@ -10,13 +10,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from daily import computer, dice
-from daily.rules import Roll, Score, apply, find_ruleset, new_game, replay
-from daily.store import games, keys
+from daily.core import computer, dice
+from daily.core.record import Record
+from daily.core.rules import Roll, Score, apply, find_ruleset, new_game, replay
+from daily.core.verify import verify
+from daily.store import keys, saved_games
 from daily.strategy import builder
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.solver import default_cache_dir, table_for
-from daily.verify import verify
 from daily.web import current_redis
 from tests.web.helpers import merged
 
@@ -43,14 +44,14 @@ def score_best(client: Any, state: dict[str, Any]) -> dict[str, Any]:
     return merged(state, response.get_json())
 
 
-def stored(app: Any, game_id: str) -> games.Record:
+def stored(app: Any, game_id: str) -> Record:
     with app.app_context():
-        record = games.load(current_redis(), game_id)
+        record = saved_games.load(current_redis(), game_id)
     assert record is not None
     return record
 
 
-def source_of(record: games.Record) -> Any:
+def source_of(record: Record) -> Any:
     return record.source(SECRET)
 
 
@@ -166,7 +167,7 @@ def test_bad_starts_are_refused_and_store_nothing(app: Any, body: Any, message: 
     assert response.status_code == 400
     assert message in response.get_json()["error"]["message"]
     with app.app_context():
-        assert games.games_of(current_redis(), me) == []
+        assert saved_games.games_of(current_redis(), me) == []
 
 
 def test_maxi_without_its_table_plays_the_heuristic(app: Any) -> None:

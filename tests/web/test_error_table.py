@@ -6,13 +6,13 @@ from collections.abc import Callable
 
 import pytest
 
-from daily import errors
-from daily.codes import CodeError
-from daily.modes import ModeError
-from daily.rules import find_ruleset
+from daily.core import errors
+from daily.core.codes import CodeError
+from daily.core.modes import ModeError
+from daily.core.rules import find_ruleset
 from daily.strategy.builder import TableStatus
 from daily.strategy.solver import TableBuildingError, TableMissingError
-from daily.web.errors import TABLE, classify
+from daily.web.http_errors import TABLE, classify
 
 _MAXI = find_ruleset("maxi")
 

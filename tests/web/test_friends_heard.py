@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from daily import friends
+from daily.service import friends
 from daily.store import keys
 from daily.web import current_redis
 from tests.web.helpers import merged, start

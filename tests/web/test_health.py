@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from daily import __version__
-from daily.rules import find_ruleset
+from daily.core.rules import find_ruleset
 from daily.strategy import builder
 
 pytestmark = pytest.mark.redis

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from daily import dice
-from daily.rules import find_ruleset, replay
-from daily.store import games
+from daily.core import dice
+from daily.core.rules import find_ruleset, replay
+from daily.store import saved_games
 from daily.strategy.hints import hint
 from daily.strategy.solver import default_cache_dir, table_for
 from daily.web import current_redis
-from daily.web.strategy import action_answer
+from daily.web.strategy_answers import action_answer
 from tests.web.helpers import SECRET, start
 
 
@@ -55,7 +55,7 @@ def test_a_hint_ranks_every_legal_action_like_the_strategy_engine(client: Any) -
     assert len(keeps) == len(set(keeps))
     # The same ranking as the pure engine on the replayed game.
     with client.application.app_context():
-        record = games.load(current_redis(), state["id"])
+        record = saved_games.load(current_redis(), state["id"])
     assert record is not None
     source = dice.stream(dice.seed_from_ref(record.seed_ref, SECRET))
     game = replay(find_ruleset("yatzy"), source, [])

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from daily import dice
-from daily import games as service
-from daily.store import boards, games, keys
+from daily.core import dice
+from daily.core.record import Record
+from daily.service import games
+from daily.store import boards, friend_codes, game_fields, keys, saved_games
 from daily.web import current_redis, limits
 
 pytestmark = pytest.mark.redis
@@ -113,7 +114,7 @@ def test_a_revealed_days_code_is_practice(make_app: Any) -> None:
     ana = player(client, "Ana")
     code = finished_daily(client, ana)["share_code"]
     with app.app_context():
-        found = games.load_code(current_redis(), code.replace("-", ""))
+        found = friend_codes.load_code(current_redis(), code.replace("-", ""))
     assert found is not None and found.window.closes_at == dice.Day(DAY, UTC).closes_at
     night = make_app(now=NOON + timedelta(hours=12, minutes=30)).test_client()
     refused = start(night, player(night, "Bo"), mode="friend", code=code)
@@ -203,7 +204,7 @@ def test_scouting_a_day_through_friends_codes_sees_no_second_game(make_app: Any)
     fresh = start(client, player(client, "Scout8"), mode="friend", code=dailies[0]["share_code"])
     assert fresh.status_code == 429
     with app.app_context():
-        dealt = [games.games_of(current_redis(), final_player(who)) for who in scouts]
+        dealt = [saved_games.games_of(current_redis(), final_player(who)) for who in scouts]
     assert dealt == [[daily["id"]] for daily in dailies]  # one game on the day each
     assert board_members(app, boards.Board.daily(DAY)) == 8
 
@@ -300,7 +301,7 @@ def test_a_finishing_move_racing_reads_makes_one_code_and_one_place(
             made[game_id] = made.get(game_id, 0) + 1
         for _who, game_id in finishers:
             assert made[game_id] == 1  # before: two codes in 1 game of 10
-            record = games.load(redis, game_id)
+            record = saved_games.load(redis, game_id)
             assert record is not None and record.share is not None
             share = record.share
             assert redis.zcard(keys.board_friend(share)) == 1
@@ -380,8 +381,8 @@ def test_guests_and_unfinished_games_expire_finished_ones_stay(make_app: Any) ->
     done = play_out(finisher, {}, finisher.post(f"{API}/games", json={"mode": "daily"}).get_json())
     with app.app_context():
         redis = current_redis()
-        idle_game = games.load(redis, idle["id"])
-        done_game = games.load(redis, done["id"])
+        idle_game = saved_games.load(redis, idle["id"])
+        done_game = saved_games.load(redis, done["id"])
         assert idle_game is not None and done_game is not None
         assert 0 < redis.ttl(keys.game(idle["id"])) <= 30 * 86400
         assert 0 < redis.ttl(keys.player(idle_game.player_id)) <= 30 * 86400 + 1
@@ -393,7 +394,7 @@ def test_guests_and_unfinished_games_expire_finished_ones_stay(make_app: Any) ->
     daily = starter.post(f"{API}/games", json={"mode": "daily"}).get_json()
     with app.app_context():
         redis = current_redis()
-        game = games.load(redis, daily["id"])
+        game = saved_games.load(redis, daily["id"])
         assert game is not None
         for key in (keys.game(daily["id"]), keys.player_daily(game.player_id, str(DAY))):
             assert 12 * 3600 < redis.ttl(key) <= 13 * 3600 + 1, key  # the day's reveal
@@ -401,7 +402,7 @@ def test_guests_and_unfinished_games_expire_finished_ones_stay(make_app: Any) ->
         redis.delete(keys.player(game.player_id))  # the guest's time is up
     again = starter.post(f"{API}/games", json={"mode": "solo"}).get_json()
     with app.app_context():
-        fresh = games.load(current_redis(), again["id"])
+        fresh = saved_games.load(current_redis(), again["id"])
     assert fresh is not None and fresh.player_id != game.player_id  # a new guest, not a ghost
 
 
@@ -429,7 +430,7 @@ def test_a_dailys_code_is_revealed_with_its_day_not_before() -> None:
 
 
 def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_app: Any) -> None:
-    from daily.verify import verify
+    from daily.core.verify import verify
     from daily.web import current_config
 
     app = make_app(now=NOON)
@@ -451,12 +452,12 @@ def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_ap
     assert as_v1.scorecard() != verify(json.dumps(record), secret).scorecard()  # other re-rolls
     # A daily stored before v2 (no "stream" field) goes on dealing v1's re-rolls.
     with app.app_context():
-        old = games.Record(id=games.new_id(), mode="daily", ruleset="maxi", options={},
+        old = Record(id=game_fields.new_id(), mode="daily", ruleset="maxi", options={},
                            player_id=final_player(bo), seed_ref=f"daily:{DAY.isoformat()}",
                            created=NOON.timestamp(), day=DAY)  # fmt: skip
-        assert "v" not in games.to_fields(old)  # the compact record's stream field: none, v1
+        assert "v" not in game_fields.to_fields(old)  # the compact record's stream field: none, v1
         index = [keys.player_daily(old.player_id, str(DAY))]
-        games.start(current_redis(), old, service.expires_in(old, config), index)
+        saved_games.start(current_redis(), old, games.expires_in(old, config), index)
     seed = dice.daily_seed(secret, DAY)
     first, fresh = dice.faces(seed, 1, (), 6), dice.faces(seed, 1, ((0, 3),), 6)
     rolled = client.post(f"{API}/games/{old.id}/roll", json={"hold": [0, 3]}, headers=bo)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from daily import __version__
-from daily.rules import find_ruleset
+from daily.core.rules import find_ruleset
 from daily.web import assets, pages, sheets
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from daily import leagues
+from daily.service import leagues
 
 pytestmark = pytest.mark.redis
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from daily.config import ConfigError, load
+from daily.core.config import ConfigError, load
 from daily.store import keys
 from daily.web import current_redis, limits
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from daily import metrics
-from daily.rules import find_ruleset
+from daily.core import metrics
+from daily.core.rules import find_ruleset
 from daily.strategy import builder
 from tests.web.helpers import start
 

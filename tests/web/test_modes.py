@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from daily import dice
-from daily.modes import MODES, ModeError, find_mode
+from daily.core import dice
+from daily.core.modes import MODES, ModeError, find_mode
 from daily.web import api, bodies, openapi
 
 

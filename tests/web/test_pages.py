@@ -14,7 +14,7 @@ import flask_babel
 import pytest
 
 from daily import create_app
-from daily.rules import BASE_RULESETS, find_ruleset
+from daily.core.rules import BASE_RULESETS, find_ruleset
 from daily.web import pages, sheets
 from tests.web.helpers import leaks, play_daily
 

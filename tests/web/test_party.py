@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from daily import dice, party
-from daily.rules import Move, Roll, Score, find_ruleset, replay
-from daily.store import games
-from daily.verify import verify
+from daily.core import dice, party
+from daily.core.rules import Move, Roll, Score, find_ruleset, replay
+from daily.core.verify import verify
+from daily.store import saved_games
 from daily.web import current_redis
 from tests.web.helpers import merged
 
@@ -67,7 +67,7 @@ def test_a_party_game_runs_turn_by_turn_to_a_winner(client: Any, make_app: Any) 
     assert final["winners"] == [i for i, t in enumerate(totals) if t == max(totals)]
     # Each player's sheet replays alone from the seed mixed with their index.
     with make_app(now=NOW).app_context():
-        record = games.load(current_redis(), final["id"])
+        record = saved_games.load(current_redis(), final["id"])
     assert record is not None and record.finished and record.total == max(totals)
     seed = dice.seed_from_ref(record.seed_ref, "test-secret-" + "x" * 32)
     for index, player in enumerate(final["players"]):
@@ -147,7 +147,7 @@ def test_bad_party_requests_are_refused_and_store_nothing(
     assert words in response.get_json()["error"]["message"]
     me = client.get("/api/v1/players/me").get_json()["player_id"]
     with make_app(now=NOW).app_context():
-        assert games.games_of(current_redis(), me) == []
+        assert saved_games.games_of(current_redis(), me) == []
 
 
 def test_a_party_game_is_its_devices_only(client: Any, make_app: Any) -> None:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from daily import reviews
-from daily.store import games, keys
+from daily.service import reviews
+from daily.store import keys, saved_games
 from daily.web import current_config, current_redis
 
 pytestmark = pytest.mark.redis
@@ -42,7 +42,7 @@ def test_a_share_code_board_starts_with_its_creator(make_app: Any, body: dict[st
     assert [(e["player_id"], e["score"]) for e in board["entries"]] == [(me, mine["total"])]
     # Counting the creator again (a retried finish) changes nothing.
     with app.app_context():
-        record = games.load(current_redis(), mine["id"])
+        record = saved_games.load(current_redis(), mine["id"])
         assert record is not None
         reviews.submit(current_redis(), current_config(), record)
     assert friend_board(creator, code)["total"] == 1
@@ -57,7 +57,7 @@ def lose_count(app: Any, game_id: str) -> None:
     """Undoes the counting of a finished friend game, as a crash before it would have left it."""
     with app.app_context():
         redis = current_redis()
-        record = games.load(redis, game_id)
+        record = saved_games.load(redis, game_id)
         assert record is not None and record.code is not None
         redis.delete(keys.board_friend(record.code))
         redis.hdel(keys.game(game_id), "u")  # the compact record's "submitted" field

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from daily.errors import ErrorCode
+from daily.core.errors import ErrorCode
 from daily.web import i18n, limits
-from daily.web.errors import HttpError
+from daily.web.http_errors import HttpError
 from tests.web.helpers import play_daily
 
 pytestmark = pytest.mark.redis

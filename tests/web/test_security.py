@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from daily import dice
-from daily.config import ConfigError
+from daily.core import dice
+from daily.core.config import ConfigError
+from daily.core.verify import verify
 from daily.store import keys
 from daily.store.connection import connect
-from daily.verify import verify
 from daily.web import current_redis, security
 
 pytestmark = pytest.mark.redis
@@ -228,7 +228,7 @@ def test_the_dice_key_guard_waits_for_redis(make_app: Any, redis_url: str, tmp_p
 
 
 def test_production_checks_every_key() -> None:
-    from daily.config import load
+    from daily.core.config import load
 
     with pytest.raises(ConfigError, match="SECRET_KEY"):
         load({}, env="production", secret_key=f"{NEW},short")
@@ -236,7 +236,7 @@ def test_production_checks_every_key() -> None:
 
 
 def test_dice_of_a_day_derive_from_the_oldest_key() -> None:
-    from daily.config import load
+    from daily.core.config import load
 
     config = load({}, secret_key=f"{NEW},{OLD}")
     day = datetime(2026, 12, 3).date()
@@ -255,7 +255,7 @@ def test_operations_keys_are_pinned() -> None:
      ("DAILY_ARCHIVE_DAYS", "1.5"), ("DAILY_ARCHIVE_DAYS", "-3")],
 )  # fmt: skip
 def test_a_bad_number_of_days_is_refused_at_start(name: str, value: str) -> None:
-    from daily import config
+    from daily.core import config
 
     with pytest.raises(ConfigError, match=name):
         config.load({name: value})

@@ -1,0 +1,1 @@
+"""A layer of the package."""

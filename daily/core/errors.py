@@ -1,0 +1,152 @@
+"""The package's error hierarchy: its root, :class:`DailyError`, and every error that more
+than one module raises or maps.
+
+An error that one module alone raises lives beside it, under this root: ``ModeError``
+(:mod:`daily.core.modes`), ``CodeError`` (:mod:`daily.core.codes`), ``ConfigError``
+(:mod:`daily.core.config`), ``VerifyError`` (:mod:`daily.core.verify`), the table errors
+(:mod:`daily.strategy.solver`), ``ReviewError`` (:mod:`daily.service.reviews`),
+``MoveConflict`` (:mod:`daily.store.saved_games`), ``UsageError`` (:mod:`daily.cli`) and
+``HttpError`` (:mod:`daily.web.http_errors`). ``daily.web.http_errors.TABLE`` maps each one a
+request can meet to its status and :class:`ErrorCode`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class DailyError(Exception):
+    """Base of every error raised on purpose by :mod:`daily`."""
+
+
+class RulesError(DailyError, ValueError):
+    """Something the rules do not know: an unknown ruleset, row or option."""
+
+
+class InvalidMoveError(RulesError):
+    """A malformed move: unknown row, hold positions out of range or repeated."""
+
+
+class IllegalMoveError(RulesError):
+    """A well-formed move that the rules do not allow now: row used, no rolls left."""
+
+
+class ReplayError(DailyError):
+    """A move log that does not replay; ``index`` is the first bad move."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(f"move {index}: {message}")
+        self.index = index
+        self.reason = message
+
+
+class StorageError(DailyError):
+    """The store could not be reached or answered something unexpected."""
+
+
+class SignInLinkError(DailyError):
+    """A sign-in link that is forged, expired, revoked, or names a player who is gone."""
+
+
+class InvalidNameError(DailyError, ValueError):
+    """A display name that is empty, too long, not printable or blank to the eye."""
+
+
+class ConfusableNameError(InvalidNameError):
+    """A display name that spells a Latin name with letters of another script."""
+
+
+class BoardError(DailyError, ValueError):
+    """A result or a board request that the rankings cannot take."""
+
+
+class DeletedTodayError(DailyError):
+    """A ranked game started on a browser whose player was deleted earlier that day."""
+
+
+class ErrorCode(StrEnum):
+    """Every machine-readable code of the API's error JSON (``{"error": {"code": ...}}``).
+
+    The API raises them, the OpenAPI document lists them and the pages' script has a
+    translated message for each (see :data:`daily.web.i18n.ERROR_MESSAGES`).
+    """
+
+    BAD_REQUEST = "bad_request"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    REQUEST_ENTITY_TOO_LARGE = "request_entity_too_large"
+    INVALID_MOVE = "invalid_move"
+    CONFUSABLE_NAME = "confusable_name"
+    UNAUTHORIZED = "unauthorized"
+    CROSS_SITE = "cross_site"
+    HINTS_NOT_ALLOWED = "hints_not_allowed"
+    NO_ANALYSIS = "no_analysis"
+    NOT_FOUND = "not_found"
+    NOT_OPEN = "not_open"
+    CONFLICT = "conflict"
+    ILLEGAL_MOVE = "illegal_move"
+    NO_STRATEGY = "no_strategy"
+    CODE_CLOSED = "code_closed"
+    TOO_MANY_REQUESTS = "too_many_requests"
+    STORAGE_UNAVAILABLE = "storage_unavailable"
+    STRATEGY_TABLE_MISSING = "strategy_table_missing"
+    STRATEGY_TABLE_BUILDING = "strategy_table_building"
+    REPLAY_FAILED = "replay_failed"
+    INTERNAL = "internal"
+    BAD_LINK = "bad_link"
+    DELETED_TODAY = "deleted_today"
+    LEAGUE_FULL = "league_full"
+    TOO_MANY_LEAGUES = "too_many_leagues"
+    NOT_OWNER = "not_owner"
+
+
+class DetailedError(DailyError):
+    """A domain error whose answer carries more than its message (``details``)."""
+
+    def __init__(self, message: str, **details: object) -> None:
+        super().__init__(message)
+        self.details = details
+
+
+class BadInputError(DetailedError, ValueError):
+    """Input that the service cannot read (a bad field, an unknown mode or level)."""
+
+
+class NotFoundError(DetailedError):
+    """Something that does not exist, or is not the asker's to see."""
+
+
+class NotOpenError(DetailedError):
+    """A daily puzzle whose day has not started."""
+
+
+class ConflictError(DetailedError):
+    """A move or start that clashes with what is stored (details: the game's id or moves)."""
+
+
+class CodeClosedError(DetailedError):
+    """A friend code whose ranked games are over while its dice are not public yet."""
+
+
+class NotAllowedError(DetailedError):
+    """Something the game's mode does not allow; ``code`` says what (hints, analysis)."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class NoStrategyError(DetailedError):
+    """A ruleset the strategy model cannot play (no hints, analysis or computer for it)."""
+
+
+class LeagueFullError(DetailedError):
+    """A league that holds as many members as it may (details: the ``limit``)."""
+
+
+class TooManyLeaguesError(DetailedError):
+    """A player who is in as many leagues as they may be (details: the ``limit``)."""
+
+
+class NotOwnerError(DetailedError):
+    """Something only a league's owner may do: rename it, remove a member."""

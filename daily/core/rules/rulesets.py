@@ -1,0 +1,307 @@
+"""The rulesets as data: rows, dice, bonus and edition options, and a registry.
+
+A :class:`Ruleset` is a frozen value. The four base rulesets of docs/rules.md are
+declared below; :func:`find_ruleset` applies edition options (``bonus``,
+``full_straight``, ``saved_rolls``, ``forced``) to give the ruleset a game uses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from daily.core.errors import RulesError
+from daily.core.rules import scoring
+from daily.core.rules.scoring import Dice, Scorer
+
+OptionValue = int | str | bool
+#: A ruleset's options as checked by :func:`parse_options`: each name with its value.
+Options = Mapping[str, OptionValue]
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row of the score sheet: its id, its scorer and a worked example."""
+
+    id: str
+    scorer: Scorer = field(compare=False, repr=False)
+    example: Dice = ()
+    face: int = 0  # the face an upper row counts; 0 for lower rows
+
+    @property
+    def is_upper(self) -> bool:
+        """Whether the row counts towards the upper bonus."""
+        return self.face != 0
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """An edition option: its allowed values, the first being the default."""
+
+    name: str
+    values: tuple[OptionValue, ...]
+
+    @property
+    def default(self) -> OptionValue:
+        """The value a game gets when the option is not given."""
+        return self.values[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """A ruleset with its options applied: everything a game needs to know."""
+
+    id: str
+    name: str
+    dice: int
+    rows: tuple[Row, ...]
+    bonus_threshold: int
+    bonus: int
+    option_specs: tuple[Option, ...] = ()
+    options: tuple[tuple[str, OptionValue], ...] = ()
+    rerolls: int = 2
+    extra_bonus: int = 0  # points per extra five-of-a-kind (Yahtzee)
+    joker_row: str = ""  # the row whose filling enables the forced joker
+    saved_rolls: bool = False
+    forced: bool = False
+    # Points of every row for every sorted roll: scoring is one dict lookup.
+    table: dict[Dice, tuple[int, ...]] = field(init=False, compare=False, repr=False, hash=False)
+    row_index: dict[str, int] = field(init=False, compare=False, repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        table = {
+            roll: tuple(row.scorer(scoring.counts_of(roll)) for row in self.rows)
+            for roll in itertools.combinations_with_replacement(scoring.FACES, self.dice)
+        }
+        object.__setattr__(self, "table", table)
+        object.__setattr__(self, "row_index", {row.id: i for i, row in enumerate(self.rows)})
+
+    def score(self, dice: Dice) -> tuple[int, ...]:
+        """Returns the points of every row, in sheet order, for *dice*.
+
+        >>> find_ruleset("yatzy").score((6, 6, 4, 4, 3))[:8]
+        (0, 0, 3, 8, 0, 12, 12, 20)
+        """
+        try:
+            return self.table[tuple(sorted(dice))]
+        except (KeyError, TypeError):
+            raise RulesError(
+                f"{self.id} scores {self.dice} dice from 1 to 6, got {dice!r}"
+            ) from None
+
+    def index_of(self, row: str) -> int:
+        """Returns the position of *row* on the sheet, or raises :class:`RulesError`."""
+        try:
+            return self.row_index[row]
+        except KeyError:
+            raise RulesError(f"unknown row for {self.id}: {row!r}") from None
+
+    @property
+    def row_ids(self) -> tuple[str, ...]:
+        """The row ids in printed order."""
+        return tuple(row.id for row in self.rows)
+
+    @property
+    def max_total(self) -> int:
+        """The highest total a game can reach, not counting extra bonuses."""
+        best = [max(points[i] for points in self.table.values()) for i in range(len(self.rows))]
+        return sum(best) + self.bonus
+
+    def options_dict(self) -> dict[str, OptionValue]:
+        """The options as a JSON-ready dict."""
+        return dict(self.options)
+
+
+def _upper_rows(dice: int) -> tuple[Row, ...]:
+    names = ("ones", "twos", "threes", "fours", "fives", "sixes")
+    # The seed pages' five-dice examples; six-dice rulesets add a die of another face.
+    examples = ((1, 1, 1, 4, 6, 2), (2, 2, 3, 5, 6, 1), (3, 3, 3, 3, 1, 5), (4, 4, 4, 2, 6, 1),
+                (5, 5, 5, 1, 3, 2), (6, 6, 6, 2, 4, 1))  # fmt: skip
+    return tuple(
+        Row(name, scoring.upper(face), example[:dice], face)
+        for face, name, example in zip(scoring.FACES, names, examples, strict=True)
+    )
+
+
+_FORCED = Option("forced", (False, True))
+
+YATZY = Ruleset(
+    id="yatzy",
+    name="Yatzy",
+    dice=5,
+    rows=_upper_rows(5)
+    + (
+        Row("one_pair", scoring.of_a_kind(2), (6, 6, 5, 3, 2)),
+        Row("two_pairs", scoring.pairs(2), (6, 6, 4, 4, 3)),
+        Row("three_of_a_kind", scoring.of_a_kind(3), (5, 5, 5, 3, 2)),
+        Row("four_of_a_kind", scoring.of_a_kind(4), (5, 5, 5, 5, 2)),
+        Row("small_straight", scoring.straight((1, 2, 3, 4, 5), 15), (1, 2, 3, 4, 5)),
+        Row("large_straight", scoring.straight((2, 3, 4, 5, 6), 20), (2, 3, 4, 5, 6)),
+        Row("full_house", scoring.house(3, 2), (6, 6, 6, 3, 3)),
+        Row("chance", scoring.dice_sum, (6, 5, 4, 3, 3)),
+        Row("yatzy", scoring.all_equal(50), (4, 4, 4, 4, 4)),
+    ),
+    bonus_threshold=63,
+    bonus=50,
+    option_specs=(_FORCED,),
+)
+
+MAXI = Ruleset(
+    id="maxi",
+    name="Maxi Yatzy",
+    dice=6,
+    rows=_upper_rows(6)
+    + (
+        Row("one_pair", scoring.of_a_kind(2), (6, 6, 5, 3, 2, 1)),
+        Row("two_pairs", scoring.pairs(2), (6, 6, 4, 4, 3, 1)),
+        Row("three_pairs", scoring.pairs(3), (6, 6, 5, 5, 2, 2)),
+        Row("three_of_a_kind", scoring.of_a_kind(3), (5, 5, 5, 3, 2, 1)),
+        Row("four_of_a_kind", scoring.of_a_kind(4), (5, 5, 5, 5, 2, 1)),
+        Row("five_of_a_kind", scoring.of_a_kind(5), (4, 4, 4, 4, 4, 2)),
+        Row("full_house", scoring.house(3, 2), (6, 6, 6, 3, 3, 1)),
+        Row("villa", scoring.house(3, 3), (5, 5, 5, 2, 2, 2)),
+        Row("tower", scoring.house(4, 2), (6, 6, 6, 6, 2, 2)),
+        Row("small_straight", scoring.straight((1, 2, 3, 4, 5), 15), (1, 2, 3, 4, 5, 5)),
+        Row("large_straight", scoring.straight((2, 3, 4, 5, 6), 20), (2, 3, 4, 5, 6, 2)),
+        Row("full_straight", scoring.straight(scoring.FACES, 21), (1, 2, 3, 4, 5, 6)),
+        Row("chance", scoring.dice_sum, (6, 5, 4, 3, 3, 1)),
+        Row("maxi_yatzy", scoring.all_equal(100), (3, 3, 3, 3, 3, 3)),
+    ),
+    bonus_threshold=84,
+    bonus=100,
+    option_specs=(
+        Option("bonus", ("100@84", "50@75")),
+        Option("full_straight", (21, 25, 30)),
+        Option("saved_rolls", (False, True)),
+        _FORCED,
+    ),
+)
+
+YACHT = Ruleset(
+    id="yacht",
+    name="Yacht",
+    dice=5,
+    rows=_upper_rows(5)
+    + (
+        Row("choice", scoring.dice_sum, (6, 5, 4, 3, 3)),
+        Row("four_of_a_kind", scoring.of_a_kind(4, sum_all=True), (5, 5, 5, 5, 2)),
+        Row("full_house", scoring.full_house_or_all_equal, (6, 6, 6, 3, 3)),
+        Row("small_straight", scoring.run(4, 15), (1, 2, 3, 4, 6)),
+        Row("large_straight", scoring.run(5, 30), (2, 3, 4, 5, 6)),
+        Row("yacht", scoring.all_equal(50), (4, 4, 4, 4, 4)),
+    ),
+    bonus_threshold=63,
+    bonus=35,
+    option_specs=(_FORCED,),
+)
+
+YAHTZEE = Ruleset(
+    id="yahtzee",
+    name="Classic 13",
+    dice=5,
+    rows=_upper_rows(5)
+    + (
+        Row("three_of_a_kind", scoring.of_a_kind(3, sum_all=True), (5, 5, 5, 3, 2)),
+        Row("four_of_a_kind", scoring.of_a_kind(4, sum_all=True), (5, 5, 5, 5, 2)),
+        Row("full_house", scoring.house(3, 2, fixed=25), (6, 6, 6, 3, 3)),
+        Row("small_straight", scoring.run(4, 30), (1, 2, 3, 4, 6)),
+        Row("large_straight", scoring.run(5, 40), (2, 3, 4, 5, 6)),
+        Row("yahtzee", scoring.all_equal(50), (4, 4, 4, 4, 4)),
+        Row("chance", scoring.dice_sum, (6, 5, 4, 3, 3)),
+    ),
+    bonus_threshold=63,
+    bonus=35,
+    option_specs=(_FORCED,),
+    extra_bonus=100,
+    joker_row="yahtzee",
+)
+
+BASE_RULESETS: dict[str, Ruleset] = {r.id: r for r in (MAXI, YATZY, YACHT, YAHTZEE)}
+
+# Points of the Yahtzee joker on the fixed-score lower rows.
+JOKER_POINTS = {"full_house": 25, "small_straight": 30, "large_straight": 40}
+
+
+def parse_options(ruleset_id: str, options: Mapping[str, Any] | None) -> dict[str, OptionValue]:
+    """Checks *options* for a ruleset and fills in the defaults.
+
+    >>> parse_options("maxi", {"bonus": "50@75"})
+    {'bonus': '50@75', 'full_straight': 21, 'saved_rolls': False, 'forced': False}
+    """
+    base = _base(ruleset_id)
+    given = dict(options or {})
+    specs = {spec.name: spec for spec in base.option_specs}
+    unknown = sorted(set(given) - set(specs))
+    if unknown:
+        raise RulesError(f"unknown option for {ruleset_id}: {unknown[0]!r}")
+    parsed: dict[str, OptionValue] = {}
+    for name, spec in specs.items():
+        value = given.get(name, spec.default)
+        # bool is an int in Python: compare types too, so True never passes for 1.
+        if not any(type(value) is type(v) and value == v for v in spec.values):
+            allowed = ", ".join(repr(v) for v in spec.values)
+            raise RulesError(f"bad value for option {name!r}: {value!r} (allowed: {allowed})")
+        parsed[name] = value
+    return parsed
+
+
+def find_ruleset(ruleset_id: str, options: Mapping[str, Any] | None = None) -> Ruleset:
+    """Returns the ruleset *ruleset_id* with *options* applied.
+
+    >>> maxi = find_ruleset("maxi", {"full_straight": 30})
+    >>> maxi.score((1, 2, 3, 4, 5, 6))[maxi.index_of("full_straight")]
+    30
+    """
+    parsed = parse_options(ruleset_id, options)
+    return _build(ruleset_id, tuple(parsed.items()))
+
+
+@lru_cache(maxsize=64)
+def _build(ruleset_id: str, options: tuple[tuple[str, OptionValue], ...]) -> Ruleset:
+    base = _base(ruleset_id)
+    values = dict(options)
+    changes: dict[str, Any] = {
+        "options": options,
+        "forced": values["forced"],
+        "saved_rolls": values.get("saved_rolls", False),
+    }
+    if "bonus" in values:
+        points, threshold = str(values["bonus"]).split("@")
+        changes.update(bonus=int(points), bonus_threshold=int(threshold))
+    if "full_straight" in values:
+        worth = int(values["full_straight"])
+        changes["rows"] = tuple(
+            dataclasses.replace(row, scorer=scoring.straight(scoring.FACES, worth))
+            if row.id == "full_straight"
+            else row
+            for row in base.rows
+        )
+    return dataclasses.replace(base, **changes)
+
+
+def _base(ruleset_id: str) -> Ruleset:
+    try:
+        return BASE_RULESETS[ruleset_id]
+    except KeyError:
+        known = ", ".join(BASE_RULESETS)
+        raise RulesError(f"unknown ruleset: {ruleset_id!r} (known: {known})") from None
+
+
+def parse_dice(ruleset: Ruleset, dice: Any) -> Dice:
+    """Checks that *dice* is a list of the ruleset's number of faces 1 to 6.
+
+    >>> parse_dice(find_ruleset("yatzy"), [1, 2, 3, 4, 5])
+    (1, 2, 3, 4, 5)
+    """
+    if not isinstance(dice, list | tuple):
+        raise RulesError(f"dice must be a list of {ruleset.dice} integers, got {dice!r}")
+    if len(dice) != ruleset.dice:
+        raise RulesError(f"{ruleset.id} needs {ruleset.dice} dice, got {len(dice)}")
+    for die in dice:
+        if type(die) is not int or not 1 <= die <= 6:
+            raise RulesError(f"a die must be an integer from 1 to 6, got {die!r}")
+    return tuple(dice)

@@ -1,0 +1,75 @@
+"""The rankings service: which boards exist, a page of one, a day's score distribution.
+
+Handed the Redis client and the configuration, like :mod:`daily.service.games`; the web layer names
+a board with the constructors of :class:`Board` and renders the frozen :class:`Page`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING
+
+from daily.core.codes import code_str
+from daily.core.config import Config
+from daily.core.errors import NotFoundError
+from daily.store import boards, friend_codes
+from daily.store.boards import Band as Band
+from daily.store.boards import Board as Board
+from daily.store.boards import Entry as Entry
+from daily.store.boards import Page as Page
+
+if TYPE_CHECKING:  # the service only hands the client on to the store
+    import redis
+
+#: The first day any board holds.
+DAY_EPOCH = boards.DAY_EPOCH
+#: The most entries one page of a board holds.
+MAX_LIMIT = boards.MAX_LIMIT
+#: The furthest a page may start from the top (a query beyond it is refused).
+MAX_OFFSET = 10**9
+#: The highest daily total the distribution counts apart (a band is at most this wide + 1).
+DAILY_TOP = boards.DAILY_TOP
+
+
+def check_day(day: date) -> date:
+    """*day*, if a board can hold it; NotFoundError before :data:`DAY_EPOCH`.
+
+    >>> check_day(date(2026, 12, 1))
+    datetime.date(2026, 12, 1)
+    """
+    if day < DAY_EPOCH:
+        raise NotFoundError(f"no rankings before {DAY_EPOCH.isoformat()}: {day.isoformat()}")
+    return day
+
+
+def check_year(year: int) -> int:
+    """*year*, if its advent calendar can have a board; NotFoundError if not.
+
+    >>> check_year(1999)
+    Traceback (most recent call last):
+    ...
+    daily.core.errors.NotFoundError: no advent calendar in 1999
+    """
+    if not DAY_EPOCH.year <= year <= 9999:
+        raise NotFoundError(f"no advent calendar in {year}")
+    return year
+
+
+def check_code(client: redis.Redis, code: str) -> str:
+    """The normalized friend *code*, if it exists; NotFoundError if not."""
+    if not friend_codes.code_exists(client, code):
+        raise NotFoundError(f"no friend challenge with code {code_str(code)}")
+    return code
+
+
+def page(client: redis.Redis, config: Config, board: Board, offset: int, limit: int,
+         me: str | None = None, around: bool = False) -> Page:  # fmt: skip
+    """*limit* entries of *board* from *offset* (or around *me*), its size and *me*'s entry."""
+    today = config.now().date()
+    return boards.page(client, board, offset=offset, limit=limit, me=me, around=around,
+                       today=today)  # fmt: skip
+
+
+def distribution(client: redis.Redis, day: date, band: int) -> tuple[Band, ...]:
+    """How many players reached each *band* points of scores on *day*, lowest first."""
+    return boards.distribution(client, day, band)

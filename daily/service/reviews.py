@@ -1,0 +1,236 @@
+"""The review flow: a finished game checked for clairvoyance, then counted or held for review.
+
+When a finished game is about to reach a public board (:func:`submit`), :func:`is_held`
+checks its luck once with the exact strategy table (:mod:`daily.strategy.luck`) and stores
+the score. A game past its ruleset's threshold is held: it stays stored, its player sees it
+as under review, and no board counts it until an operator releases it (:func:`release`: it
+is then counted, once) or removes it (:func:`remove`: kept, never ranked). ``daily review``
+is the operator's command; :mod:`daily.store.review_queue` only stores what is decided here.
+
+A game whose table is not built yet (``maxi`` while its background build runs, or a
+variant such as ``maxi:bonus=50@75``) is counted as usual and waits; its table is asked of
+the build queue (:mod:`daily.strategy.builder`: one build at a time per host).
+:func:`check_unchecked` (run by the sweep, from requests, and by ``daily review check``)
+checks those whose table exists, whatever waits ahead of them, and withdraws a flagged one
+from every board it reached (its date's or code's board, the board of its share code, and
+best day, streak and advent) while it is under review.
+
+A game whose rules no table can value (``saved_rolls``) is never ranked: every code with
+those options is practice (:func:`is_checkable`), so no unchecked game reaches a board.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from daily.core import metrics
+from daily.core.config import Config
+from daily.core.errors import DailyError, ReplayError, RulesError
+from daily.core.record import Record
+from daily.core.rules import Ruleset
+from daily.service import results, tables
+from daily.store import pending_results, review_queue, saved_games
+from daily.store.review_queue import HELD, RELEASED, REMOVED
+from daily.strategy import luck
+from daily.strategy.model import model_of
+from daily.strategy.solver import Table
+
+if TYPE_CHECKING:  # the service only hands the client on to the store
+    import redis
+
+log = logging.getLogger(__name__)
+
+
+class ReviewError(DailyError, ValueError):
+    """An operator's review command that does not apply (an unknown or unheld game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A game in the review queue, as the operator's list shows it."""
+
+    game_id: str
+    player_id: str
+    mode: str
+    board: str | None  # the board it would stand on: daily/2026-12-01, friend/K7P2QX9D
+    total: int | None
+    luck: float | None
+    held_at: float
+
+    def line(self) -> str:
+        """One line of ``daily review list``."""
+        score = "-" if self.luck is None else f"{self.luck:.2f}"
+        return (f"{self.game_id}  {self.mode:6}  {self.board or '-':22}  "
+                f"total {self.total}  luck {score}  player {self.player_id}")  # fmt: skip
+
+
+#: How many waiting games one sweep checks (about 20 ms each for maxi), and for how long
+#: at most: a request that sweeps stays quick, and ``daily review check`` does the rest.
+SWEEP_BATCH = 25
+SWEEP_BUDGET_S = 1.0
+#: How many waiting games one sweep looks at: those whose table is still missing go to the
+#: back of the list, so they never stand in front of the ones that can be checked.
+SWEEP_SCAN = 200
+SWEEP_INTERVAL_S = 60
+
+
+def is_checkable(rules: Ruleset) -> bool:
+    """Whether a strategy table can value games of *rules* (not with ``saved_rolls``).
+
+    >>> from daily.core.rules import find_ruleset
+    >>> is_checkable(find_ruleset("maxi", {"bonus": "50@75"}))
+    True
+    >>> is_checkable(find_ruleset("maxi", {"saved_rolls": True}))
+    False
+    """
+    try:
+        model_of(rules)
+    except RulesError:
+        return False
+    return True
+
+
+def submit(client: redis.Redis, config: Config, record: Record) -> None:
+    """Counts a finished game on every board it reaches, unless its check holds it.
+
+    This is the one place where a finished game reaches the boards; repeating it is a no-op.
+    """
+    # A game no table can check reaches no board (its code is practice from the start).
+    counted = results.results_of(record) if is_checkable(record.rules) else []
+    # Only a game that would reach a board is checked (a practice game never is).
+    held = bool(counted) and is_held(client, config, record)
+    pending_results.submit(client, config, record, [] if held else counted)
+
+
+def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
+    """Whether the finished game must stay off the public boards; checks it the first time.
+
+    Released games count; held and removed ones never do. A game that cannot be checked
+    yet (its table is not built) counts, and waits on the unchecked list.
+    """
+    status = review_queue.status_of(record)
+    if status == HELD:  # a crash may have come between marking it and listing it
+        review_queue.list_held(client, record.id, config.now().timestamp())
+    if status is not None:
+        return status != RELEASED
+    # Games that reach no public board are never checked (solo games without a share code...).
+    if not record.kind.reviewed or record.total is None or "luck" in record.extra:
+        return False
+    if not is_checkable(record.rules):
+        return False  # never counted either (see submit)
+    table = tables.table_if_ready(record.rules)
+    if table is None:
+        review_queue.queue_unchecked(client, record.id, config.now().timestamp())
+        return False
+    return _check(client, config, record, table)
+
+
+def _check(client: redis.Redis, config: Config, record: Record, table: Table) -> bool:
+    source = record.source(config.secret_key)
+    try:
+        verdict = luck.check(table, source, record.moves)
+    except ReplayError:  # a finished game replays; if not, the rankings' own checks decide
+        log.exception("could not check the luck of game %s", record.id)
+        return False
+    now = config.now().timestamp()
+    review_queue.save_verdict(client, record.id, verdict.score, verdict.flagged, now)
+    if verdict.flagged:
+        log.warning("game %s held for review: luck %.2f", record.id, verdict.score)
+        metrics.game_held_for_review(record.mode)
+    return verdict.flagged
+
+
+def release(client: redis.Redis, config: Config, game_id: str) -> None:
+    """Releases a held game: it is counted on its boards (once, however often released)."""
+    record = _held_record(client, game_id)
+    review_queue.set_status(client, game_id, RELEASED)
+    record = saved_games.load(client, game_id) or record
+    submit(client, config, record)  # every board step is idempotent: counted once
+    review_queue.unlist_held(client, game_id)
+
+
+def remove(client: redis.Redis, game_id: str) -> None:
+    """Removes a held game from the rankings for good; its record is kept."""
+    _held_record(client, game_id)
+    review_queue.set_status(client, game_id, REMOVED)
+    review_queue.unlist_held(client, game_id)
+
+
+def _held_record(client: redis.Redis, game_id: str) -> Record:
+    record = saved_games.load(client, game_id)
+    if record is None:
+        raise ReviewError(f"no such game: {game_id!r}")
+    if review_queue.status_of(record) != HELD:
+        raise ReviewError(f"game {game_id!r} is not under review")
+    return record
+
+
+def check_unchecked(
+    client: redis.Redis,
+    config: Config,
+    limit: int = 1000,
+    batch: int | None = None,
+    budget_s: float | None = None,
+) -> int:
+    """Checks the counted games that waited for their table; returns how many it held.
+
+    Looks at the *limit* games that waited longest and checks at most *batch* of them
+    within *budget_s* seconds; a game whose table is still missing goes to the back of the
+    list, so a sweep always reaches the games that can be checked.
+    """
+    found = checked = 0
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    waiting: list[str] = []
+    for game_id in review_queue.unchecked_ids(client, limit):
+        if (batch is not None and checked >= batch) or (
+            deadline is not None and time.monotonic() > deadline
+        ):
+            break
+        record = saved_games.load(client, game_id)
+        if record is None or review_queue.status_of(record) is not None or "luck" in record.extra:
+            review_queue.unlist_unchecked(client, game_id)
+            continue
+        table = tables.table_if_ready(record.rules)
+        if table is None:
+            waiting.append(game_id)  # still not built: it waits, behind the others
+            continue
+        checked += 1
+        if _check(client, config, record, table):
+            # the same boards that submit counted it on
+            review_queue.withdraw(client, results.results_of(record))
+            found += 1
+        review_queue.unlist_unchecked(client, game_id)
+    review_queue.requeue_unchecked(client, waiting, config.now().timestamp())
+    return found
+
+
+def sweep_unchecked(client: redis.Redis, config: Config) -> int | None:
+    """Checks a few unchecked games if no process did in the last minute; None if skipped."""
+    if not review_queue.claim_sweep(client, SWEEP_INTERVAL_S):
+        return None
+    return check_unchecked(
+        client, config, limit=SWEEP_SCAN, batch=SWEEP_BATCH, budget_s=SWEEP_BUDGET_S
+    )
+
+
+def held(client: redis.Redis, limit: int = 100) -> list[Held]:
+    """The games held for review, oldest first (``daily review list``)."""
+    found = []
+    for game_id, held_at in review_queue.held(client, limit):
+        record = saved_games.load(client, game_id)
+        if record is None:
+            continue
+        score = record.extra.get("luck")
+        found.append(
+            Held(record.id, record.player_id, record.mode, results.board_id(record),
+                 record.total, float(score) if score else None, held_at)
+        )  # fmt: skip
+    return found
+
+
+def unchecked(client: redis.Redis) -> int:
+    """How many counted games still wait for their table to be checked."""
+    return review_queue.unchecked(client)

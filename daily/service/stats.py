@@ -1,0 +1,105 @@
+"""A player's daily figures: games, average, best, streaks and the spread of their scores.
+
+Read from the player's finished ranked dailies (practice games left out) and their streak.
+Like :mod:`daily.service.games` it is handed the Redis client and the configuration and returns a
+frozen value; the pages show it on ``/me`` and, once today's daily is finished, on the home
+page, with today's score marked in the spread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
+
+from daily.core.config import Config
+from daily.service import archive
+from daily.store import boards, saved_games
+
+if TYPE_CHECKING:  # the service only hands the client on to the store
+    import redis
+
+#: How many recent games are read for the figures.
+RECENT_GAMES = 400
+#: Points per band of the spread (the highest daily total is 649).
+BAND = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """How many of the player's dailies scored from *low* to *high*; *today* marks today's."""
+
+    low: int
+    high: int
+    games: int
+    today: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """A player's figures over their finished dailies."""
+
+    games: int
+    mean: float | None
+    best: int | None
+    streak: int
+    best_streak: int
+    today: int | None  # today's total, once finished
+    spread: tuple[Band, ...]
+
+    @property
+    def tallest(self) -> int:
+        """The most games in one band (at least 1: the height of the spread's scale)."""
+        return max([band.games for band in self.spread] + [1])
+
+
+def spread_of(totals: Sequence[int], today: int | None, band: int = BAND) -> tuple[Band, ...]:
+    """The bands of *band* points from 0 to the top, with how many *totals* fall in each.
+
+    >>> [(b.low, b.games, b.today) for b in spread_of([10, 60, 70], 60)][:3]
+    [(0, 1, False), (50, 2, True), (100, 0, False)]
+    """
+    top = boards.DAILY_TOP
+    return tuple(
+        Band(
+            low,
+            min(low + band - 1, top),
+            sum(low <= t < low + band for t in totals),
+            today is not None and low <= today < low + band,
+        )  # fmt: skip
+        for low in range(0, top + 1, band)
+    )
+
+
+def stats_of(client: redis.Redis, config: Config, player_id: str | None, today: date) -> Stats:
+    """The figures of *player_id* on *today* (an empty set for None: no player yet)."""
+    totals: list[int] = []
+    today_total = None
+    if player_id is not None:
+        # The archived dailies as their month lists keep them (no file read), newest first.
+        since = today - timedelta(days=RECENT_GAMES)
+        archived = archive.archived_dailies(client, config, player_id, since)[::-1]
+        ids = saved_games.games_of(client, player_id, limit=RECENT_GAMES)
+        for daily in archived[: max(0, RECENT_GAMES - len(ids))]:
+            totals.append(daily.total)
+            if daily.day == today:
+                today_total = daily.total
+        for record in archive.load_many(client, config, ids):
+            if record is None or record.mode != "daily" or record.practice:
+                continue
+            if not record.finished or record.total is None:
+                continue
+            totals.append(record.total)
+            if record.day == today:
+                today_total = record.total
+    streak, best_streak = boards.streak_of(client, player_id, today) if player_id else (0, 0)
+    return Stats(
+        games=len(totals),
+        mean=sum(totals) / len(totals) if totals else None,
+        best=max(totals) if totals else None,
+        streak=streak,
+        best_streak=best_streak,
+        today=today_total,
+        spread=spread_of(totals, today_total),
+    )

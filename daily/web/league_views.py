@@ -1,0 +1,293 @@
+"""Leagues over HTTP: the API under ``/api/v1/leagues`` and the pages under ``/leagues``.
+
+Each view parses the request, calls one function of the league service
+(:mod:`daily.service.leagues`) and renders what it returns; the service decides and refuses.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated
+
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
+from flask_babel import format_date, gettext
+from pydantic import Field
+from werkzeug.wrappers import Response as Redirect
+
+from daily.service import leagues
+from daily.service.leagues import MAX_LEAGUES
+from daily.web import answers, auth, bodies, current_config, current_redis
+from daily.web.board_views import parse_day, today
+from daily.web.openapi import BOARD_DAY, documented
+
+bp = Blueprint("leagues", __name__)
+API = "/api/v1"
+
+
+# -- the models of the API --------------------------------------------------------------------
+
+
+class NewLeague(bodies.Body):
+    """POST /leagues and PATCH /leagues/{id}: the league's name (a player name's rules)."""
+
+    name: Annotated[str, bodies.NAME]
+
+
+class MemberAnswer(answers.Answer):
+    """A member of a league."""
+
+    player_id: str
+    name: str
+
+
+class LeagueAnswer(answers.Answer):
+    """A league as the asker sees it; ``members`` is empty unless they are one."""
+
+    id: str = Field(description="the league's id, the last part of its invite link")
+    name: str
+    owner: MemberAnswer
+    size: int = Field(ge=0, le=leagues.MAX_MEMBERS, description="members now")
+    members: list[MemberAnswer] = Field(max_length=leagues.MAX_MEMBERS)
+    is_member: bool
+    is_owner: bool
+    invite: str = Field(description="the invite link to share")
+
+
+class LeaguesAnswer(answers.Answer):
+    """The leagues the asker is in, by name."""
+
+    leagues: list[LeagueAnswer] = Field(max_length=MAX_LEAGUES)
+
+
+class LineAnswer(answers.Answer):
+    """A member's line on a league board."""
+
+    rank: int = Field(ge=1)
+    player_id: str
+    name: str
+    score: int = Field(ge=0)
+
+
+class StandingAnswer(answers.Answer):
+    """A league board: a day's (scores) or a week's (each member's best five days summed)."""
+
+    board: str = Field(description="league/{id}/day/{date} or league/{id}/week/{monday}")
+    day: str = Field(
+        description="the day, or the week's Monday", json_schema_extra={"format": "date"}
+    )
+    entries: list[LineAnswer] = Field(max_length=leagues.MAX_MEMBERS)
+    me: LineAnswer | None = Field(description="the asker's line (null: not on it yet)")
+
+
+def _league(league: leagues.League) -> LeagueAnswer:
+    return LeagueAnswer(
+        id=league.id,
+        name=league.name,
+        owner=MemberAnswer(player_id=league.owner.player_id, name=league.owner.name),
+        size=league.size,
+        members=[MemberAnswer(player_id=m.player_id, name=m.name) for m in league.members],
+        is_member=league.is_member,
+        is_owner=league.is_owner,
+        invite=url_for("leagues.league_page", league_id=league.id, _external=True),
+    )
+
+
+def _line(line: leagues.Line) -> LineAnswer:
+    return LineAnswer(rank=line.rank, player_id=line.player_id, name=line.name, score=line.score)
+
+
+def _standing(standing: leagues.Standing) -> dict[str, object]:
+    answer = StandingAnswer(
+        board=standing.board,
+        day=standing.day.isoformat(),
+        entries=[_line(line) for line in standing.lines],
+        me=None if standing.me is None else _line(standing.me),
+    )
+    return answer.model_dump()
+
+
+#: The path parameters of the league routes, as the document describes them.
+_LEAGUE = {
+    "league_id": {
+        "description": "the league's id, the end of its invite link (unknown: 404)",
+        "schema": {"type": "string"},
+    }
+}
+_MEMBER = {
+    **_LEAGUE,
+    "player_id": {
+        "description": "`me` (or the asker's id) to leave; another member's id to remove them",
+        "schema": {"type": "string"},
+    },
+}
+_BOARD = {**_LEAGUE, "day": BOARD_DAY}
+
+
+def _name() -> str:
+    return bodies.parse(NewLeague, bodies.json_object()).name
+
+
+# -- the API ----------------------------------------------------------------------------------
+
+
+@bp.get(f"{API}/leagues")
+@documented(LeaguesAnswer, errors=(401,), description="the leagues")
+def list_leagues() -> Response:
+    """The leagues the asking player is in."""
+    found = leagues.mine(current_redis(), auth.current_player_id())
+    return jsonify(LeaguesAnswer(leagues=[_league(league) for league in found]).model_dump())
+
+
+@bp.post(f"{API}/leagues")
+@documented(LeagueAnswer, status=201, body=NewLeague, errors=(400, 401, 409, 413, 415),
+            description="the league as the asker sees it")  # fmt: skip
+def create_league() -> tuple[Response, int]:
+    """Makes a league owned by the asking player, its first member."""
+    name = _name()
+    league = leagues.create(current_redis(), current_config(), auth.require_player_id(), name)
+    return jsonify(_league(league).model_dump()), 201
+
+
+@bp.get(f"{API}/leagues/<league_id>")
+@documented(LeagueAnswer, errors=(401, 404), path=_LEAGUE, access="either",
+            description="the league as the asker sees it")  # fmt: skip
+def get_league(league_id: str) -> Response:
+    """A league: its name and owner for anyone with the link, its members for its members."""
+    league = leagues.get(current_redis(), auth.current_player_id(), league_id)
+    return jsonify(_league(league).model_dump())
+
+
+@bp.patch(f"{API}/leagues/<league_id>")
+@documented(LeagueAnswer, body=NewLeague, errors=(400, 401, 403, 404, 413, 415), path=_LEAGUE,
+            description="the league as the asker sees it")  # fmt: skip
+def rename_league(league_id: str) -> Response:
+    """Renames a league (its owner only)."""
+    name = _name()
+    league = leagues.rename(current_redis(), current_config(), auth.require_player_id(),
+                            league_id, name)  # fmt: skip
+    return jsonify(_league(league).model_dump())
+
+
+@bp.post(f"{API}/leagues/<league_id>/members")
+@documented(LeagueAnswer, errors=(401, 404, 409), path=_LEAGUE,
+            description="the league as the asker sees it")  # fmt: skip
+def join_league(league_id: str) -> Response:
+    """Joins a league (again: no change)."""
+    league = leagues.join(current_redis(), current_config(), auth.require_player_id(), league_id)
+    return jsonify(_league(league).model_dump())
+
+
+@bp.delete(f"{API}/leagues/<league_id>/members/<player_id>")
+@documented(
+    LeagueAnswer,
+    errors=(400, 401, 403, 404),
+    path=_MEMBER,
+    description="the league without the removed member (204 when the asker left)",
+)
+def remove_member(league_id: str, player_id: str) -> Response | tuple[str, int]:
+    """``me``: leaves the league; another member's id: removes them (the owner only)."""
+    me = auth.require_player_id()
+    if player_id in ("me", me):
+        leagues.leave(current_redis(), current_config(), me, league_id)
+        return "", 204
+    league = leagues.remove(current_redis(), current_config(), me, league_id, player_id)
+    return jsonify(_league(league).model_dump())
+
+
+@bp.get(f"{API}/leagues/<league_id>/days/<day>")
+@documented(StandingAnswer, errors=(400, 401, 404), path=_BOARD, access="either",
+            description="the board, best first")  # fmt: skip
+def day_board(league_id: str, day: str) -> Response:
+    """The league's board of one day's daily (``today`` works; members only)."""
+    found = leagues.day_standing(current_redis(), current_config(), auth.current_player_id(),
+                                 league_id, parse_day(day))  # fmt: skip
+    return jsonify(_standing(found))
+
+
+@bp.get(f"{API}/leagues/<league_id>/weeks/<day>")
+@documented(StandingAnswer, errors=(400, 401, 404), path=_BOARD, access="either",
+            description="the table, best first")  # fmt: skip
+def week_board(league_id: str, day: str) -> Response:
+    """The league's table of the week holding *day* (``today`` works; members only)."""
+    found = leagues.week_standing(current_redis(), current_config(), auth.current_player_id(),
+                                  league_id, parse_day(day))  # fmt: skip
+    return jsonify(_standing(found))
+
+
+# -- the pages --------------------------------------------------------------------------------
+
+
+@bp.get("/leagues")
+def index() -> str:
+    """The asking player's leagues, and the form that makes one."""
+    found = leagues.mine(current_redis(), auth.current_player_id())
+    return render_template("leagues.html", leagues=found, max_leagues=MAX_LEAGUES)
+
+
+@bp.post("/leagues")
+def create_form() -> Redirect:
+    """Makes a league from the form, then shows it."""
+    league = leagues.create(current_redis(), current_config(), auth.require_player_id(),
+                            request.form.get("name", ""))  # fmt: skip
+    return redirect(url_for("leagues.league_page", league_id=league.id), 303)
+
+
+@bp.get("/leagues/<league_id>")
+def league_page(league_id: str) -> str:
+    """A league: for a member its day board (``?day=``), its week and its members; for
+    anyone else with the link, whose league it is and a button to join."""
+    player_id = auth.current_player_id()
+    league = leagues.get(current_redis(), player_id, league_id)
+    if not league.is_member:
+        return render_template("league.html", league=league)
+    when = parse_day(request.args.get("day", "today"))
+    client, config = current_redis(), current_config()
+    day = leagues.day_standing(client, config, player_id, league.id, when)
+    week = leagues.week_standing(client, config, player_id, league.id, when)
+    before = when - timedelta(days=1)
+    return render_template(
+        "league.html",
+        league=league,
+        day=day,
+        week=week,
+        day_title=format_date(when, "long"),
+        week_title=gettext("Week of %(day)s", day=format_date(week.day, "long")),
+        day_before=before.isoformat(),
+        day_after=(when + timedelta(days=1)).isoformat() if when < today() else None,
+        invite=url_for("leagues.league_page", league_id=league.id, _external=True),
+        best_days=leagues.BEST_DAYS,
+    )
+
+
+@bp.post("/leagues/<league_id>/join")
+def join_form(league_id: str) -> Redirect:
+    """Joins the league from its invite page."""
+    leagues.join(current_redis(), current_config(), auth.require_player_id(), league_id)
+    return _back(league_id)
+
+
+@bp.post("/leagues/<league_id>/leave")
+def leave_form(league_id: str) -> Redirect:
+    """Leaves the league, back to the list of leagues."""
+    leagues.leave(current_redis(), current_config(), auth.require_player_id(), league_id)
+    return redirect(url_for("leagues.index"), 303)
+
+
+@bp.post("/leagues/<league_id>/name")
+def rename_form(league_id: str) -> Redirect:
+    """Renames the league (its owner)."""
+    leagues.rename(current_redis(), current_config(), auth.require_player_id(), league_id,
+                   request.form.get("name", ""))  # fmt: skip
+    return _back(league_id)
+
+
+@bp.post("/leagues/<league_id>/remove")
+def remove_form(league_id: str) -> Redirect:
+    """Removes a member (its owner)."""
+    leagues.remove(current_redis(), current_config(), auth.require_player_id(), league_id,
+                   request.form.get("player", ""))  # fmt: skip
+    return _back(league_id)
+
+
+def _back(league_id: str) -> Redirect:
+    return redirect(url_for("leagues.league_page", league_id=league_id), 303)

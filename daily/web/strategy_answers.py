@@ -1,0 +1,175 @@
+"""The strategy engine as the API and the pages serve it: tables, analyses, the Expert's game.
+
+Tables are opened once per process (:func:`~daily.strategy.solver.table_for`) and never
+built inside a request: a missing table starts its background build
+(:mod:`daily.strategy.builder`), and until it is ready the request answers 503
+``strategy_table_building`` with the progress and a ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+from daily.core.errors import ErrorCode
+from daily.core.record import Record
+from daily.core.rules import Move, Ruleset, Score, find_ruleset
+from daily.core.rules.scoring import Dice
+from daily.service import analyses, tables
+from daily.strategy.analysis import Analysis, Decision
+from daily.strategy.builder import TableStatus
+from daily.strategy.hints import Action, hold_positions
+from daily.strategy.solver import Table
+from daily.web import answers, current_config
+from daily.web.http_errors import HttpError
+
+
+def strategy_table(rules: Ruleset) -> Table:
+    """The exact table of *rules* (see :func:`daily.service.tables.exact_table`); the error
+    table answers 503 naming ``daily solve`` when it is not built."""
+    return tables.exact_table(rules)
+
+
+def retry_after(status: TableStatus) -> int:
+    """The seconds a client should wait before asking again: the estimate, within 2 to 60.
+
+    >>> retry_after(TableStatus("maxi", "building", 50.0, 30.0, 30.0))
+    30
+    >>> retry_after(TableStatus("maxi", "building", 0.0, 1.0, None))
+    5
+    """
+    if status.eta is None:
+        return 5
+    return int(min(60, max(2, round(status.eta))))
+
+
+def building_error(status: TableStatus) -> HttpError:
+    """The 503 of a table being built, with its progress and when to ask again."""
+    progress = {"percent": round(status.percent or 0.0, 1), "eta": None}
+    if status.eta is not None:
+        progress["eta"] = round(status.eta)
+    return HttpError(
+        503,
+        ErrorCode.STRATEGY_TABLE_BUILDING,
+        f"the strategy table of {status.ruleset} is being built: "
+        f"{progress['percent']}% done, try again in {retry_after(status)} s",
+        progress=progress,
+        retry_after=retry_after(status),
+    )
+
+
+def missing_error(rules: Ruleset) -> HttpError:
+    """The 503 of a table nobody builds: the command that would build it."""
+    return HttpError(
+        503,
+        ErrorCode.STRATEGY_TABLE_MISSING,
+        f"the strategy table of {rules.id} is not built yet: run `{solve_command(rules)}`",
+    )
+
+
+def solve_command(rules: Ruleset) -> str:
+    """The ``daily solve`` command line that builds the table of *rules*."""
+    base = find_ruleset(rules.id).options_dict()
+    changed = [
+        f" --option {name}={value if isinstance(value, str) else json.dumps(value)}"
+        for name, value in rules.options_dict().items()
+        if base.get(name) != value
+    ]
+    return f"daily solve {rules.id}" + "".join(changed)
+
+
+def analysis_of(record: Record) -> answers.Analysis:
+    """The analysis of a finished game as the API answers it (see :func:`analysis_answer`)."""
+    return analysis_answer(analyses.analyse(current_config(), record))
+
+
+def analysis_answer(found: analyses.GameAnalysis) -> answers.Analysis:
+    """The answer of an analysed game: a daily game's ``expert`` is null until the day closes,
+    and absent in other modes; a computer game's ``computer`` is the bot's own analysis."""
+    record = found.record
+    mine = analysed_answer(found.mine)
+    fields: dict[str, object] = {"id": record.id, "mode": record.kind.id,
+                                 "ruleset": record.ruleset, **dict(mine)}  # fmt: skip
+    if found.computer is not None:
+        fields["computer"] = analysed_answer(found.computer)
+    if found.has_expert:
+        fields["expert"] = None if found.expert is None else expert_answer(found.expert)
+    return answers.Analysis.model_validate(fields)
+
+
+def analysed_answer(found: Analysis) -> answers.Analysed:
+    """One side's decisions, valued, and the points lost in all."""
+    return answers.Analysed(
+        total=found.total,
+        optimum=round(found.optimum, 4),
+        lost=round(found.lost, 4),
+        decisions=[decision_answer(d) for d in found.decisions],
+    )
+
+
+def decision_answer(decision: Decision) -> answers.Decision:
+    """One decision: what was played, the best action and the loss."""
+    return answers.Decision(
+        index=decision.index,
+        turn=decision.turn,
+        roll=decision.roll,
+        dice=list(decision.dice),
+        played=action_answer(decision.played),
+        best=action_answer(decision.best),
+        loss=round(decision.loss, 4),
+    )
+
+
+def action_answer(action: Action, dice: Dice | None = None) -> answers.Action:
+    """An action: ``keep`` (dice values) or ``score`` (a row), its value and loss; given the
+    *dice* on the table, a re-roll also names the ``hold`` positions that play it.
+
+    >>> action_answer(Action((6, 6), None, 250.123456, 1.5), (6, 2, 6)).model_dump(
+    ...     exclude_unset=True)
+    {'keep': [6, 6], 'hold': [0, 2], 'value': 250.1235, 'loss': 1.5}
+    >>> action_answer(Action(None, "chance", 10.0)).model_dump(exclude_unset=True)
+    {'score': 'chance', 'value': 10.0, 'loss': 0.0}
+    """
+    value, loss = round(action.value, 4), round(action.loss, 4)
+    if action.row is not None:
+        return answers.Action(score=action.row, value=value, loss=loss)
+    keep = list(action.keep or ())
+    if dice is None:
+        return answers.Action(keep=keep, value=value, loss=loss)
+    hold = list(hold_positions(dice, action.keep or ()))
+    return answers.Action(keep=keep, hold=hold, value=value, loss=loss)
+
+
+def expert_answer(game: analyses.ExpertGame) -> answers.Expert:
+    """The Expert's own game on a day's dice."""
+    return answers.Expert(
+        date=game.day.isoformat(),
+        ruleset=analyses.EXPERT_RULES,
+        moves=[move_answer(move) for move in game.moves],
+        scorecard=dict(game.scorecard),
+        total=game.total,
+        optimum=round(game.optimum, 4),
+    )
+
+
+def move_answer(move: Move) -> answers.Move:
+    """A move of a log: a re-roll's held positions, or the row scored."""
+    if isinstance(move, Score):
+        return answers.Move(answers.ScoreMove(score=move.row))
+    return answers.Move(answers.HoldMove(hold=list(move.hold)))
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A strategy table being built, as a page shows it: progress and minutes left."""
+
+    percent: str  # e.g. "42%"
+    minutes: int  # rounded up, at least 1
+    refresh: int  # seconds until the page reloads itself
+
+
+def waiting(status: TableStatus) -> Wait:
+    """How long the table of *status* is still to take (a missing one has just started)."""
+    eta = status.eta if status.eta is not None else 60.0
+    return Wait(f"{status.percent or 0:.0f}%", max(1, math.ceil(eta / 60)), retry_after(status))
