@@ -186,8 +186,10 @@ def add_limits_argument(parser: argparse.ArgumentParser) -> None:
 
 def limit_env(choice: str) -> dict[str, str]:
     """The service's rate-limit settings for ``--limits`` *choice*."""
+    from daily.core.config import LIMIT_VARS
+
     limit = "off" if choice == "off" else "1000000 per minute"
-    return {f"DAILY_LIMIT_{name}": limit for name in ("PLAYERS", "MOVES", "PAGES", "DAILIES")}
+    return dict.fromkeys(LIMIT_VARS.values(), limit)
 
 
 def service_env(redis_url: str, root: Path) -> dict[str, str]:

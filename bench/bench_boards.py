@@ -36,7 +36,7 @@ from datetime import UTC, date, datetime
 import redis
 from servers import free_port
 
-from daily.store import board_counts, boards, keys, league_boards
+from daily.store import board_counts, boards, keys, league_boards, members
 from daily.store.board_counts import Step
 from daily.store.boards import Board, Result
 
@@ -85,7 +85,7 @@ def fill(client: redis.Redis, key: str, ids: list[str], score: Callable[[], int]
     """Puts every player of *ids* on the board *key* with a packed *score()*, in batches."""
     rng = random.Random(key)
     for i in range(0, len(ids), BATCH):
-        chunk = {boards.member(p): boards.pack(score(), at(DAY, rng)) for p in ids[i : i + BATCH]}
+        chunk = {members.member(p): boards.pack(score(), at(DAY, rng)) for p in ids[i : i + BATCH]}
         client.zadd(key, chunk)  # type: ignore[arg-type]
 
 
@@ -186,11 +186,12 @@ def measure_memory(client: redis.Redis, grown: int, players: int) -> None:
 
 def fill_league(client: redis.Redis, league_id: str, ids: list[str]) -> None:
     """A league whose members are *ids*, with a day board for each day of DAY's week so far."""
-    client.hset(keys.league(league_id), mapping={"name": "bench", "owner": boards.member(ids[0]),
+    client.hset(keys.league(league_id), mapping={"name": "bench", "owner": members.member(ids[0]),
                                                  "created": 0})  # fmt: skip
     for i in range(0, len(ids), BATCH):
         client.zadd(
-            keys.league_members(league_id), dict.fromkeys(map(boards.member, ids[i : i + BATCH]), 0)
+            keys.league_members(league_id),
+            dict.fromkeys(map(members.member, ids[i : i + BATCH]), 0),
         )
     rng = random.Random(league_id)
     first = league_boards.monday(DAY)

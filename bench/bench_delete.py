@@ -2,11 +2,11 @@
 
 Run as ``.venv/bin/python bench/bench_delete.py [--keys N] [--deletes N]``. It starts its
 own redis-server on a free loopback port (no saving), fills it with N keys in the service's
-shape (players with their games list, streak, days bitmap and a daily and a friend index key
-each), then deletes players one at a time with :func:`daily.store.players.delete` and prints
-the median and slowest delete, the Redis CPU they used (``INFO commandstats``) and whether
-any ``SCAN`` ran. The player ids are listed with their index keys the way a game start lists
-them (:func:`daily.store.players.note_keys`).
+shape (players with their games list, streak, days bitmap, their dailies' notes, two
+daily index keys, a practice and a friend one each), then deletes players one at a time with
+:func:`daily.store.players.delete` and prints the median and slowest delete, the Redis CPU
+they used (``INFO commandstats``) and whether any ``SCAN`` ran. The player ids are listed
+with their index keys the way a game start lists them (:mod:`daily.store.saved_games`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from servers import redis_server
 
 from daily.store import keys, players
 
-#: Keys per filler player: record, games list, days bitmap, streak, key set, 3 index keys.
-KEYS_PER_PLAYER = 8
+#: Keys per filler player: record, games list, days bitmap, streak, dailies noted, key set,
+#: 4 index keys.
+KEYS_PER_PLAYER = 10
 
 
 def fill(client: redis.Redis, total: int) -> list[str]:
@@ -35,9 +36,11 @@ def fill(client: redis.Redis, total: int) -> list[str]:
         pipe.zadd(keys.player_games(player_id), {f"g{n}a": 1, f"g{n}b": 2, f"g{n}c": 3})
         pipe.setbit(keys.player_days(player_id), 336, 1)
         pipe.hset(keys.player_streak(player_id), mapping={"last": 336, "run": 1, "best": 1})
+        pipe.hset(keys.player_dailies(player_id), "2026-12a", bytes(6) + b"\xd1\xf4\x71")
         index = [
             keys.player_daily(player_id, "2026-12-01"),
             keys.player_daily(player_id, "2026-12-02"),
+            keys.player_practice(player_id, "2026-11-30"),
             keys.player_friend(player_id, f"C{n:07X}"),
         ]
         pipe.sadd(keys.player_keys(player_id), *index)

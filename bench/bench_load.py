@@ -38,6 +38,8 @@ from typing import Any
 
 from servers import free_port
 
+from daily.core.config import LIMIT_VARS
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SECRET = "bench-load-" + "s" * 40
@@ -264,9 +266,7 @@ def start_stack(
             node.flushall()
     env = {**os.environ, "REDIS_URL": redis_url, "SECRET_KEY": SECRET,
            "DAILY_ENV": "development", "DAILY_NOW": f"{DAY}T12:00:00",
-           "DAILY_LIMIT_PLAYERS": limit, "DAILY_LIMIT_MOVES": limit,
-           "DAILY_LIMIT_PAGES": limit, "DAILY_LIMIT_DAILIES": limit,
-           "DAILY_LIMIT_DELETES": limit}  # fmt: skip
+           **dict.fromkeys(LIMIT_VARS.values(), limit)}  # fmt: skip
     server = subprocess.Popen(
         [str(BIN / "gunicorn"), "--workers", "2", "--worker-class", "gthread", "--threads",
          str(threads), "--bind", f"127.0.0.1:{port}", "--chdir", str(ROOT),

@@ -9,16 +9,12 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 
-from daily.core.errors import DailyError
+from daily.core.errors import CodeError
 
 #: Crockford's base32 alphabet: digits and letters without I, L, O and U.
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 LENGTH = 8
 _READ = {c: c for c in ALPHABET} | {"I": "1", "L": "1", "O": "0"}
-
-
-class CodeError(DailyError, ValueError):
-    """Text that is not a friend code."""
 
 
 def new_code(random_bytes: Callable[[int], bytes] = secrets.token_bytes) -> str:

@@ -139,10 +139,8 @@ class _Heuristic:
 
     def __getitem__(self, index: npt.NDArray[np.int64]) -> FloatArray:
         m = self.model
-        index = np.asarray(index, dtype=np.int64)
-        rest = index // m.flags
-        mask, upper = rest // m.uppers, rest % m.uppers
-        value = np.zeros(index.shape, dtype=np.float64)
+        mask, upper, _ = m.state_at(np.asarray(index, dtype=np.int64))
+        value = np.zeros(mask.shape, dtype=np.float64)
         for j, par in enumerate(self.pars):
             value += (mask >> j & 1) * par
         if m.threshold:

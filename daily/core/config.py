@@ -1,4 +1,9 @@
-"""Settings from the environment, and the clock (frozen by ``DAILY_NOW`` outside production)."""
+"""Settings from the environment, and the clock (frozen by ``DAILY_NOW`` outside production).
+
+:class:`Environment` names every variable with its type, default and meaning (pydantic reads
+them; docs/configuration.md prints the model's table); :func:`load` turns them, and any
+overrides a test or ``create_app`` hands in, into the frozen :class:`Config` the service reads.
+"""
 
 from __future__ import annotations
 
@@ -11,26 +16,21 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from daily.core.errors import DailyError
+from pydantic import BaseModel, ConfigDict, Field
+
+from daily.core.errors import ConfigError
 
 #: The secret used when none is set, outside production only.
 DEV_SECRET = "dev-secret-not-for-production"
 ENVIRONMENTS = ("production", "development", "testing")
-#: The rate limits (daily.web.limits) and the variables that set them, e.g. ``30 per hour``.
-LIMIT_VARS = {
-    "players": "DAILY_LIMIT_PLAYERS",
-    "moves": "DAILY_LIMIT_MOVES",
-    "pages": "DAILY_LIMIT_PAGES",
-    "dailies": "DAILY_LIMIT_DAILIES",
-    "deletes": "DAILY_LIMIT_DELETES",
-}
+#: The rate limits (daily.web.limits) and the variables that set them, e.g. ``30 per hour``:
+#: every field of :class:`Environment` named ``DAILY_LIMIT_*``.
+LIMIT_PREFIX = "DAILY_LIMIT_"
+#: The networks the network budgets count, as (IP version, prefix length): ``DAILY_NETWORKS``.
+DEFAULT_NETWORKS = ((4, 24), (6, 56), (6, 48))
 
 Clock = Callable[[], datetime]
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-class ConfigError(DailyError):
-    """A setting is missing or invalid; the app refuses to start."""
 
 
 def system_clock() -> datetime:
@@ -61,6 +61,9 @@ class Config:
     secret_keys: tuple[str, ...] = field(default=(), repr=False)
     #: Rate limits by name (see LIMIT_VARS) that replace the defaults; ``off`` lifts one.
     rate_limits: Mapping[str, str] = field(default_factory=dict)
+    #: The networks a client's address belongs to that the network budgets count, each
+    #: (IP version, prefix length): an IPv4 /24, an IPv6 /56 and /48 by default.
+    networks: tuple[tuple[int, int], ...] = DEFAULT_NETWORKS
     #: The reverse proxies in front, by address or CIDR: only a request from one of them may
     #: say, in X-Forwarded-For and -Proto, who the client is and how it came.
     trusted_proxies: tuple[Network, ...] = ()
@@ -75,6 +78,9 @@ class Config:
     archive_url: str | None = None
     #: How many days a finished game stays in Redis before it is archived.
     archive_days: int = 30
+    #: On how many days a player must have finished a ranked daily before their dailies
+    #: rank on the world boards (day, best day, streak, advent); 1: at once.
+    established_days: int = 3
 
     @property
     def archive_location(self) -> str:
@@ -118,39 +124,232 @@ def parse_secret_keys(text: str) -> tuple[str, ...]:
     return tuple(key.strip() for key in text.split(",") if key.strip())
 
 
+class Environment(BaseModel):
+    """The service's environment variables, one typed field each with its default and its
+    meaning: what :func:`load` reads, and the table docs/configuration.md prints
+    (:func:`environment_table`). Values stay text where a parser below reads them (lists,
+    limits, time zones), so a bad one is refused with the variable's name."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", str_strip_whitespace=True)
+
+    SECRET_KEY: str = Field("", description=(
+        "Keys, newest first, separated by commas (`new,old`). The newest signs session cookies "
+        "and player tokens and any of them is accepted, so a key can be rotated by prepending "
+        "a new one. The last (oldest) key derives the daily and friend seeds and must never "
+        "change: every dealt day would get other dice, so production records its fingerprint "
+        "in Redis and refuses to serve under another. Production needs every key to have 32+ "
+        "characters. Unset: a development secret."))  # fmt: skip
+    DAILY_ENV: str = Field("development", description=(
+        "`production`, `development` or `testing`. Production sends secure cookies and "
+        "refuses `DAILY_NOW` and a missing secret."))  # fmt: skip
+    REDIS_URL: str | None = Field(
+        None,
+        description=(
+            "The Redis server (`redis://host:6379/0`, `rediss://`, `unix://`) or a Redis Cluster "
+            "(`redis+cluster://host:port`, one node is enough). Unset: the embedded Redis."
+        ),
+    )
+    DAILY_DATA: str = Field(
+        "data", description=("Folder of the embedded Redis's database (when `REDIS_URL` is unset).")
+    )
+    DAILY_TZ: str = Field(
+        "UTC",
+        description=(
+            "The reference time zone (IANA name, e.g. `Europe/Copenhagen`): when a day starts "
+            "and closes."
+        ),
+    )
+    DAILY_NOW: str | None = Field(
+        None,
+        description=(
+            "An ISO timestamp (`2026-12-24T09:00:00`, UTC unless it says) that freezes the "
+            "clock, for demos and tests; refused in production."
+        ),
+    )
+    DAILY_BOARD_RETENTION_DAYS: str = Field(
+        "400", description=("How long a date's leaderboard is kept after the date.")
+    )
+    DAILY_CODE_DAYS: str = Field(
+        "7",
+        description=(
+            "How long a friend code is ranked (a daily's code: at most until its day closes)."
+        ),
+    )
+    DAILY_IDLE_DAYS: str = Field(
+        "30", description=("How long an unfinished solo, party or computer game is kept when idle.")
+    )
+    DAILY_ARCHIVE: str | None = Field(
+        None,
+        description=(
+            "Where finished games go when they leave Redis: a local folder, or an fsspec URL "
+            "that every web host shares (`s3://bucket/daily` with `s3fs` installed and its usual "
+            "`AWS_*` settings; any S3-compatible store). Unset: `DAILY_DATA/archive`."
+        ),
+    )
+    DAILY_ARCHIVE_DAYS: str = Field(
+        "30",
+        description=(
+            "How many days a finished game stays in Redis before `daily archive` (and the "
+            "service's sweep) moves it to the archive."
+        ),
+    )
+    DAILY_ESTABLISHED_DAYS: str = Field(
+        "3",
+        description=(
+            "On how many different days a player must have finished a ranked daily before their "
+            "dailies rank on the world boards (day, best day, streak, advent); until then they "
+            "rank on friend codes' boards and leagues. 1: at once."
+        ),
+    )
+    DAILY_TRUSTED_PROXIES: str = Field(
+        "",
+        description=(
+            "The reverse proxies in front, by address or CIDR, comma-separated (`10.0.0.2, "
+            "10.1.0.0/16`): only their requests may set `X-Forwarded-For` and "
+            "`X-Forwarded-Proto` (the client address the limits count). A number (the old count "
+            "of proxies) is refused."
+        ),
+    )
+    DAILY_NETWORKS: str = Field(
+        "ipv4/24, ipv6/56, ipv6/48",
+        description=(
+            "The networks a client address belongs to that count new players, ranked dailies "
+            "and league joins together (`DAILY_LIMIT_NETWORK_*`)."
+        ),
+    )
+    DAILY_METRICS_TOKEN: str | None = Field(
+        None,
+        description=(
+            "The bearer token that opens `/metrics` (Prometheus); unset, `/metrics` is a 404."
+        ),
+    )
+    DAILY_LIMIT_PLAYERS: str = Field(
+        "30 per hour", description="New players per client address, browser guests too."
+    )
+    DAILY_LIMIT_NETWORK_PLAYERS: str = Field(
+        "120 per hour", description=("New players per network (`DAILY_NETWORKS`).")
+    )
+    DAILY_LIMIT_DAILIES: str = Field(
+        "50 per day",
+        description=("Ranked dailies started per client address, in the puzzle day's window."),
+    )
+    DAILY_LIMIT_NETWORK_DAILIES: str = Field(
+        "150 per day",
+        description=("Ranked dailies started per network, in the puzzle day's window."),
+    )
+    DAILY_LIMIT_GAMES: str = Field(
+        "120 per hour",
+        description=(
+            "Other games started (solo, computer, party, practice, friend) per player and per "
+            "address."
+        ),
+    )
+    DAILY_LIMIT_CODES: str = Field(
+        "60 per hour", description=("Fresh friend codes made per player and per address.")
+    )
+    DAILY_LIMIT_MOVES: str = Field(
+        "120 per minute",
+        description=("Rolls and scores per player (per address for a move without one)."),
+    )
+    DAILY_LIMIT_PAGES: str = Field(
+        "20 per second;600 per minute",
+        description=(
+            "Every request per client address; its rolls and scores (every player's) count on "
+            "a budget of this size of their own."
+        ),
+    )
+    DAILY_LIMIT_HINTS: str = Field(
+        "5 per second;120 per minute", description="Hints per player and per address."
+    )
+    DAILY_LIMIT_ANALYSES: str = Field(
+        "2 per second;30 per minute",
+        description=("Analyses (the API's and the page's) per player and per address."),
+    )
+    DAILY_LIMIT_BUILDS: str = Field(
+        "3 per hour",
+        description=("Strategy tables a request starts building, per player and per address."),
+    )
+    DAILY_LIMIT_JOINS: str = Field(
+        "10 per hour", description=("Leagues made or joined per player and per address.")
+    )
+    DAILY_LIMIT_NETWORK_JOINS: str = Field(
+        "30 per hour", description=("Leagues made or joined per network.")
+    )
+    DAILY_LIMIT_DELETES: str = Field(
+        "10 per hour", description=("Players deleted per client address.")
+    )
+
+    @classmethod
+    def read(cls, environ: Mapping[str, str]) -> Environment:
+        """The variables of *environ* this model names (an empty one counts as unset)."""
+        return cls.model_validate({k: v for k, v in environ.items()
+                                   if k in cls.model_fields and v.strip()})  # fmt: skip
+
+    def limits(self) -> dict[str, str]:
+        """The rate limits, by name (``players``, ``network_dailies``): each its default
+        unless the environment sets it."""
+        return {name: getattr(self, var) for name, var in LIMIT_VARS.items()}
+
+
+#: Each rate limit's name and its variable.
+LIMIT_VARS = {
+    var.removeprefix(LIMIT_PREFIX).lower(): var
+    for var in Environment.model_fields
+    if var.startswith(LIMIT_PREFIX)
+}
+#: Each rate limit's default, by name.
+LIMIT_DEFAULTS: dict[str, str] = {
+    name: str(Environment.model_fields[var].default) for name, var in LIMIT_VARS.items()
+}
+
+
+def environment_table() -> str:
+    """The variables as docs/configuration.md prints them: name, default, meaning."""
+    lines = ["| variable | default | meaning |", "|---|---|---|"]
+    for name, info in Environment.model_fields.items():
+        default = DEFAULTS_SHOWN.get(name) or (f"`{info.default}`" if info.default else "unset")
+        lines.append(f"| `{name}` | {default} | {info.description} |")
+    return "\n".join(lines)
+
+
+#: How the table shows the defaults that are not a plain value.
+DEFAULTS_SHOWN = {"SECRET_KEY": "a development secret"}
+
+
 def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     """Builds the config from *environ* (default ``os.environ``) and *overrides*."""
-    env = os.environ if environ is None else environ
-    mode = overrides.pop("env", env.get("DAILY_ENV", "development"))
+    env = Environment.read(os.environ if environ is None else environ)
+    mode = overrides.pop("env", env.DAILY_ENV)
     if mode not in ENVIRONMENTS:
         raise ConfigError(f"DAILY_ENV must be one of {', '.join(ENVIRONMENTS)}, got {mode!r}")
-    secrets = _secrets(mode, overrides.pop("secret_key", env.get("SECRET_KEY", "")))
-    clock = overrides.pop("clock", None) or _clock(mode, env.get("DAILY_NOW"))
-    zone = _zone(overrides.pop("timezone", env.get("DAILY_TZ", "UTC")))
-    retention = overrides.pop("board_retention_days", env.get("DAILY_BOARD_RETENTION_DAYS", 400))
-    limits = {name: env[var] for name, var in LIMIT_VARS.items() if env.get(var)}
-    limits.update(overrides.pop("rate_limits", {}))
-    proxies = overrides.pop("trusted_proxies", env.get("DAILY_TRUSTED_PROXIES", ""))
-    code_days = overrides.pop("code_lifetime", env.get("DAILY_CODE_DAYS", 7))
-    idle_days = overrides.pop("idle_lifetime", env.get("DAILY_IDLE_DAYS", 30))
-    lifetime = _days(code_days, "DAILY_CODE_DAYS")
-    archive_days = overrides.pop("archive_days", env.get("DAILY_ARCHIVE_DAYS", 30))
-    idle = _days(idle_days, "DAILY_IDLE_DAYS")
+    secrets = _secrets(mode, overrides.pop("secret_key", env.SECRET_KEY))
+    clock = overrides.pop("clock", None) or _clock(mode, env.DAILY_NOW)
+    zone = _zone(overrides.pop("timezone", env.DAILY_TZ))
+    retention = overrides.pop("board_retention_days", env.DAILY_BOARD_RETENTION_DAYS)
+    limits = env.limits() | overrides.pop("rate_limits", {})
+    proxies = overrides.pop("trusted_proxies", env.DAILY_TRUSTED_PROXIES)
+    networks = overrides.pop("networks", env.DAILY_NETWORKS)
+    lifetime = _days(overrides.pop("code_lifetime", env.DAILY_CODE_DAYS), "DAILY_CODE_DAYS")
+    idle = _days(overrides.pop("idle_lifetime", env.DAILY_IDLE_DAYS), "DAILY_IDLE_DAYS")
+    archive_days = overrides.pop("archive_days", env.DAILY_ARCHIVE_DAYS)
+    established = overrides.pop("established_days", env.DAILY_ESTABLISHED_DAYS)
     return Config(
         secret_key=secrets[-1] if secrets else DEV_SECRET,
         secret_keys=secrets,
         env=mode,
-        redis_url=overrides.pop("redis_url", env.get("REDIS_URL") or None),
-        data_dir=Path(overrides.pop("data_dir", env.get("DAILY_DATA", "data"))),
+        redis_url=overrides.pop("redis_url", env.REDIS_URL),
+        data_dir=Path(overrides.pop("data_dir", env.DAILY_DATA)),
         timezone=zone,
         board_retention_days=_whole_days(retention, "DAILY_BOARD_RETENTION_DAYS"),
         rate_limits=limits,
         trusted_proxies=parse_proxies(proxies),
+        networks=parse_networks(networks),
         code_lifetime=lifetime,
         idle_lifetime=idle,
-        metrics_token=overrides.pop("metrics_token", env.get("DAILY_METRICS_TOKEN") or None),
-        archive_url=overrides.pop("archive_url", env.get("DAILY_ARCHIVE") or None),
+        metrics_token=overrides.pop("metrics_token", env.DAILY_METRICS_TOKEN),
+        archive_url=overrides.pop("archive_url", env.DAILY_ARCHIVE),
         archive_days=_whole_days(archive_days, "DAILY_ARCHIVE_DAYS"),
+        established_days=_whole_days(established, "DAILY_ESTABLISHED_DAYS"),
         clock=clock,
         **overrides,
     )
@@ -164,7 +363,7 @@ def parse_proxies(text: str | tuple[Network, ...]) -> tuple[Network, ...]:
     >>> parse_proxies("1")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    daily.core.config.ConfigError: DAILY_TRUSTED_PROXIES names the proxies by address or CIDR ...
+    daily.core.errors.ConfigError: DAILY_TRUSTED_PROXIES names the proxies by address or CIDR ...
     """
     if isinstance(text, tuple):
         return text
@@ -179,6 +378,31 @@ def parse_proxies(text: str | tuple[Network, ...]) -> tuple[Network, ...]:
                 "DAILY_TRUSTED_PROXIES names the proxies by address or CIDR "
                 f"(10.0.0.2, 10.0.0.0/8), got {item!r}"
             ) from None
+    return tuple(found)
+
+
+def parse_networks(text: str | tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """Reads ``DAILY_NETWORKS``: ``ipv4/24, ipv6/56, ipv6/48``, each an IP version and the
+    prefix length of the networks whose clients share the network budgets.
+
+    >>> parse_networks("ipv4/24, ipv6/48")
+    ((4, 24), (6, 48))
+    >>> parse_networks("/24")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    daily.core.errors.ConfigError: DAILY_NETWORKS names networks as ipv4/24 or ipv6/56, ...
+    """
+    if isinstance(text, tuple):
+        return text
+    found = []
+    for item in filter(None, (part.strip().lower() for part in text.split(","))):
+        version, _, length = item.partition("/")
+        top = {"ipv4": 32, "ipv6": 128}.get(version)
+        if top is None or not length.isdigit() or not 0 < int(length) <= top:
+            raise ConfigError(
+                f"DAILY_NETWORKS names networks as ipv4/24 or ipv6/56, got {item!r}"
+            ) from None
+        found.append((int(version[3]), int(length)))
     return tuple(found)
 
 

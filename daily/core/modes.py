@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from daily.core.errors import DailyError
+from daily.core.errors import ModeError
 
 
 class SeedKind(StrEnum):
@@ -44,10 +44,6 @@ class OnePer(StrEnum):
 
 #: The ids of :data:`MODES` as a type, for the API's typed models.
 ModeId = Literal["daily", "friend", "solo", "party", "computer"]
-
-
-class ModeError(DailyError, ValueError):
-    """A mode name that no mode has."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +100,7 @@ def find_mode(mode_id: str) -> Mode:
     >>> find_mode("chess")
     Traceback (most recent call last):
     ...
-    daily.core.modes.ModeError: unknown mode: 'chess' (known: daily, friend, solo, party, computer)
+    daily.core.errors.ModeError: unknown mode: 'chess' (known: daily, friend, solo, party, computer)
     """
     try:
         return MODES[mode_id]

@@ -18,9 +18,9 @@ from datetime import date
 from typing import Any
 
 from daily.core import dice, party
-from daily.core.codes import CodeError, parse_code
+from daily.core.codes import parse_code
 from daily.core.config import parse_secret_keys
-from daily.core.errors import DailyError, ReplayError
+from daily.core.errors import CodeError, ReplayError, VerifyError
 from daily.core.rules import GameState, find_ruleset, replay
 
 #: Fields a record may carry besides the ones read (golden files pin the dice, say; a
@@ -28,10 +28,6 @@ from daily.core.rules import GameState, find_ruleset, replay
 IGNORED = {"description", "dice", "scorecard", "id", "mode", "computer"}
 FIELDS = {"ruleset", "options", "seed", "date", "code", "moves", "total", "commitment", "players",
           "stream"}  # fmt: skip
-
-
-class VerifyError(DailyError, ValueError):
-    """A record that cannot be read, or that does not replay to what it claims."""
 
 
 def verify(text: str, secret: str | None = None) -> GameState | party.Party:

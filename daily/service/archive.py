@@ -1,32 +1,26 @@
 """Cold games leave Redis: finished games past a window move to an archive of day files.
 
-The archive is a folder of compressed JSON lines, one :meth:`Record.to_dict` a line, behind
-an fsspec URL (a local folder by default, an object store such as S3 when several hosts
-share it). A day's games are spread over up to :data:`SHARDS` files by a hash of their id,
-``YYYY-MM-DD/xx.jsonl.gz``, so reading one game back reads a small file. Each file ends
-with a line that carries the SHA-256 of the lines before it and their count; a file whose
-checksum does not match is refused. Beside each file, ``xx.ids`` lists the ids it holds
-(written first, so it never lists fewer): an id that no game has, made up by a client, costs
-reading that short list, not unpacking and checking the whole file.
-
-The archiver (:func:`archive_old`) is safe to kill at any point: a file is written whole or
-not at all (a temporary name renamed, or one object put), it merges with what the file
-held (a game is one line however often it is archived), it is read back and checked
-before any game leaves Redis, and only then does a game leave Redis: whole if its id names
-the day of its file (:func:`daily.store.game_fields.new_id`), else as a marker that names the day.
-Its player's indexes then let it go: off their list of games, and a ranked daily onto
-their month's list of archived dailies, which keeps what history shows of it
-(:func:`archived_dailies`: no file read); any other reader finds the game's file from its id
-(:func:`load`, :func:`load_many`: each file read once).
+The files (:mod:`daily.service.archive_files`) are compressed JSON lines behind an fsspec
+URL, a day's games spread over up to 256 files by a hash of their id, the codes made that
+day beside them. The archiver (:func:`archive_old`) is safe to kill at any point: a file is
+written whole or not at all, it merges with what the file held (a game is one line however
+often it is archived), it is read back and checked before any game leaves Redis, and only
+then does a game leave Redis: whole if its id names the day of its file
+(:func:`daily.store.game_fields.new_id`), else as a marker that names the day. Its player's
+indexes then let it go: off their list of games, and a ranked daily stays noted on their
+notes (:mod:`daily.store.played_days`), which keep what history shows of it and where its
+file is (no file read to list it). The codes the game made leave Redis with it, a dated code
+for the files of its day, once the batch's games are out; a game leaves the archiver's
+list last. Any other reader finds the game's file from its id (:func:`load`,
+:func:`load_many`: each file read once), a dated code's from the code (:func:`load_code`).
+One archiver runs at a time over every host, holding a short lease that it renews before
+each file it writes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import gzip
-import hashlib
-import json
 import logging
 import os
 import secrets
@@ -36,187 +30,33 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import fsspec
-
 from daily.core import dice
 from daily.core.config import Config
-from daily.core.errors import DailyError
+from daily.core.errors import ArchiveError
 from daily.core.record import Record
-from daily.store import archived_games, friend_codes, game_fields, review_queue, saved_games
+from daily.service.archive_files import Archive, dumps, open_archive, shard_of
+from daily.store import (
+    archived_games,
+    friend_codes,
+    game_fields,
+    kept_analyses,
+    played_days,
+    review_queue,
+    saved_games,
+)
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
 
 log = logging.getLogger(__name__)
 
-#: How many files a day's games are spread over (by the first byte of their id's hash).
-SHARDS = 256
 #: How many games one sweep of the service moves at most (``daily archive`` moves all).
 SWEEP_BATCH = 2000
-#: How long the archiver's lock holds if its holder dies (seconds).
-LOCK_S = 600.0
+#: The archiver's lease (seconds): renewed before each file it writes, so one that dies
+#: holds it this long at most.
+LOCK_S = 30.0
 #: A test hook: the name of the step at which the archiver kills its own process.
 KILL_AT = "DAILY_ARCHIVE_KILL_AT"
-
-
-class ArchiveError(DailyError):
-    """An archive file that cannot be read back as written (a checksum that does not match)."""
-
-
-def _dumps(body: Mapping[str, Any]) -> str:
-    return json.dumps(body, separators=(",", ":"), sort_keys=True)
-
-
-def shard_of(game_id: str) -> int:
-    """The file of its day that holds game *game_id*.
-
-    >>> shard_of("g1")
-    113
-    """
-    return hashlib.sha256(game_id.encode()).digest()[0] % SHARDS
-
-
-def encode(lines: Mapping[str, Mapping[str, Any]]) -> bytes:
-    """A file's bytes: *lines* (game id -> record dict) sorted by id, then the checksum line."""
-    body = "".join(_dumps(lines[game_id]) + "\n" for game_id in sorted(lines)).encode()
-    trailer = _dumps({"games": len(lines), "sha256": hashlib.sha256(body).hexdigest()})
-    return gzip.compress(body + trailer.encode() + b"\n", mtime=0)
-
-
-def decode(
-    data: bytes, name: str = "archive file", wanted: Collection[str] | None = None
-) -> dict[str, dict[str, Any]]:
-    """The lines of a file written by :func:`encode`, by game id (only those of *wanted*
-    ids, if given: the others are checked, not parsed); ArchiveError if it is damaged.
-
-    >>> decode(encode({"g1": {"id": "g1"}, "g2": {"id": "g2"}}), wanted={"g2"})
-    {'g2': {'id': 'g2'}}
-    """
-    try:
-        text = gzip.decompress(data)
-    except (OSError, EOFError) as e:
-        raise ArchiveError(f"{name} is not gzip: {e}") from None
-    body, _, last = text.rstrip(b"\n").rpartition(b"\n")
-    body = body + b"\n" if body else b""
-    rows = body.splitlines()
-    if wanted is not None:  # a line names its id as "id":"..." (keys sorted, no spaces)
-        needles = [f'"id":{json.dumps(game_id)}'.encode() for game_id in wanted]
-        rows = [row for row in rows if any(needle in row for needle in needles)]
-    try:
-        trailer = json.loads(last)
-        lines = [json.loads(line) for line in rows]
-    except ValueError:
-        raise ArchiveError(f"{name} holds a line that is not JSON") from None
-    if not isinstance(trailer, dict) or "sha256" not in trailer:
-        raise ArchiveError(f"{name} has no checksum line")
-    count = body.count(b"\n")
-    if trailer["sha256"] != hashlib.sha256(body).hexdigest() or trailer["games"] != count:
-        raise ArchiveError(f"{name} does not match its checksum")
-    return {line["id"]: line for line in lines if wanted is None or line["id"] in wanted}
-
-
-class Archive:
-    """The archive at *url* (an fsspec URL or a local folder)."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.fs, self.root = fsspec.core.url_to_fs(url)
-        self._local = "file" in _protocols(self.fs)
-
-    def path(self, day: date, shard: int) -> str:
-        """The file of *day* that holds the games of *shard*."""
-        return f"{self.root.rstrip('/')}/{day.isoformat()}/{shard:02x}.jsonl.gz"
-
-    @staticmethod
-    def ids_path(path: str) -> str:
-        """The list of the ids that the file at *path* holds, one a line."""
-        return path.removesuffix(".jsonl.gz") + ".ids"
-
-    def read(self, day: date, shard: int) -> dict[str, dict[str, Any]]:
-        """The lines of a file, by game id (none if there is no such file)."""
-        path = self.path(day, shard)
-        try:
-            data = self.fs.cat_file(path)
-        except FileNotFoundError:
-            return {}
-        return decode(data, path)
-
-    def write(self, day: date, shard: int, lines: Mapping[str, Mapping[str, Any]]) -> None:
-        """Writes a file and its list of ids, each whole or not at all (a temporary file
-        renamed, or one object put): the list first, so it never lists fewer ids than the
-        file holds, even if the writer dies between the two."""
-        path = self.path(day, shard)
-        self._put(self.ids_path(path), "".join(f"{i}\n" for i in sorted(lines)).encode())
-        self._put(path, encode(lines))
-
-    def _put(self, path: str, data: bytes) -> None:
-        if not self._local:
-            self.fs.pipe_file(path, data)  # an object store's put is atomic
-            return
-        self.fs.makedirs(path.rpartition("/")[0], exist_ok=True)
-        temporary = f"{path}.{secrets.token_hex(6)}.tmp"
-        with open(temporary, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())  # on disk before the rename makes it the file
-        os.replace(temporary, path)
-
-    def find(self, game_id: str, day: date) -> Record | None:
-        """The archived game *game_id* from *day*'s files, or None."""
-        return self.find_many([(game_id, day)]).get(game_id)
-
-    def find_many(self, wanted: Sequence[tuple[str, date]]) -> dict[str, Record]:
-        """The archived games of *wanted* (game id, day of its file) that the archive holds,
-        by id: each file read once, the files fetched together (concurrently from an
-        object store)."""
-        by_path: dict[str, set[str]] = defaultdict(set)
-        for game_id, day in wanted:
-            by_path[self.path(day, shard_of(game_id))].add(game_id)
-        by_path = self._held(by_path)
-        if not by_path:
-            return {}
-        paths = sorted(by_path)
-        if len(paths) == 1:
-            try:
-                datas = {paths[0]: self.fs.cat_file(paths[0])}
-            except FileNotFoundError:
-                return {}
-        else:
-            datas = self.fs.cat(paths, on_error="omit")
-        found: dict[str, Record] = {}
-        for path, data in datas.items():
-            # An object store may name the path without its protocol or root slash.
-            ids = by_path.get(path) or by_path[_matching(path, paths)]
-            for game_id, line in decode(data, path, ids).items():
-                found[game_id] = Record.from_dict(line)
-        return found
-
-    def _held(self, by_path: dict[str, set[str]]) -> dict[str, set[str]]:
-        """*by_path* without the ids that the files' lists of ids do not name (a file with
-        no list, written before there were lists, keeps every id asked of it)."""
-        lists = {self.ids_path(path): path for path in by_path}
-        found = self.fs.cat(sorted(lists), on_error="omit") if lists else {}
-        held = dict(by_path)
-        for name, data in found.items():
-            path = lists.get(name) or lists[_matching(name, sorted(lists))]
-            ids = set(data.decode().split())
-            held[path] = by_path[path] & ids
-        return {path: ids for path, ids in held.items() if ids}
-
-
-def _matching(path: str, paths: Sequence[str]) -> str:
-    return next(p for p in paths if p.strip("/").endswith(path.strip("/").split("://")[-1]))
-
-
-def _protocols(fs: fsspec.AbstractFileSystem) -> tuple[str, ...]:
-    found = fs.protocol
-    return (found,) if isinstance(found, str) else tuple(found)
-
-
-@functools.lru_cache(maxsize=8)
-def open_archive(url: str) -> Archive:
-    """The archive at *url*, opened once per process."""
-    return Archive(url)
 
 
 def reader(config: Config) -> saved_games.ArchiveReader:
@@ -239,7 +79,8 @@ def load(client: redis.Redis, config: Config, game_id: str) -> Record | None:
 
 def load_code(client: redis.Redis, config: Config, code: str) -> friend_codes.FriendCode | None:
     """The friend code *code*, from Redis or, once archived, rebuilt from its game."""
-    return friend_codes.load_code(client, code, reader(config))
+    read = reader(config)
+    return friend_codes.load_code(client, code, read) or _archived_code(client, config, code, read)
 
 
 def code_and_game(
@@ -249,10 +90,34 @@ def code_and_game(
     archived code is rebuilt from the very game the caller wants next (one file read, not
     two). The game is not read when its id is *unless* (the caller's own game)."""
     read = functools.lru_cache(maxsize=2)(reader(config))
-    found = friend_codes.load_code(client, code, read)
+    found = friend_codes.load_code(client, code, read) or _archived_code(client, config, code, read)
     if found is None or found.game_id == unless:
         return found, None
     return found, saved_games.load(client, found.game_id, read)
+
+
+def _archived_code(
+    client: redis.Redis, config: Config, code: str, read: saved_games.ArchiveReader
+) -> friend_codes.FriendCode | None:
+    # A dated code whose hash left Redis: the files of the day it names hold its game and
+    # window (a code no file lists costs reading that file's short list of codes).
+    day = friend_codes.code_day(code)
+    if day > config.now().astimezone(UTC).date():
+        return None
+    line = open_archive(config.archive_location).find_code(code, day)
+    record = saved_games.load(client, line["game"], read) if line else None
+    if line is None or record is None:
+        return None
+    return friend_codes.code_from_game(code, record, line["made"], line["closes"])
+
+
+def find_daily(
+    client: redis.Redis, config: Config, player_id: str, played: played_days.PlayedDay
+) -> Record | None:
+    """*player_id*'s archived ranked daily that *played* notes, from the file it names."""
+    if played.file_day is None or played.file_day > config.now().astimezone(UTC).date():
+        return None
+    return open_archive(config.archive_location).find_daily(player_id, played)
 
 
 def load_many(client: redis.Redis, config: Config, game_ids: Sequence[str]) -> list[Record | None]:
@@ -265,19 +130,6 @@ def load_many(client: redis.Redis, config: Config, game_ids: Sequence[str]) -> l
     archived = open_archive(config.archive_location).find_many(wanted) if wanted else {}
     return [where if isinstance(where, Record) else archived.get(game_id)
             for game_id, where in zip(game_ids, located, strict=True)]  # fmt: skip
-
-
-def archived_dailies(
-    client: redis.Redis, config: Config, player_id: str, since: date
-) -> list[archived_games.ArchivedDaily]:
-    """*player_id*'s archived ranked dailies of the months from *since*'s to today's, as
-    their month lists keep them (no archive file read)."""
-    months, day = [], since.replace(day=1)
-    end = config.now().astimezone(UTC).date()
-    while day <= end:
-        months.append(day.isoformat()[:7])
-        day = (day + timedelta(days=32)).replace(day=1)
-    return archived_games.archived_of(client, player_id, months)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -302,22 +154,37 @@ def archive_old(
     lock_s: float = LOCK_S,
 ) -> Archived | None:
     """Moves finished games older than ``config.archive_days`` to the archive (at most
-    *limit*); None if another archiver holds the lock. Idempotent, and safe to kill."""
-    token = secrets.token_hex(8)
-    if not archived_games.claim_archiver(client, token, lock_s):
+    *limit*); None if another archiver holds the lease, which lasts *lock_s* seconds unless
+    renewed (before each file written). Idempotent, and safe to kill."""
+    lease = _Lease(client, secrets.token_hex(8), lock_s)
+    if not archived_games.claim_archiver(client, lease.token, lock_s):
         return None
     try:
         if limit is not None:
-            return _archive(client, config, limit)[0]
+            return _archive(client, config, lease, limit)[0]
         done = Archived(0, 0, 0)
         while True:  # a batch at a time: no step holds every due game, nor one pipeline
-            step, seen = _archive(client, config, SWEEP_BATCH, done.skipped)
+            step, seen = _archive(client, config, lease, SWEEP_BATCH, done.skipped)
             done = Archived(done.games + step.games, done.files + step.files,
                             done.skipped + step.skipped)  # fmt: skip
             if seen < SWEEP_BATCH:
                 return done
     finally:
-        archived_games.release_archiver(client, token)
+        archived_games.release_archiver(client, lease.token)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Lease:
+    """The archiver's hold on its lock: renewed as it works, so a dead archiver's runs out."""
+
+    client: redis.Redis
+    token: str
+    seconds: float
+
+    def renew(self) -> None:
+        """Holds the lock *seconds* more; ArchiveError if it ran out (another may run)."""
+        if not archived_games.renew_archiver(self.client, self.token, self.seconds):
+            raise ArchiveError("the archiver's lease ran out: another archiver may run now")
 
 
 def file_day(record: Record) -> date:
@@ -343,55 +210,77 @@ def _is_closed(record: Record, config: Config) -> bool:
 
 
 def _unindex(client: redis.Redis, config: Config, record: Record) -> None:
-    # The month list keeps whether the bonus was reached: history shows it, no file read.
+    # The player's notes keep whether the bonus was reached: history shows it, no file read.
     bonus = archived_games.is_listed_archived(record) and record.state(config.secret_key).bonus > 0
-    archived_games.unindex_archived(client, record, _is_closed(record, config), bonus)
-    # The code the game made (its share code, or the friend code it was the first game of)
-    # goes with it once nothing ranked can start on it: its game says the rest, so Redis
-    # keeps a short entry, not the code's own hash.
-    for code in {c for c in (record.share, record.code) if c}:
-        made = friend_codes.load_code(client, code)
-        if made and made.game_id == record.id and config.now() >= made.practice_at(config.timezone):
-            friend_codes.archive_code(client, made)
+    day = config.now().astimezone(UTC).date()
+    archived_games.unindex_archived(client, record, _is_closed(record, config), bonus, today=day)
+
+
+def _made_codes(
+    client: redis.Redis, records: Sequence[Record]
+) -> dict[str, list[friend_codes.FriendCode]]:
+    # The codes each game made (its share code, or the friend code it was the first game
+    # of) that Redis still holds, by game id: they leave Redis with the game.
+    wanted = [(r.id, code) for r in records for code in sorted({c for c in (r.share, r.code) if c})]
+    made: dict[str, list[friend_codes.FriendCode]] = defaultdict(list)
+    codes = friend_codes.load_codes(client, [code for _, code in wanted])
+    for (game_id, _), code in zip(wanted, codes, strict=True):
+        if code is not None and code.game_id == game_id:
+            made[game_id].append(code)
+    return made
+
+
+def _archive_codes(
+    client: redis.Redis, archive: Archive, lease: _Lease, codes: Sequence[friend_codes.FriendCode]
+) -> None:
+    # A dated code goes to the files of the day it names, each file written once a batch and
+    # read back before any hash goes; a random one into its shared hash. Either is rebuilt
+    # from its game when read (load_code), so a crash between leaves a code that reads the same.
+    groups: dict[tuple[date, int], dict[str, dict[str, Any]]] = defaultdict(dict)
+    dated = [code for code in codes if friend_codes.is_dated(code)]
+    for code in dated:
+        line = {"id": code.code, "game": code.game_id, "made": code.made, "closes": code.closes}
+        groups[friend_codes.code_day(code.code), shard_of(code.code)][code.code] = line
+    for (day, shard), lines in sorted(groups.items()):
+        lease.renew()
+        archive.write_codes(day, shard, archive.read_codes(day, shard) | lines)
+        kept = archive.read_codes(day, shard)
+        if any(kept.get(code) != line for code, line in lines.items()):
+            raise ArchiveError(f"{archive.code_path(day, shard)} lost a code as it was written")
+    friend_codes.drop_codes(client, dated)
+    for code in codes:
+        if not friend_codes.is_dated(code):
+            friend_codes.archive_code(client, code)
 
 
 def _archive(
-    client: redis.Redis, config: Config, limit: int, skip: int = 0
+    client: redis.Redis, config: Config, lease: _Lease, limit: int, skip: int = 0
 ) -> tuple[Archived, int]:
-    # One batch: the *limit* oldest due games after the *skip* left on the list before.
+    # One batch: the *limit* oldest due games after the *skip* left on the list before. A
+    # game leaves the list only once its codes left Redis too, so a run killed midway is
+    # finished by the next (a game out of Redis already is read back from the archive).
     archive = open_archive(config.archive_location)
-    read = reader(config)
     cutoff = (config.now() - timedelta(days=config.archive_days)).timestamp()
     due = archived_games.finished_before(client, cutoff, limit, skip)
+    located = saved_games.locate_many(client, due)
+    left = _read_left(config, due, located)
+    for record in left:
+        _unindex(client, config, record)
+    made = _made_codes(client, [*left, *(r for r in located if isinstance(r, Record))])
     waiting = review_queue.unchecked_among(client, due)
-    groups: dict[tuple[date, int], list[Record]] = defaultdict(list)
-    gone, skipped = [], 0
-    for game_id, where in zip(due, saved_games.locate_many(client, due), strict=True):
-        if not isinstance(where, Record):
-            # Out of Redis already (a run killed before it moved the player's indexes),
-            # or gone: the move is finished, and the game leaves the list.
-            archived = read(game_id, where) if where is not None else None
-            if archived is not None:
-                _unindex(client, config, archived)
-            gone.append(game_id)
-        elif not where.finished or where.finished_at is None or not where.submitted:
-            skipped += 1
-        elif where.extra.get("review") == "held" or game_id in waiting:
-            skipped += 1  # its review decides first (a luck check may still hold it)
-        else:
-            groups[file_day(where), shard_of(where.id)].append(where)
-    archived_games.unlist_finished(client, gone)
+    groups, skipped = _due_groups(config, located, made, waiting)
     _step("loaded")
-    moved = 0
+    moved = [*left]
     for (day, shard), records in sorted(groups.items()):
+        lease.renew()
+        records = kept_analyses.fold(client, records)  # a kept analysis goes with its game
         lines = archive.read(day, shard)  # merged: a game archived before stays one line
         lines.update((record.id, record.to_dict()) for record in records)
         archive.write(day, shard, lines)
         _step("written")
         kept = archive.read(day, shard)
-        if any(_dumps(kept.get(r.id, {})) != _dumps(r.to_dict()) for r in records):
+        if any(dumps(kept.get(r.id, {})) != dumps(r.to_dict()) for r in records):
             raise ArchiveError(f"{archive.path(day, shard)} lost a game as it was written")
-        done = []
         waiting = review_queue.unchecked_among(client, [record.id for record in records])
         for record in records:
             # Queued for its luck check meanwhile, held, or given its verdict: it waits.
@@ -399,12 +288,47 @@ def _archive(
                 _step("marked")
                 _unindex(client, config, record)
                 _step("unindexed")
-                done.append(record.id)
+                moved.append(record)
             else:  # its line waits in the file, harmless: the game is still read from Redis
                 skipped += 1
-        archived_games.unlist_finished(client, done)
-        moved += len(done)
-    return Archived(moved, len(groups), skipped), len(due)
+    _archive_codes(client, archive, lease, [c for r in moved for c in made.get(r.id, [])])
+    gone = [g for g, where in zip(due, located, strict=True) if not isinstance(where, Record)]
+    archived_games.unlist_finished(client, [*gone, *(r.id for r in moved[len(left) :])])
+    return Archived(len(moved) - len(left), len(groups), skipped), len(due)
+
+
+def _read_left(
+    config: Config, due: Sequence[str], located: Sequence[Record | date | None]
+) -> list[Record]:
+    # The due games out of Redis already whose archive holds them (read back, one file each).
+    read = reader(config)
+    return [found for game_id, where in zip(due, located, strict=True)
+            if isinstance(where, date) and (found := read(game_id, where)) is not None]  # fmt: skip
+
+
+def _due_groups(
+    config: Config,
+    located: Sequence[Record | date | None],
+    made: Mapping[str, Sequence[friend_codes.FriendCode]],
+    waiting: Collection[str],
+) -> tuple[dict[tuple[date, int], list[Record]], int]:
+    # The due games in Redis that may leave it, by file; and how many wait: not counted yet,
+    # held or waiting for review, or with a code still open (it leaves with its game).
+    groups: dict[tuple[date, int], list[Record]] = defaultdict(list)
+    skipped = 0
+    now = config.now()
+    for where in located:
+        if not isinstance(where, Record):
+            continue
+        if not where.finished or where.finished_at is None or not where.submitted:
+            skipped += 1
+        elif where.extra.get("review") == "held" or where.id in waiting:
+            skipped += 1  # its review decides first (a luck check may still hold it)
+        elif any(now < code.practice_at(config.timezone) for code in made.get(where.id, [])):
+            skipped += 1
+        else:
+            groups[file_day(where), shard_of(where.id)].append(where)
+    return groups, skipped
 
 
 def sweep(client: redis.Redis, config: Config) -> Archived | None:

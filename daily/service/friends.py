@@ -180,9 +180,10 @@ def _name(client: redis.Redis, player_id: str) -> str | None:
 
 
 def target_of(client: redis.Redis, config: Config, record: Record) -> Target | None:
-    """The creator's running totals for *record*, a friend game played with the creator's
-    score as its target (or finished); None for any other game, and for the creator's own."""
-    if record.kind.board is not BoardKind.FRIEND or not record.code:
+    """The creator's running totals for *record*, a game on their code: a friend game played
+    with the creator's score as its target, or a finished one (a daily played from its share
+    link too: the head-to-head); None for any other game, and for the creator's own."""
+    if record.kind.board not in (BoardKind.FRIEND, BoardKind.DAILY) or not record.code:
         return None
     if not (record.target or record.finished):
         return None
@@ -218,7 +219,8 @@ class Challenge:
     """A code a player made and who played it: *mine* is the creator's own score on it (None
     until their game on it counts), *players* how many others have a score on it, *plays*
     the best :data:`PLAYS_SHOWN` of those, best first; *day* and *number* name the daily a
-    daily's code replays."""
+    daily's code replays; *is_open* says whether games on it still count on its board (once
+    not, the home page folds it away)."""
 
     code: str
     ruleset: str
@@ -227,6 +229,7 @@ class Challenge:
     mine: int | None
     players: int
     plays: tuple[Play, ...]
+    is_open: bool = True
 
 
 def challenges(client: redis.Redis, config: Config, player_id: str | None
@@ -256,6 +259,7 @@ def challenges(client: redis.Redis, config: Config, player_id: str | None
             mine=head.score_of,
             players=head.size - (0 if head.score_of is None else 1),
             plays=tuple(Play(pid, names[pid], score) for pid, score in entries),
+            is_open=c.window.is_open(config.now()),
         )
         for c, head, entries in zip(found, heads, others, strict=True)
     )

@@ -24,14 +24,17 @@ from typing import TYPE_CHECKING
 from daily.core import computer, dice, party
 from daily.core.config import Config
 from daily.core.errors import (
+    AlreadyApplied,
     BadInputError,
     ConflictError,
     DailyError,
     ErrorCode,
     IllegalMoveError,
+    MoveConflict,
     NoStrategyError,
     NotAllowedError,
     StorageError,
+    TableMissingError,
 )
 from daily.core.modes import OnePer
 from daily.core.party import Party
@@ -39,11 +42,7 @@ from daily.core.record import Record
 from daily.core.rules import GameState, Move, Score, apply
 from daily.service import archive, results, reviews, tables
 from daily.store import friend_codes, pending_results, players, saved_games
-from daily.store.saved_games import AlreadyApplied, MoveConflict
 from daily.strategy import bots
-from daily.strategy.solver import (
-    TableMissingError,
-)
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
@@ -282,6 +281,9 @@ class View:
     computer_turns: int = 0
     target: Target | None = None
     rank: int | None = None
+    #: A daily of a player not yet established: where it would rank on its day's board, and
+    #: on how many more days they must finish a ranked daily before theirs rank there.
+    newcomer: results.Newcomer | None = None
 
 
 def view(client: redis.Redis, config: Config, record: Record, state: GameState | None = None,
@@ -303,7 +305,8 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
     if record.code and (record.target or record.finished):
         found = dataclasses.replace(found, target=target_of(client, config, record))
     if record.finished:
-        found = dataclasses.replace(found, rank=results.rank_of(client, record))
+        newcomer = results.newcomer_of(client, config, record)
+        found = dataclasses.replace(found, rank=results.rank_of(client, record), newcomer=newcomer)
     return found
 
 

@@ -2,30 +2,35 @@
 of a given day, the doors of their advent calendar.
 
 Handed the Redis client and the configuration, like :mod:`daily.service.games`; pages render what
-these functions return and read nothing else.
+these functions return and read nothing else. A player's dailies are read from their notes
+(:mod:`daily.store.played_days`: three bytes a day), so their history, figures
+and advent doors cost the same whatever the number of games they stored: one round trip and
+at most the few games still under way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from daily.core import dice, modes
+from daily.core import dice
 from daily.core.config import Config
 from daily.core.errors import NotFoundError
 from daily.core.record import Record
 from daily.service import archive
-from daily.store import archived_games, boards, counters, keys, players, saved_games
-from daily.store.counters import Count as Count  # a move's rate limits: the web layer
-from daily.store.counters import Counter as Counter  # names them, the move's read counts
+from daily.service.quotas import CountCheck
+from daily.store import archived_games, boards, counters, keys, played_days, players, saved_games
+from daily.store.counters import Counter
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
 
 #: How many days of history a player's page reads (a year and more).
 HISTORY_DAYS = 400
+#: How many of them a page of their history lists (the chart draws as many).
+HISTORY_PAGE = 14
 #: A longer game id is refused before it reaches the store.
 MAX_GAME_ID = 64
 #: The doors of an advent calendar.
@@ -40,6 +45,8 @@ class Played:
     number: int
     total: int
     bonus: bool
+    # The game's id; for a daily that left Redis, its day (YYYY-MM-DD), by which its player
+    # opens it (own_game): its id is in the archive, not in Redis.
     game_id: str
 
 
@@ -57,10 +64,12 @@ class Summary:
 
 @dataclass(frozen=True, slots=True)
 class History:
-    """A player's finished dailies, newest first, and their figures."""
+    """A page of a player's finished dailies, newest first, and their figures over every
+    day of the history (:data:`HISTORY_DAYS`)."""
 
     played: tuple[Played, ...]
     summary: Summary
+    older: date | None = None  # the *before* of the next page, if there is one
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,60 +146,74 @@ def today(config: Config) -> date:
     return dice.today(config.now(), config.timezone).date
 
 
-def history_of(client: redis.Redis, config: Config, player_id: str | None) -> History:
-    """The finished daily puzzles of *player_id*, newest first, with their streak."""
+def history_of(
+    client: redis.Redis, config: Config, player_id: str | None, before: date | None = None
+) -> History:
+    """A page of the finished daily puzzles of *player_id* of the last :data:`HISTORY_DAYS`
+    days: the newest :data:`HISTORY_PAGE` before *before* (from today without it), with the
+    figures of them all and the streak. One read of the player's notes, whatever the
+    number of games they stored, and a page the same size however long they played."""
     if player_id is None:
         return History((), summarize(()))
-    # The games on the player's list: in Redis, or archived before month lists were kept (a
-    # marker): those read from their files, each file once.
-    live = saved_games.games_of(client, player_id, limit=HISTORY_DAYS * 2)
-    found = {}
-    for record in archive.load_many(client, config, live):
-        if record is None or record.kind is not modes.DAILY or record.day is None:
-            continue
-        if not record.finished or record.total is None or record.practice:
-            continue  # a past day replayed as practice is on no board and in no history
-        bonus = record.state(config.secret_key).bonus > 0
-        number = dice.Day(record.day, config.timezone).number
-        found[record.id] = Played(record.day, number, record.total, bonus, record.id)
-    # The archived dailies, as their month lists keep them: no file read.
-    since = today(config) - timedelta(days=HISTORY_DAYS)
-    for daily in archive.archived_dailies(client, config, player_id, since):
-        number = dice.Day(daily.day, config.timezone).number
-        found[daily.game_id] = Played(daily.day, number, daily.total, daily.bonus, daily.game_id)
+    last = today(config)
+    found = dailies_of(client, config, player_id, last - timedelta(days=HISTORY_DAYS), last)
     played = sorted(found.values(), key=lambda p: p.day, reverse=True)  # newest first
-    streak, best_streak = boards.streak_of(client, player_id, today(config))
-    return History(tuple(played), summarize(played, streak, best_streak))
+    shown = [p for p in played if before is None or p.day < before]
+    page = tuple(shown[:HISTORY_PAGE])
+    older = page[-1].day if len(shown) > HISTORY_PAGE else None
+    streak, best_streak = boards.streak_of(client, player_id, last)
+    return History(page, summarize(played, streak, best_streak), older)
 
 
-#: What a caller does with a request's counts before anything else is said (a 429).
-CountCheck = Callable[[tuple[Count, ...]], None]
+def dailies_of(
+    client: redis.Redis, config: Config, player_id: str, first: date, last: date
+) -> dict[date, Played]:
+    """*player_id*'s finished ranked dailies from *first* to *last*, by day: as their notes
+    keep them, with the ids of those still in Redis (their day's index keys name them) and
+    of those archived before dailies were noted (their month lists): one round trip, and a
+    read of each game its day names that is not noted (under way, or finished before notes;
+    such a finished one is noted then, as its finishing move would have)."""
+    live_from = last - timedelta(days=config.archive_days + 2)  # older ones are archived
+    found = archived_games.dailies_of(client, player_id, first, last, live_from)
+    played = {d.day: _played(config, d.day, d.total, d.bonus, d.game_id) for d in found.listed}
+    for note in found.noted:
+        game_id = found.live.get(note.day) or _listed_id(played, note.day)
+        played[note.day] = _played(config, note.day, note.total, note.bonus, game_id)
+    unnoted = {day: game_id for day, game_id in found.live.items() if day not in played}
+    for record in archive.load_many(client, config, list(unnoted.values())):
+        if record is None or record.day is None or not played_days.is_noted(record):
+            continue
+        assert record.total is not None  # a noted game is finished
+        bonus = record.state(config.secret_key).bonus > 0
+        healed = played_days.of_record(record, bonus)
+        if healed is not None:
+            played_days.note(client, player_id, healed, today(config))
+        played[record.day] = _played(config, record.day, record.total, bonus, record.id)
+    return played
 
 
-def move_counters(
-    player_id: str | None,
-    address: str,
-    per_player: Sequence[tuple[int, int]],
-    per_address: Sequence[tuple[int, int]],
-) -> tuple[Counter, ...]:
-    """The counters a move counts on: ``moves``, the player's moves (the address's moves
-    without a player), and ``pages``, the address's moves (every player's); each limit a
-    list of windows, each (moves, window in seconds); an empty list: off."""
-    found = []
-    for amount, seconds in per_player:
-        if player_id:
-            key = keys.player_moves(player_id, seconds)
-        else:
-            key = keys.anonymous_moves(address, seconds)
-        found.append(Counter("moves", key, seconds, amount))
-    for amount, seconds in per_address:
-        found.append(Counter("pages", keys.address_moves(address, seconds), seconds, amount))
-    return tuple(found)
+def _played(config: Config, day: date, total: int, bonus: bool, game_id: str) -> Played:
+    return Played(day, dice.Day(day, config.timezone).number, total, bonus, game_id)
 
 
-def count(client: redis.Redis, counting: Sequence[Counter]) -> tuple[Count, ...]:
-    """Counts a request that reads no game on *counting*, in a round trip of its own."""
-    return counters.count(client, counting)
+def _listed_id(played: dict[date, Played], day: date) -> str:
+    # A noted daily whose game left Redis: its month list's id if it has one, else its day.
+    return played[day].game_id if day in played else day.isoformat()
+
+
+def day_of(game_id: str) -> date | None:
+    """The day a history link names instead of a game id (a daily that left Redis is
+    opened by its day, ``YYYY-MM-DD``), or None for a game id.
+
+    >>> day_of("2026-12-03"), day_of("05OAbCdEfGhIjKlM"), day_of("2026-13-03")
+    (datetime.date(2026, 12, 3), None, None)
+    """
+    if len(game_id) != 10:  # a game id is 16 characters, never a date's ten
+        return None
+    try:
+        return date.fromisoformat(game_id)
+    except ValueError:
+        return None
 
 
 def own_game(
@@ -203,13 +226,18 @@ def own_game(
 ) -> Record:
     """*player_id*'s game *game_id*; NotFoundError if it is missing or another player's.
 
-    With *config*, an archived game is read from the archive too. The request is counted on
-    *counting* first (a round trip of its own) and *check* sees the counts.
+    With *config*, an archived game is read from the archive too. A day (``YYYY-MM-DD``,
+    a history's link to a daily that left Redis) names the player's ranked daily of that
+    day. The request is counted on *counting* first (a round trip of its own) and *check*
+    sees the counts.
     """
     if counting and check is not None:
-        check(count(client, counting))
+        check(counters.count(client, counting))
     found = None
-    if len(game_id) <= MAX_GAME_ID:
+    day = day_of(game_id)
+    if day is not None:
+        found = daily_of(client, player_id, day, config)
+    elif len(game_id) <= MAX_GAME_ID:
         reader = archive.reader(config) if config is not None else None
         found = saved_games.load(client, game_id, reader)
     # Another player's game is as invisible as a missing one: its dice are private.
@@ -229,12 +257,12 @@ def own_game_unless_deleted(
     """*player_id*'s game *game_id*, as :func:`own_game` finds it, or None when *player_id*
     was deleted: both read in one round trip, for a move's request, which also counts the
     request on *counting*; *check* sees the counts before anything else is decided."""
-    if len(game_id) > MAX_GAME_ID:
+    if len(game_id) > MAX_GAME_ID or day_of(game_id) is not None:
         if counting and check is not None:
-            check(count(client, counting))
+            check(counters.count(client, counting))
         if players.is_deleted(client, player_id):
             return None
-        raise NotFoundError(f"no such game: {game_id!r}")
+        return own_game(client, game_id, player_id, config)
     reader = archive.reader(config) if config is not None else None
     found, deleted, counts = saved_games.load_for(client, game_id, player_id, reader, counting)
     if check is not None:
@@ -250,21 +278,18 @@ def daily_of(
     client: redis.Redis, player_id: str | None, day: date, config: Config | None = None
 ) -> Record | None:
     """*player_id*'s daily game of *day*, finished or not, or None; with *config*, an
-    archived one too (its day's index left Redis with it)."""
+    archived one too (its day's index left Redis with it: its note names its file)."""
     if player_id is None:
         return None
-    found = saved_games.index_lookup(client, keys.player_daily(player_id, day.isoformat()))
-    if found is None and config is not None:
-        listed = _archived_dailies(client, config, player_id, day).get(day)
-        found = archive.load(client, config, listed.game_id) if listed else None
-    return found
-
-
-def _archived_dailies(
-    client: redis.Redis, config: Config, player_id: str, since: date
-) -> dict[date, archived_games.ArchivedDaily]:
-    # The player's archived ranked dailies of the months from *since*'s on, by day.
-    return {d.day: d for d in archive.archived_dailies(client, config, player_id, since)}
+    reader = archive.reader(config) if config is not None else None
+    found = saved_games.index_lookup(client, keys.player_daily(player_id, day.isoformat()), reader)
+    if found is not None or config is None:
+        return found
+    # Its day's index is gone: live_from after the day reads no index key again.
+    left = archived_games.dailies_of(client, player_id, day, day, day + timedelta(days=1))
+    if left.listed:  # archived before dailies were noted: its month list has its id
+        return archive.load(client, config, left.listed[0].game_id)
+    return archive.find_daily(client, config, player_id, left.noted[0]) if left.noted else None
 
 
 def advent_doors(
@@ -272,22 +297,22 @@ def advent_doors(
 ) -> tuple[Door, ...]:
     """The 24 doors as *player_id* sees them on *today_* (none outside December): behind an
     open door the day's top score, and the player's score and Christmas die if they played;
-    with *config*, the doors of dailies archived already too."""
+    with *config*, the doors of dailies archived already too (their month read at once)."""
     if today_.month != 12:
         return ()
-    archived: dict[date, archived_games.ArchivedDaily] = {}
+    played: dict[date, Played] = {}
     if config is not None and player_id is not None:
-        archived = _archived_dailies(client, config, player_id, today_.replace(day=1))
+        played = dailies_of(client, config, player_id, today_.replace(day=1), today_)
     doors = []
     for number in range(1, ADVENT_DOORS + 1):
         when = today_.replace(day=number)
         if when > today_:
             doors.append(Door(number, "locked"))
             continue
-        game = daily_of(client, player_id, when)
-        score = game.total if game is not None and game.finished else None
-        if score is None and when in archived:
-            score = archived[when].total  # archived: its month list says
+        score = played[when].total if when in played else None
+        if config is None:  # the store alone: the games still in Redis
+            game = daily_of(client, player_id, when)
+            score = game.total if game is not None and game.finished else None
         if when == today_ and score is None:
             doors.append(Door(number, "today"))  # not opened until played: no peeking
             continue

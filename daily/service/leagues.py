@@ -1,17 +1,19 @@
 """The league service: friends who play the daily together, on a board of their own.
 
 A player makes a league (:func:`create`) and shares its invite link, which carries the
-league's id; whoever opens it may :func:`join`. Members see the league's daily board (just
-them, on each day's daily) and its week table: each member's sum of their best
-:data:`~daily.store.league_boards.BEST_DAYS` days of the week, Monday to Sunday, so a missed day or
-two costs nothing. A finished daily counts on every league its player is in at that moment
-(:func:`daily.store.pending_results.submit`); days played before joining do not count.
+league's id and its invite token; whoever opens it may :func:`join`. Members see the league's
+daily board (just them, on each day's daily) and its week table: each member's sum of their
+best :data:`~daily.store.league_boards.BEST_DAYS` days of the week, Monday to Sunday, so a
+missed day or two costs nothing. A finished daily counts on every league its player is in at
+that moment (:func:`daily.store.pending_results.submit`), and one finished earlier on the day
+a member joins counts when they join; earlier days do not count.
 
 Rules: a player is in at most :data:`MAX_LEAGUES` leagues and a league holds at most
 :data:`MAX_MEMBERS`; a league's name follows a player name's rules. Only the owner renames
-the league or removes a member; the owner leaving hands the league to the longest-standing
-member, and the last member leaving deletes it. A member who leaves or is removed leaves the
-league's boards too. Every refusal changes nothing.
+the league, removes a member or renews the invite link; removing a member renews it too, so
+the removed member's link joins no more. The owner leaving hands the league to the
+longest-standing member, and the last member leaving deletes it. A member who leaves or is
+removed leaves the league's boards too. Every refusal changes nothing.
 
 Like :mod:`daily.service.games` this is handed the Redis client and the configuration, and returns
 frozen values; it never imports Flask.
@@ -39,13 +41,22 @@ from daily.store.league_boards import BEST_DAYS, KEEP_DAYS, monday
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
 
-__all__ = ["BEST_DAYS", "KEEP_DAYS", "MAX_LEAGUES", "MAX_MEMBERS", "League", "Standing"]
+__all__ = [
+    "BEST_DAYS",
+    "KEEP_DAYS",
+    "MAX_LEAGUES",
+    "MAX_MEMBERS",
+    "League",
+    "LeagueBoard",
+    "Standing",
+]
 
 #: The most leagues one player can be in.
 MAX_LEAGUES = 10
 #: The most members one league can hold.
 MAX_MEMBERS = 50
-#: A league id: 11 URL-safe characters, the unguessable part of its invite link.
+#: A league id or invite token: 11 URL-safe characters (the token: the unguessable part of
+#: the invite link).
 _ID = re.compile(r"[A-Za-z0-9_-]{11}")
 
 
@@ -59,7 +70,8 @@ class Member:
 
 @dataclass(frozen=True, slots=True)
 class League:
-    """A league as a player sees it; *members* is empty for someone not in it."""
+    """A league as a player sees it; *members* is empty for someone not in it, and *invite*
+    is the token its invite link carries now."""
 
     id: str
     name: str
@@ -68,6 +80,7 @@ class League:
     members: tuple[Member, ...]
     is_member: bool
     is_owner: bool
+    invite: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +94,7 @@ class Line:
 
 
 @dataclass(frozen=True, slots=True)
-class Standing:
+class LeagueBoard:
     """One of a league's boards: its id, the day it shows (or the week's Monday), its lines
     best first, and the asker's line."""
 
@@ -89,6 +102,17 @@ class Standing:
     day: date
     lines: tuple[Line, ...]
     me: Line | None
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One of the player's leagues on one day: where they stand among its members."""
+
+    league_id: str
+    name: str
+    rank: int | None  # None: the player did not play
+    members: int
+    played: int  # members who played that day
 
 
 def parse_id(text: str) -> str:
@@ -108,31 +132,41 @@ def parse_league_name(text: object) -> str:
 
 
 def create(client: redis.Redis, config: Config, player_id: str, name: str) -> League:
-    """Makes a league named *name*, owned by *player_id*, its first member."""
+    """Makes a league named *name*, owned by *player_id*, its first member (their daily of
+    today, finished already, on its board at once)."""
     name = parse_league_name(name)
     league_id = secrets.token_urlsafe(8)
     if league_boards.claim(client, player_id, league_id, MAX_LEAGUES) == league_boards.FULL:
         raise _too_many()
-    league_boards.create(client, league_id, name, player_id, config.now().timestamp())
+    now = config.now()
+    league_boards.create(client, league_id, name, player_id, now.timestamp(), _token())
+    league_boards.count_from_board(client, league_id, player_id, now.date(), zone=config.timezone)
     return get(client, player_id, league_id)
 
 
-def join(client: redis.Redis, config: Config, player_id: str, league_id: str) -> League:
-    """Joins the league *league_id* (joining twice is a no-op)."""
+def join(
+    client: redis.Redis, config: Config, player_id: str, league_id: str, invite: str | None
+) -> League:
+    """Joins the league *league_id* with its current *invite* token (None: a link from
+    before the tokens, which carried the id only); joining twice is a no-op. A daily that
+    the player finished today already counts on the league's boards at once."""
     league_id = parse_id(league_id)
-    if league_boards.load(client, league_id) is None:
+    record = league_boards.load(client, league_id)
+    if record is None:
         raise _unknown(league_id)
+    if player_id not in record.members and not _holds(record, invite):
+        raise _stale(league_id)  # said before the limit of leagues: the link is what failed
     claimed = league_boards.claim(client, player_id, league_id, MAX_LEAGUES)
     if claimed == league_boards.FULL:
         raise _too_many()
-    found = league_boards.join(client, league_id, player_id, config.now().timestamp(), MAX_MEMBERS)
-    if found in (league_boards.FULL, league_boards.MISSING):
+    now = config.now()
+    found = league_boards.join(client, league_id, player_id, now.timestamp(), MAX_MEMBERS,
+                               _invite(invite))  # fmt: skip
+    if found in (league_boards.FULL, league_boards.MISSING, league_boards.STALE):
         if claimed == league_boards.ADDED:
             league_boards.unclaim(client, player_id, league_id)  # undo the player's side
-        if found == league_boards.MISSING:
-            raise _unknown(league_id)
-        raise LeagueFullError(f"league {league_id} is full: {MAX_MEMBERS} members",
-                              limit=MAX_MEMBERS)  # fmt: skip
+        raise _refused(league_id, found)
+    league_boards.count_from_board(client, league_id, player_id, now.date(), zone=config.timezone)
     return get(client, player_id, league_id)
 
 
@@ -159,11 +193,13 @@ def leave_all(client: redis.Redis, config: Config, player_id: str) -> int:
 def remove(
     client: redis.Redis, config: Config, owner_id: str, league_id: str, player_id: str
 ) -> League:
-    """Removes *player_id* from the league (its owner only; the owner leaves instead)."""
+    """Removes *player_id* from the league (its owner only; the owner leaves instead), and
+    renews its invite link in the same step: the removed member's link joins no more."""
     league_id = parse_id(league_id)
     if player_id == owner_id:
         raise BadInputError("the owner does not remove themselves: leave the league instead")
-    found = league_boards.leave(client, league_id, player_id, _today(config), owner=owner_id)
+    found = league_boards.leave(client, league_id, player_id, _today(config), owner=owner_id,
+                                invite=_token())  # fmt: skip
     if found == league_boards.MISSING:
         raise _unknown(league_id)
     if found == league_boards.NOT_OWNER:
@@ -186,14 +222,40 @@ def rename(client: redis.Redis, config: Config, owner_id: str, league_id: str, n
     return get(client, owner_id, league_id)
 
 
-def get(client: redis.Redis, player_id: str | None, league_id: str) -> League:
-    """The league *league_id* as *player_id* (None: anybody) sees it: its members only
-    when they are one of them."""
+def renew(client: redis.Redis, config: Config, owner_id: str, league_id: str) -> League:
+    """Gives the league a new invite link (its owner only); the old one joins no more."""
+    league_id = parse_id(league_id)
+    found = league_boards.renew(client, league_id, owner_id, _token())
+    if found == league_boards.MISSING:
+        raise _unknown(league_id)
+    if found == league_boards.NOT_OWNER:
+        raise NotOwnerError(f"only the owner of league {league_id} renews its invite link")
+    return get(client, owner_id, league_id)
+
+
+def get(
+    client: redis.Redis, player_id: str | None, league_id: str, invite: str | None = None
+) -> League:
+    """The league *league_id* as *player_id* (None: anybody) sees it: all of it for a member;
+    its name, owner and size for anyone else who holds its current *invite* token."""
+    found = find(client, player_id, league_id, invite)
+    if found is None:
+        raise NotFoundError(f"no such league, or its invite link was renewed: {league_id}")
+    return found
+
+
+def find(
+    client: redis.Redis, player_id: str | None, league_id: str, invite: str | None = None
+) -> League | None:
+    """:func:`get`, or None where it refuses: no league *league_id* (a well-formed one), or
+    a visitor whose link is not its current one (renewed, or the member was removed)."""
     league_id = parse_id(league_id)
     found = league_boards.load(client, league_id)
     if found is None:
-        raise _unknown(league_id)
+        return None
     is_member = player_id is not None and player_id in found.members
+    if not is_member and not _holds(found, invite):
+        return None
     names = _names(client, [found.owner, *(found.members if is_member else ())])
     return League(
         id=found.id,
@@ -203,6 +265,7 @@ def get(client: redis.Redis, player_id: str | None, league_id: str) -> League:
         members=tuple(Member(m, names[m]) for m in found.members) if is_member else (),
         is_member=is_member,
         is_owner=player_id == found.owner,
+        invite=found.invite,
     )
 
 
@@ -219,9 +282,24 @@ def mine(client: redis.Redis, player_id: str | None) -> tuple[League, ...]:
     return tuple(sorted(found, key=lambda league: (league.name.casefold(), league.id)))
 
 
+def standings_of(client: redis.Redis, config: Config, player_id: str, day: date) -> list[Standing]:
+    """Where *player_id* stands on *day* in each of their leagues, by league name.
+
+    A league's rank counts only its members who played the daily of *day*, ties sharing a
+    rank as on every board; *rank* is None when the player did not play (or their game is
+    held for review). One read of the player's leagues, then one pipeline over at most
+    :data:`MAX_LEAGUES` of them, whatever their sizes.
+    """
+    found = [
+        Standing(line.league_id, line.name, line.rank or None, line.members, line.played)
+        for line in league_boards.day_lines(client, player_id, day)
+    ]
+    return sorted(found, key=lambda s: (s.name.casefold(), s.league_id))
+
+
 def day_standing(
     client: redis.Redis, config: Config, player_id: str | None, league_id: str, day: date
-) -> Standing:
+) -> LeagueBoard:
     """The league's board of the daily of *day* (members only)."""
     return _standing(
         client, config, player_id, league_id, league_boards.day_board(league_id, day), day
@@ -230,22 +308,24 @@ def day_standing(
 
 def week_standing(
     client: redis.Redis, config: Config, player_id: str | None, league_id: str, day: date
-) -> Standing:
+) -> LeagueBoard:
     """The league's table of the week holding *day*: best five days summed (members only)."""
     board = league_boards.week_board(league_id, day)
     return _standing(client, config, player_id, league_id, board, monday(day))
 
 
 def _standing(client: redis.Redis, config: Config, player_id: str | None, league_id: str,
-              board: boards.Board, day: date) -> Standing:  # fmt: skip
-    league = get(client, player_id, league_id)
-    if not league.is_member:
-        raise NotFoundError(f"league {league.id}'s boards are for its members")
+              board: boards.Board, day: date) -> LeagueBoard:  # fmt: skip
+    found = league_boards.load(client, parse_id(league_id))
+    if found is None:
+        raise _unknown(league_id)
+    if player_id not in found.members:
+        raise NotFoundError(f"league {found.id}'s boards are for its members")
     page = boards.page(client, board, limit=MAX_MEMBERS, me=player_id)
     lines = tuple(Line(e.rank, e.player_id, e.name, e.score) for e in page.entries)
     own = page.me
     me = None if own is None else Line(own.rank, own.player_id, own.name, own.score)
-    return Standing(board.id, day, lines, me)
+    return LeagueBoard(board.id, day, lines, me)
 
 
 def _names(client: redis.Redis, ids: list[str]) -> dict[str, str]:
@@ -255,6 +335,37 @@ def _names(client: redis.Redis, ids: list[str]) -> dict[str, str]:
 
 def _today(config: Config) -> date:
     return config.now().date()
+
+
+def _token() -> str:
+    """A new invite token: 11 random URL-safe characters, like a league's id."""
+    return secrets.token_urlsafe(8)
+
+
+def _holds(record: league_boards.LeagueRecord, invite: str | None) -> bool:
+    """Whether *invite* is the league's current token (None: its id, as links of before)."""
+    return (_invite(invite) or record.id) == record.invite
+
+
+def _invite(text: str | None) -> str | None:
+    """The invite token a link carries (None: none, a link from before the tokens);
+    a malformed one matches no league's."""
+    if text is None:
+        return None
+    return text if _ID.fullmatch(text) else "?"
+
+
+def _refused(league_id: str, found: str) -> LeagueFullError | NotFoundError:
+    if found == league_boards.FULL:
+        return LeagueFullError(f"league {league_id} is full: {MAX_MEMBERS} members",
+                               limit=MAX_MEMBERS)  # fmt: skip
+    return _unknown(league_id) if found == league_boards.MISSING else _stale(league_id)
+
+
+def _stale(league_id: str) -> NotFoundError:
+    return NotFoundError(
+        f"league {league_id}'s invite link was renewed: ask a member for the new one"
+    )
 
 
 def _unknown(league_id: str) -> NotFoundError:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -41,15 +40,17 @@ if TYPE_CHECKING:  # the service only hands the client on to the store
 _DAILY_RULES = modes.DAILY.ruleset or "maxi"
 
 
-@dataclass(frozen=True, slots=True)
-class Quota:
-    """A limit on new daily games (per address): checked before a start, counted after."""
-
-    check: Callable[[], None]
-    count: Callable[[], None]
+#: A budget of new daily games (per address and network, in the puzzle day's window): it
+#: counts one for a day before the start, or refuses it, and returns what gives that one
+#: back when the start makes nothing new (the player had that game already).
+Quota = Callable[[date], Callable[[], None]]
 
 
-_NO_QUOTA = Quota(lambda: None, lambda: None)
+def _no_quota(day: date) -> Callable[[], None]:
+    return lambda: None
+
+
+_NO_QUOTA: Quota = _no_quota
 
 
 def _new(player_id: str, config: Config, mode: str, ruleset: str, options: Options,
@@ -114,11 +115,18 @@ def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quo
                         *index_keys: str) -> tuple[Record, bool]:  # fmt: skip
     """Starts a daily game (counted against the address's dailies a day, once it is new)."""
     assert record.day is not None
-    quota.check()
     index = [keys.player_daily(record.player_id, record.day.isoformat()), *index_keys]
-    found, created = _start_indexed(client, config, record, index)
-    if created:
-        quota.count()
+    for key in index:  # the player's own game again costs no budget
+        if (found := saved_games.index_lookup(client, key)) is not None:
+            return found, False
+    give_back = quota(record.day)
+    try:
+        found, created = _start_indexed(client, config, record, index)
+    except BaseException:
+        give_back()
+        raise
+    if not created:
+        give_back()
     return found, created
 
 

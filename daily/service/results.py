@@ -10,6 +10,7 @@ store.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -58,14 +59,17 @@ def board_id(record: Record) -> str | None:
     return board.id if board else None
 
 
-def result_of(record: Record) -> boards.Result:
-    """The rankings' view of a finished game."""
+def result_of(record: Record, kind: BoardKind | None = None) -> boards.Result:
+    """The rankings' view of a finished game on its mode's kind of board (or *kind*)."""
     if record.total is None or record.finished_at is None:
         raise DailyError(f"game {record.id} is not finished")
+    kind = kind or record.kind.board
+    if kind is None:
+        raise DailyError(f"{record.mode} games reach no board")
     return boards.Result(
         game_id=record.id,
         player_id=record.player_id,
-        mode=record.mode,
+        mode=kind,
         total=record.total,
         finished_at=record.finished_at,
         day=record.day,
@@ -73,23 +77,59 @@ def result_of(record: Record) -> boards.Result:
     )
 
 
-def results_of(record: Record) -> list[boards.Result]:
+def results_of(record: Record, established: bool = True) -> list[boards.Result]:
     """What a finished game puts on the boards: its day's or code's result, and the code
-    boards it opens (the share code made from it, the code a daily was played on)."""
+    boards it opens (the share code made from it, the code a daily was played on). A daily
+    of a player not yet *established* reaches no world board (:func:`is_established`): it
+    keeps their own best days and streak, and ranks on its codes' boards (and leagues)."""
     if record.practice or record.total is None:
         return []
     found = []
     if record.is_ranked:
-        found.append(result_of(record))
+        found.append(dataclasses.replace(result_of(record), world=established))
     # A daily played on a friend's code also counts on that code's board (ZADD NX: once).
     codes = [record.code] if record.kind.board is BoardKind.DAILY and record.code else []
     if record.kind.shares and record.share:
         codes.append(record.share)  # the creator's own game opens its code's board
     for code in codes:
-        found.append(
-            dataclasses.replace(result_of(record), mode=BoardKind.FRIEND, day=None, code=code)
-        )
+        found.append(dataclasses.replace(result_of(record, BoardKind.FRIEND), day=None, code=code))
     return found
+
+
+def is_established(client: redis.Redis, config: Config, record: Record) -> bool:
+    """Whether the player of a ranked daily about to be counted is established: they have had
+    ranked dailies counted on ``config.established_days`` different days, this one included
+    (the days-played bitmap their streak reads). Until then their dailies rank on friend
+    codes' and leagues' boards only, so a fresh account buys no place on a world board."""
+    if record.kind.board is not BoardKind.DAILY or record.day is None:
+        return True
+    days = boards.days_played(client, record.player_id, record.day)
+    return days >= config.established_days
+
+
+@dataclass(frozen=True, slots=True)
+class Newcomer:
+    """A counted daily of a player not yet established: where it would rank on its day's
+    board, and on how many more days its player must finish a ranked daily to rank there."""
+
+    would_rank: int
+    days_left: int
+
+
+def newcomer_of(client: redis.Redis, config: Config, record: Record) -> Newcomer | None:
+    """Where a counted daily of a player not yet established would rank on its day's board,
+    and how many more days they need (what they see, marked as a new player's); None for any
+    other game: on its board, unranked, held or removed."""
+    board = board_of(record)
+    if board is None or record.kind.board is not BoardKind.DAILY or not record.submitted:
+        return None
+    if record.day is None or record.total is None or review_of(client, record.id, record):
+        return None
+    days = boards.days_played(client, record.player_id, record.day)
+    if days >= config.established_days:
+        return None
+    return Newcomer(boards.rank_of_score(client, board, record.total),
+                    config.established_days - days)  # fmt: skip
 
 
 def rank_of(client: redis.Redis, record: Record) -> int | None:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from daily.core import metrics
 from daily.core.config import Config
-from daily.core.errors import DailyError, ReplayError, RulesError
+from daily.core.errors import ReplayError, ReviewError, RulesError
 from daily.core.record import Record
 from daily.core.rules import Ruleset
 from daily.service import results, tables
@@ -42,10 +42,6 @@ if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
 
 log = logging.getLogger(__name__)
-
-
-class ReviewError(DailyError, ValueError):
-    """An operator's review command that does not apply (an unknown or unheld game)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +63,18 @@ class Held:
                 f"total {self.total}  luck {score}  player {self.player_id}")  # fmt: skip
 
 
-#: How many waiting games one sweep checks (about 20 ms each for maxi), and for how long
-#: at most: a request that sweeps stays quick, and ``daily review check`` does the rest.
-SWEEP_BATCH = 25
-SWEEP_BUDGET_S = 1.0
+#: How long one sweep checks waiting games at most (a maxi check is a few milliseconds): it
+#: runs in a background thread of a web process (:mod:`daily.web.sweep`), never in a request.
+SWEEP_BUDGET_S = 20.0
 #: How many waiting games one sweep looks at: those whose table is still missing go to the
-#: back of the list, so they never stand in front of the ones that can be checked.
-SWEEP_SCAN = 200
-SWEEP_INTERVAL_S = 60
+#: back of the list, skipped by their ruleset, so they never stand in front of the ones that
+#: can be checked.
+SWEEP_SCAN = 5000
+#: How often a sweep runs while games wait, over every process: a game whose table has come
+#: is held, if it must be, within about this long plus its checks.
+SWEEP_INTERVAL_S = 10
+#: The waiting games read in one round trip.
+_READ_BATCH = 200
 
 
 def is_checkable(rules: Ruleset) -> bool:
@@ -101,8 +101,11 @@ def submit(client: redis.Redis, config: Config, record: Record) -> None:
     # A game no table can check reaches no board (its code is practice from the start).
     counted = results.results_of(record) if is_checkable(record.rules) else []
     # Only a game that would reach a board is checked (a practice game never is).
-    held = bool(counted) and is_held(client, config, record)
-    pending_results.submit(client, config, record, [] if held else counted)
+    if counted and is_held(client, config, record):
+        counted = []
+    elif counted:
+        counted = results.results_of(record, results.is_established(client, config, record))
+    pending_results.submit(client, config, record, counted)
 
 
 def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
@@ -172,48 +175,64 @@ def check_unchecked(
     client: redis.Redis,
     config: Config,
     limit: int = 1000,
-    batch: int | None = None,
     budget_s: float | None = None,
 ) -> int:
     """Checks the counted games that waited for their table; returns how many it held.
 
-    Looks at the *limit* games that waited longest and checks at most *batch* of them
-    within *budget_s* seconds; a game whose table is still missing goes to the back of the
-    list, so a sweep always reaches the games that can be checked.
+    Looks at the *limit* games that waited longest, read a batch a round trip, and checks
+    those whose table is ready, within *budget_s* seconds. A ruleset whose table is still
+    missing is asked for once and its games skipped without a look: they go to the back of
+    the list, so a sweep always reaches the games that can be checked.
     """
-    found = checked = 0
+    found = 0
     deadline = None if budget_s is None else time.monotonic() + budget_s
     waiting: list[str] = []
-    for game_id in review_queue.unchecked_ids(client, limit):
-        if (batch is not None and checked >= batch) or (
-            deadline is not None and time.monotonic() > deadline
-        ):
-            break
-        record = saved_games.load(client, game_id)
-        if record is None or review_queue.status_of(record) is not None or "luck" in record.extra:
-            review_queue.unlist_unchecked(client, game_id)
-            continue
-        table = tables.table_if_ready(record.rules)
-        if table is None:
-            waiting.append(game_id)  # still not built: it waits, behind the others
-            continue
-        checked += 1
-        if _check(client, config, record, table):
-            # the same boards that submit counted it on
-            review_queue.withdraw(client, results.results_of(record))
-            found += 1
-        review_queue.unlist_unchecked(client, game_id)
+    missing: set[Ruleset] = set()
+    listed = review_queue.unchecked_ids(client, limit)
+    for start in range(0, len(listed), _READ_BATCH):
+        batch = listed[start : start + _READ_BATCH]
+        for game_id, record in zip(batch, saved_games.load_many(client, batch), strict=True):
+            if deadline is not None and time.monotonic() > deadline:
+                review_queue.requeue_unchecked(client, waiting, config.now().timestamp())
+                return found
+            outcome = _check_waiting(client, config, game_id, record, missing)
+            if outcome is None:
+                waiting.append(game_id)  # still not built: it waits, behind the others
+            found += outcome or 0
     review_queue.requeue_unchecked(client, waiting, config.now().timestamp())
     return found
 
 
+def _check_waiting(
+    client: redis.Redis, config: Config, game_id: str, record: Record | None, missing: set[Ruleset]
+) -> int | None:
+    """Checks one waiting game: 1 if it is held, 0 if it counts (or left the list), None if
+    its table is still missing (*missing* remembers its ruleset for the rest of the sweep)."""
+    if record is None or review_queue.status_of(record) is not None or "luck" in record.extra:
+        review_queue.unlist_unchecked(client, game_id)
+        return 0
+    if record.rules in missing:
+        return None
+    table = tables.table_if_ready(record.rules)
+    if table is None:
+        missing.add(record.rules)
+        return None
+    held = _check(client, config, record, table)
+    if held:  # the same boards that submit counted it on
+        review_queue.withdraw(client, results.results_of(record))
+    review_queue.unlist_unchecked(client, game_id)
+    return int(held)
+
+
 def sweep_unchecked(client: redis.Redis, config: Config) -> int | None:
     """Checks a few unchecked games if no process did in the last minute; None if skipped."""
-    if not review_queue.claim_sweep(client, SWEEP_INTERVAL_S):
+    # The lock outlives a sweep's budget: no two processes check the same games at once.
+    if not review_queue.claim_sweep(client, int(SWEEP_BUDGET_S + SWEEP_INTERVAL_S)):
         return None
-    return check_unchecked(
-        client, config, limit=SWEEP_SCAN, batch=SWEEP_BATCH, budget_s=SWEEP_BUDGET_S
-    )
+    try:
+        return check_unchecked(client, config, limit=SWEEP_SCAN, budget_s=SWEEP_BUDGET_S)
+    finally:
+        review_queue.release_sweep(client)
 
 
 def held(client: redis.Redis, limit: int = 100) -> list[Held]:

@@ -14,13 +14,13 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from daily.core.config import Config
-from daily.service import archive
-from daily.store import boards, saved_games
+from daily.service import history
+from daily.store import boards
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
 
-#: How many recent games are read for the figures.
+#: How many recent days of dailies are read for the figures (a daily a day at most).
 RECENT_GAMES = 400
 #: Points per band of the spread (the highest daily total is 649).
 BAND = 50
@@ -73,26 +73,15 @@ def spread_of(totals: Sequence[int], today: int | None, band: int = BAND) -> tup
 
 
 def stats_of(client: redis.Redis, config: Config, player_id: str | None, today: date) -> Stats:
-    """The figures of *player_id* on *today* (an empty set for None: no player yet)."""
-    totals: list[int] = []
-    today_total = None
+    """The figures of *player_id* on *today* (an empty set for None: no player yet), over
+    their dailies of the last :data:`RECENT_GAMES` days (one a day at most): as their notes
+    keep them, whatever the number of games they stored."""
+    played = {}
     if player_id is not None:
-        # The archived dailies as their month lists keep them (no file read), newest first.
-        since = today - timedelta(days=RECENT_GAMES)
-        archived = archive.archived_dailies(client, config, player_id, since)[::-1]
-        ids = saved_games.games_of(client, player_id, limit=RECENT_GAMES)
-        for daily in archived[: max(0, RECENT_GAMES - len(ids))]:
-            totals.append(daily.total)
-            if daily.day == today:
-                today_total = daily.total
-        for record in archive.load_many(client, config, ids):
-            if record is None or record.mode != "daily" or record.practice:
-                continue
-            if not record.finished or record.total is None:
-                continue
-            totals.append(record.total)
-            if record.day == today:
-                today_total = record.total
+        first = today - timedelta(days=RECENT_GAMES - 1)
+        played = history.dailies_of(client, config, player_id, first, today)
+    totals = [p.total for p in played.values()]
+    today_total = played[today].total if today in played else None
     streak, best_streak = boards.streak_of(client, player_id, today) if player_id else (0, 0)
     return Stats(
         games=len(totals),

@@ -5,7 +5,8 @@ every step is atomic on its own (one command, a transaction or a Lua script, alw
 hash slot) and a step that already ran changes nothing when it runs again. So a retried or
 concurrent completion counts once, and a crash between steps is repaired by submitting the
 same result again: the steps that ran are no-ops, the others catch up. :func:`withdraw`
-takes each step back, for a game held for review after it was counted.
+takes each step back, for a game held for review after it was counted, and takes a daily off
+its player's leagues too (counted there by :func:`daily.store.league_boards.count`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from datetime import UTC, tzinfo
 import redis
 
 from daily.core.errors import BoardError
-from daily.store import keys
+from daily.core.modes import BoardKind
+from daily.store import keys, league_boards
 from daily.store.boards import (
     MAX_SCORE,
     SHIFT,
@@ -25,10 +27,10 @@ from daily.store.boards import (
     advent_door,
     day_number,
     expires_at,
-    member,
     pack,
 )
 from daily.store.guard import guarded
+from daily.store.members import member
 
 #: A board step: (client, result, retention days, zone) -> None.
 Step = Callable[[redis.Redis, Result, int, tzinfo], None]
@@ -83,9 +85,9 @@ def check(result: Result) -> None:
     """Raises :class:`BoardError` unless *result* is a rankable daily or friend game."""
     if not 0 <= result.total <= MAX_SCORE:
         raise BoardError(f"total out of range 0..{MAX_SCORE}: {result.total}")
-    if result.mode == "daily" and result.day is None:
+    if result.mode == BoardKind.DAILY and result.day is None:
         raise BoardError(f"daily game {result.game_id!r} has no day")
-    if result.mode == "friend" and not result.code:
+    if result.mode == BoardKind.FRIEND and not result.code:
         raise BoardError(f"friend game {result.game_id!r} has no code")
     if result.day is not None:
         day_number(result.day)
@@ -103,10 +105,12 @@ def submit(
 
 def steps(result: Result) -> list[Step]:
     """The board steps that *result* takes, in order; each one may be re-run safely."""
-    if result.mode == "friend":
+    if result.mode == BoardKind.FRIEND:
         return [count_friend]
-    if result.mode != "daily" or result.day is None:
+    if result.mode != BoardKind.DAILY or result.day is None:
         return []
+    if not result.world:  # a newcomer's: their own best days and streak, no world board
+        return [count_best_day, count_streak]
     found: list[Step] = [count_daily, count_best_day, count_streak]
     if advent_door(result.day) is not None:
         found.append(count_advent)
@@ -132,7 +136,8 @@ def count_best_day(client: redis.Redis, result: Result, retention_days: int, zon
     assert result.day is not None
     packed = pack(result.total, result.finished_at)
     client.hset(keys.player_best_days(result.player_id), result.day.isoformat(), packed)
-    client.zadd(keys.board_best_day(), {member(result.player_id): packed}, gt=True)
+    if result.world:
+        client.zadd(keys.board_best_day(), {member(result.player_id): packed}, gt=True)
 
 
 def count_streak(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
@@ -140,8 +145,9 @@ def count_streak(client: redis.Redis, result: Result, retention_days: int, zone:
     assert result.day is not None
     player_keys = [keys.player_days(result.player_id), keys.player_streak(result.player_id)]
     best = int(client.register_script(_STREAK)(keys=player_keys, args=[day_number(result.day)]))
-    packed = pack(best, result.finished_at)
-    client.zadd(keys.board_streak(), {member(result.player_id): packed}, gt=True)
+    if result.world:
+        packed = pack(best, result.finished_at)
+        client.zadd(keys.board_streak(), {member(result.player_id): packed}, gt=True)
 
 
 def count_advent(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
@@ -225,8 +231,9 @@ return 1
 
 @guarded
 def withdraw(client: redis.Redis, result: Result) -> None:
-    """Takes *result* back off every board it was counted on: its date's or code's board
-    and the aggregate ones (best day, streak, advent). Repeating it changes nothing."""
+    """Takes *result* back off every board it was counted on: its date's or code's board,
+    the aggregate ones (best day, streak, advent) and its player's leagues' day boards and
+    week tables. Repeating it changes nothing."""
     check(result)
     for step in withdraw_steps(result):
         step(client, result)
@@ -237,15 +244,16 @@ Undo = Callable[[redis.Redis, Result], None]
 
 
 def withdraw_steps(result: Result) -> list[Undo]:
-    """The steps that take *result* back, one per step of :func:`steps`."""
-    if result.mode == "friend":
+    """The steps that take *result* back, one per step of :func:`steps`, then a daily's
+    leagues (the date's board first: a member joining meanwhile reads it to count the day)."""
+    if result.mode == BoardKind.FRIEND:
         return [uncount_friend]
-    if result.mode != "daily" or result.day is None:
+    if result.mode != BoardKind.DAILY or result.day is None:
         return []
     found: list[Undo] = [uncount_daily, uncount_best_day, uncount_streak]
     if advent_door(result.day) is not None:
         found.append(uncount_advent)
-    return found
+    return [*found, uncount_leagues]
 
 
 def uncount_daily(client: redis.Redis, result: Result) -> None:
@@ -295,3 +303,9 @@ def uncount_advent(client: redis.Redis, result: Result) -> None:
     client.register_script(_UNADVENT)(
         keys=[keys.board_advent(year), keys.advent_doors(year)], args=args
     )
+
+
+def uncount_leagues(client: redis.Redis, result: Result) -> None:
+    """Takes the result off the day boards and week tables of the player's leagues."""
+    assert result.day is not None
+    league_boards.uncount(client, result.player_id, result.day)

@@ -8,8 +8,6 @@ result on its boards, and taking it back, is :mod:`daily.store.board_counts`'s.
 
 from __future__ import annotations
 
-import base64
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
@@ -17,8 +15,10 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 import redis
 
 from daily.core.errors import BoardError
+from daily.core.modes import BoardKind
 from daily.store import keys, players
 from daily.store.guard import guarded
+from daily.store.members import member, player_of
 
 #: Bits of the finish time in a packed score; the true score sits above them.
 TIME_BITS = 39
@@ -54,11 +54,16 @@ class Result:
 
     game_id: str
     player_id: str
-    mode: str  # "daily" or "friend"; other modes are not ranked
+    #: The kind of board it counts on (the service decides: daily.service.results.results_of);
+    #: the store only maps a kind to its steps.
+    mode: BoardKind
     total: int
     finished_at: float  # unix seconds, for "the earlier finisher first" among equals
     day: date | None = None  # daily games: the date the game was started for
     code: str | None = None  # friend games: the normalized code, e.g. "K7P2QX9D"
+    #: Whether a daily reaches the world boards (day, best day, streak, advent): its player
+    #: is established. A newcomer's daily keeps their own best days and streak only.
+    world: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,32 +146,6 @@ def pack(score: int, finished_at: float) -> int:
 def unpack(packed: float) -> int:
     """The true score inside a packed sorted-set score."""
     return int(packed) // SHIFT
-
-
-_HEX_ID = re.compile(r"[0-9a-f]{16}")
-
-
-def member(player_id: str) -> str:
-    """The sorted-set member of a player: 11 characters for the usual 16-hex-digit ids.
-
-    Redis allocates a member of up to 14 characters in 16 bytes and one of 16 in 32, so
-    this saves 16 bytes per entry on every board. Other ids are kept, behind a ``~``.
-
-    >>> member("0123456789abcdef")
-    'ASNFZ4mrze8'
-    >>> player_of(member("0123456789abcdef")), player_of(member("ana"))
-    ('0123456789abcdef', 'ana')
-    """
-    if _HEX_ID.fullmatch(player_id):
-        return base64.urlsafe_b64encode(bytes.fromhex(player_id)).decode().rstrip("=")
-    return "~" + player_id
-
-
-def player_of(name: str) -> str:
-    """The player id inside a sorted-set member (the inverse of :func:`member`)."""
-    if name.startswith("~"):
-        return name[1:]
-    return base64.urlsafe_b64decode(name + "=").hex()
 
 
 def day_number(day: date) -> int:
@@ -332,6 +311,26 @@ def rank_of(
 ) -> Entry | None:
     """*player_id*'s entry on *board*, or None if they are not on it."""
     return page(client, board, limit=0, me=player_id, today=today).me
+
+
+@guarded
+def days_played(client: redis.Redis, player_id: str, day: date) -> int:
+    """On how many days *player_id* had a ranked daily counted, *day* included whether or not
+    it is counted yet: the days-played bitmap that the streak reads (a withdrawn game's day
+    is taken off it)."""
+    pipe = client.pipeline(transaction=False)
+    pipe.bitcount(keys.player_days(player_id))
+    pipe.getbit(keys.player_days(player_id), day_number(day))
+    counted, today = pipe.execute()
+    return int(counted) + (0 if today else 1)
+
+
+@guarded
+def rank_of_score(client: redis.Redis, board: Board, total: int) -> int:
+    """The competition rank a total of *total* would have on *board*: one more than the
+    players with a strictly higher true score."""
+    higher = client.zcount(board.key, (total + 1) * SHIFT, "+inf")
+    return int(higher) + 1
 
 
 @guarded

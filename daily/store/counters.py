@@ -1,10 +1,18 @@
-"""Rate-limit counters that ride on a read's own round trip.
+"""Rate-limit counters: counted on a read's own round trip, or taken all or none.
 
-A move reads its game in one pipeline (:func:`daily.store.saved_games.load_for`); its rate limits
-are counted in that same pipeline, so a move stays at two round trips with the limits on.
-Each counter is a fixed window that starts at its first count. The counters of one hash tag
-(a player's windows, an address's) are counted by one script, so a limit costs its request
-one command however many windows it has, on Redis 6.2 as on 7 and on a cluster alike.
+Each counter is a fixed window that starts at its first count and expires with it. Two ways
+to count, both atomic, so a burst of concurrent requests gets exactly a limit, never more:
+
+- :func:`queue` counts one request on each counter inside a pipeline that does other work (a
+  move reads its game in one: :func:`daily.store.saved_games.load_for`), and the caller
+  refuses the request whose count went past a limit;
+- :func:`take` checks every counter and counts on all of them in the same script, or on none
+  when one is spent (a new player, a daily: a request refused by one budget spends no other);
+  :func:`give_back` returns what a request took and did not use (a daily that was not new).
+
+The counters of one hash tag (a player's windows; an address's with its networks') go in one
+script, so a limit costs its request one command however many windows it has, on Redis 6.2
+as on 7 and on a cluster alike.
 """
 
 from __future__ import annotations
@@ -36,6 +44,30 @@ for i, key in ipairs(KEYS) do
   out[2 * i] = left
 end
 return out
+"""
+#: Takes one on each key (KEYS, one hash tag) unless one is at its limit: ARGV holds each
+#: key's limit and window seconds in turn. Answers 0 when taken, else the 1-based index of
+#: the first spent key and the seconds left in its window; a refusal counts nothing.
+_TAKE = """
+for i, key in ipairs(KEYS) do
+  local value = tonumber(redis.call('GET', key) or '0')
+  if value >= tonumber(ARGV[2 * i - 1]) then
+    local left = redis.call('TTL', key)
+    if left < 0 then left = tonumber(ARGV[2 * i]) end
+    return {i, left}
+  end
+end
+for i, key in ipairs(KEYS) do
+  if redis.call('INCR', key) == 1 then redis.call('EXPIRE', key, ARGV[2 * i]) end
+end
+return {0, 0}
+"""
+#: Gives one back on each key (KEYS) that still counts one or more.
+_GIVE_BACK = """
+for _, key in ipairs(KEYS) do
+  if tonumber(redis.call('GET', key) or '0') > 0 then redis.call('DECR', key) end
+end
+return 1
 """
 _TAG = re.compile(r"\{([^}]*)\}")
 
@@ -103,3 +135,29 @@ def count(client: redis.Redis, counters: Sequence[Counter]) -> tuple[Count, ...]
     pipe = client.pipeline(transaction=False)
     groups = queue(pipe, counters)
     return read(groups, pipe.execute())
+
+
+@guarded
+def take(client: redis.Redis, counters: Sequence[Counter]) -> Count | None:
+    """Counts one request on every one of *counters*, or on none: the first counter found
+    spent comes back (its count at the limit, the seconds left in its window) and nothing is
+    counted; None when the request was counted. Atomic for counters of one hash tag; across
+    tags, a refusal by a later group gives back what the earlier ones took."""
+    taken: list[list[Counter]] = []
+    for group in _groups(counters):
+        args = [x for c in group for x in (c.limit, c.seconds)]
+        spent, left = client.eval(_TAKE, len(group), *[c.key for c in group], *args)
+        if int(spent):
+            give_back(client, [c for done in taken for c in done])
+            counter = group[int(spent) - 1]
+            return Count(counter, counter.limit, int(left))
+        taken.append(group)
+    return None
+
+
+@guarded
+def give_back(client: redis.Redis, counters: Sequence[Counter]) -> None:
+    """Gives back one count on each of *counters* that :func:`take` counted and the request
+    did not use (never below zero)."""
+    for group in _groups(counters):
+        client.eval(_GIVE_BACK, len(group), *[c.key for c in group])

@@ -8,6 +8,7 @@ names the UTC day it was made, so an archived game's file is found from its id a
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import secrets
 import string
@@ -232,6 +233,32 @@ def id_day(game_id: str) -> date | None:
             return None
         number = number * len(_BASE62) + digit
     return ID_EPOCH + timedelta(days=number)
+
+
+#: How many files an archived day's games are spread over (by the first byte of a hash).
+SHARDS = 256
+
+
+def archive_shard(name: str) -> int:
+    """The file of its day that holds the archived game (or code) *name*: the first byte of
+    its SHA-256.
+
+    >>> archive_shard("g1")
+    113
+    """
+    return hashlib.sha256(name.encode()).digest()[0] % SHARDS
+
+
+def file_day(record: Record) -> date | None:
+    """The day whose archive files hold *record* once archived when its id names it (its
+    file is found from its id alone); None for an id made before ids were dated.
+
+    >>> at = datetime(2026, 12, 1, 9, tzinfo=UTC).timestamp()
+    >>> dated = Record(new_id(at), "solo", "maxi", {}, "p1", "hex:00", at)
+    >>> file_day(dated), file_day(Record("g1", "solo", "maxi", {}, "p1", "hex:00", at))
+    (datetime.date(2026, 12, 1), None)
+    """
+    return id_day(record.id) if is_dated(record) else None
 
 
 def is_dated(record: Record) -> bool:

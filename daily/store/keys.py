@@ -7,6 +7,8 @@ tests/store/test_keys.py pins the exact strings.
 
 from __future__ import annotations
 
+import re
+
 PREFIX = "daily"
 
 
@@ -53,14 +55,22 @@ def player_codes(player_id: str) -> str:
 
 
 def player_keys(player_id: str) -> str:
-    """The set of a player's index keys (daily and friend), so deleting them scans nothing."""
+    """The set of a player's index keys (daily, practice and friend), so deleting them scans
+    nothing."""
     return f"{PREFIX}:player:{{{player_id}}}:keys"
 
 
 def player_archived(player_id: str, month: str) -> str:
     """A player's archived ranked dailies of *month* (``YYYY-MM``): ``id:day:total:bonus``
-    entries, each followed by a space: what their history reads once the games left Redis."""
+    entries, each followed by a space. Written only for a game whose id names no day (one
+    made before ids were dated), and read as written before :func:`player_dailies`."""
     return f"{PREFIX}:player:{{{player_id}}}:archived:{month}"
+
+
+def player_dailies(player_id: str) -> str:
+    """The hash of a player's finished ranked dailies: half month (``2026-12a``, ``2026-12b``)
+    -> three bytes a day (total, bonus, where the archive files the game), 430 days kept."""
+    return f"{PREFIX}:player:{{{player_id}}}:dailies"
 
 
 def game(game_id: str) -> str:
@@ -74,6 +84,18 @@ def game_moves(game_id: str) -> str:
     return f"{PREFIX}:game:{{{game_id}}}:moves"
 
 
+def game_analysis(game_id: str) -> str:
+    """A finished game's analysis as kept (one token a decision, daily/strategy/skill.py):
+    computed once, it expires a while after the game's own archiving, which copies it."""
+    return f"{PREFIX}:game:{{{game_id}}}:analysis"
+
+
+def expert_game(day: str, stream: str) -> str:
+    """The Expert's own game on the daily dice of *day* (``YYYY-MM-DD``) in dice stream
+    *stream*: its total, the optimum and its move log, the same for every player of the day."""
+    return f"{PREFIX}:expert:{{{day}}}:{stream}"
+
+
 def friend_code(code: str) -> str:
     """The hash of a friend code: ruleset, options, creator, creator's game, seed origin."""
     return f"{PREFIX}:code:{{{code}}}"
@@ -81,7 +103,8 @@ def friend_code(code: str) -> str:
 
 def code_bucket(code: str) -> str:
     """The hash that holds the archived friend codes beginning with *code*'s first five
-    characters, each as its last three (field) and its game, opening and closing (value)."""
+    characters, each as its last three (field) and its game, opening and closing (value):
+    codes that name no day (made before codes were dated); a dated one goes to the archive."""
     return f"{PREFIX}:codes:{{{code[:5]}}}"
 
 
@@ -102,7 +125,7 @@ def games_finished() -> str:
 
 
 def archive_lock() -> str:
-    """The lock that keeps one archiver at a time over every host."""
+    """The lease that keeps one archiver at a time over every host (its holder renews it)."""
     return f"{PREFIX}:games:archiving"
 
 
@@ -225,6 +248,47 @@ def anonymous_moves(address: str, seconds: int) -> str:
     return f"{PREFIX}:address:{{{address}}}:anonymous-moves:{seconds}"
 
 
+def quota(tag: str, name: str, window: str, holder: str) -> str:
+    """A count of limit *name* for *holder* (a client address, an IPv6 /64 or a network
+    such as ``198.51.100.0/24``) in *window* (its seconds, or the puzzle day it counts), under
+    the hash tag of the address's widest network, so that an address and its networks are
+    counted in one script; it expires with the window."""
+    return f"{PREFIX}:quota:{{{tag}}}:{name}:{window}:{holder}"
+
+
+def player_quota(player_id: str, name: str, window: str) -> str:
+    """A player's count of limit *name* in *window* (as :func:`quota`); it expires with it."""
+    return f"{PREFIX}:player:{{{player_id}}}:quota:{name}:{window}"
+
+
 def rate_limits() -> str:
     """The prefix of the rate limiter's counters (the ``limits`` library builds the rest)."""
     return f"{PREFIX}:limits"
+
+
+# Who keeps a key that has no expiry: every key a request writes either expires or belongs to
+# one of these (the cost table's test checks it, daily/web/costs.py). Rate-limit windows
+# have no owner: they always expire.
+_OWNED = (
+    (re.compile(rf"{PREFIX}:player:\{{[^}}]*\}}:(moves|quota):"), None),
+    (re.compile(rf"{PREFIX}:player:"), "player"),
+    (re.compile(rf"{PREFIX}:(game|code|codes|results|games|reviews):"), "game"),
+    (re.compile(rf"{PREFIX}:board:"), "board"),
+    (re.compile(rf"{PREFIX}:league:"), "league"),
+)
+
+
+def owner_of(key: str) -> str | None:
+    """What keeps *key* when it has no expiry: ``player``, ``game``, ``board`` or ``league``
+    (what deletes a player, archives a game, ends a board's retention or empties a league
+    takes it away); None for a key that must expire.
+
+    >>> owner_of(player_games("p1")), owner_of(game("g1")), owner_of(board_streak())
+    ('player', 'game', 'board')
+    >>> owner_of(player_moves("p1", 60)), owner_of(quota("1.2.3.0/24", "players", "3600", "x"))
+    (None, None)
+    """
+    for pattern, owner in _OWNED:
+        if pattern.match(key):
+            return owner
+    return None

@@ -15,6 +15,7 @@ from confusable_homoglyphs import categories, confusables
 from daily.core.errors import ConfusableNameError, InvalidNameError
 from daily.store import keys
 from daily.store.guard import guarded
+from daily.store.members import member
 
 MAX_NAME = 24
 
@@ -224,6 +225,7 @@ def own_keys(player_id: str) -> list[str]:
         keys.player_days(player_id),
         keys.player_streak(player_id),
         keys.player_best_days(player_id),
+        keys.player_dailies(player_id),
         keys.player_codes(player_id),
         keys.player_keys(player_id),
     ]
@@ -235,15 +237,14 @@ def delete(
 ) -> int:
     """Deletes a player's name, history indexes and streak; their games stay, anonymous.
 
-    Only the player's own keys are touched: the fixed ones and the index keys listed on
-    their key set, all on the player's slot, deleted in one transaction. What stays is a
+    Only the player's own keys are touched: the fixed ones (their dailies' notes too) and
+    the index keys listed on their key set (practice ones too), all on the player's slot,
+    deleted in one transaction. What stays is a
     tombstone (the record with its ``deleted`` time alone), so the player's token and
     cookie are refused for good. *personal_boards* are the sorted sets that hold one entry
     per player (best day, longest streak): the player leaves those. Returns the number of
     keys removed.
     """
-    from daily.store.boards import member
-
     listed = sorted(str(k) for k in client.smembers(keys.player_keys(player_id)))
     doomed = [*own_keys(player_id), *listed]
     pipe = client.pipeline(transaction=True)

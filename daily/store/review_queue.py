@@ -119,7 +119,8 @@ def unlist_unchecked(client: redis.Redis, game_id: str) -> None:
 @guarded
 def withdraw(client: redis.Redis, results: Sequence[boards.Result]) -> None:
     """Takes a counted game's *results* off every board they reached while it is under
-    review: its own boards and the aggregate ones (best day, streak, advent)."""
+    review: its own boards, the aggregate ones (best day, streak, advent) and, for a daily,
+    its player's leagues' day boards and week tables."""
     for result in results:
         board_counts.withdraw(client, result)
 
@@ -129,6 +130,12 @@ def requeue_unchecked(client: redis.Redis, game_ids: list[str], now: float) -> N
     """Moves games that still wait for their table to the back of the list."""
     if game_ids:
         client.zadd(keys.reviews_unchecked(), dict.fromkeys(game_ids, now), xx=True)
+
+
+@guarded
+def release_sweep(client: redis.Redis) -> None:
+    """Frees the sweep's lock once a sweep is done, so the next may start on time."""
+    client.delete(keys.reviews_sweep())
 
 
 @guarded

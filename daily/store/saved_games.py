@@ -9,20 +9,22 @@ repaired by the service's sweep.
 
 Nothing here grows without bound: an unfinished game expires after the lifetime the
 service hands in (its deadline if ranked, else when idle), and so do a guest's keys until
-they finish a game; a finished game, and its player, are kept.
+they finish a game, and the friend code a game made until it finishes; an unfinished game
+that no index holds goes once it falls off its player's list. A finished game, its code and
+its player are kept (the archiver moves the game and its code out of Redis later).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any, cast
 
 import redis
 
 from daily.core import party
-from daily.core.errors import ConflictError, DailyError
+from daily.core.errors import AlreadyApplied, DailyError, MoveConflict
 from daily.core.record import (
     ComputerPart,
     Record,
@@ -30,7 +32,7 @@ from daily.core.record import (
     encode_moves,
 )
 from daily.core.rules import GameState, Move
-from daily.store import counters, keys, players
+from daily.store import counters, keys, played_days, players
 from daily.store.connection import queue_script
 from daily.store.game_fields import ARCHIVED, COMPUTER, HEADER, from_fields, id_day, to_fields
 from daily.store.guard import guarded
@@ -83,31 +85,67 @@ return 1
 """
 
 
-# Claims a player's index keys (KEYS[3..]: one game per date, per code) for game ARGV[1],
-# all or none, and lists the game (KEYS[2]); returns the game already there, or ''.
-# Every key shares the player's hash tag. A guest's keys (KEYS[1], KEYS[2]) expire
-# together, never before the new game does (ARGV[4] seconds from now).
+# Claims a player's index keys (KEYS[4..]: one game per date, per code) for game ARGV[1],
+# all or none, lists them on the player's key set (KEYS[3]: deleting the player finds them)
+# and lists the game (KEYS[2]); returns the game already there, or '', then the ids that
+# fell off the list (it keeps the newest ARGV[5]). Every key shares the player's hash tag. A
+# guest's keys (KEYS[1..3]) expire together, never before the new game does (ARGV[4]
+# seconds from now); so do those of a player with no record (its keys have no owner).
 _CLAIM = """
-for i = 3, #KEYS do
+for i = 4, #KEYS do
   local found = redis.call('GET', KEYS[i])
-  if found then return found end
+  if found then return {found} end
 end
-for i = 3, #KEYS do
+for i = 4, #KEYS do
   if tonumber(ARGV[3]) > 0 then
     redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[3])
   else
     redis.call('SET', KEYS[i], ARGV[1])
   end
+  redis.call('SADD', KEYS[3], KEYS[i])
 end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -1 - tonumber(ARGV[5]))
+local last = -1 - tonumber(ARGV[5])
+local dropped = redis.call('ZRANGE', KEYS[2], 0, last)
+if #dropped > 0 then redis.call('ZREMRANGEBYRANK', KEYS[2], 0, last) end
 local ttl = redis.call('TTL', KEYS[1])
-if ttl > 0 then
+if ttl ~= -1 then
   ttl = math.max(ttl, tonumber(ARGV[4]))
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
+  if #KEYS > 3 then
+    redis.call('EXPIRE', KEYS[3], math.max(ttl, redis.call('TTL', KEYS[3])))
+  end
 end
-return ''
+return {'', unpack(dropped)}
+"""
+
+
+# Drops an unfinished game (KEYS[1]) that fell off its player's list; a game that finished
+# meanwhile (field t), or is not in the compact form, stays.
+_FORGET = """
+if redis.call('HEXISTS', KEYS[1], 'h') == 0 or redis.call('HEXISTS', KEYS[1], 't') == 1 then
+  return 0
+end
+return redis.call('DEL', KEYS[1])
+"""
+
+
+# Keeps the code a finished game made (KEYS[1]) for good, if it is that game's (ARGV[1]):
+# until then it expires with the game.
+_KEEP_CODE = """
+if redis.call('HGET', KEYS[1], 'game') == ARGV[1] then return redis.call('PERSIST', KEYS[1]) end
+return 0
+"""
+
+
+# Moves on the expiry of the code an unfinished game made (KEYS[1]), if it is that game's
+# (ARGV[1]), to at least ARGV[2] ms from now: the code lives as long as its game.
+_RENEW_CODE = """
+if redis.call('HGET', KEYS[1], 'game') ~= ARGV[1] then return 0 end
+local left = redis.call('PTTL', KEYS[1])
+if left > 0 and left < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
 """
 
 
@@ -123,14 +161,6 @@ return 1
 """
 
 
-class MoveConflict(ConflictError):
-    """The move does not follow the stored log (a stale, repeated or concurrent move)."""
-
-
-class AlreadyApplied(DailyError):
-    """The request's idempotency key is the one of the last move stored: it was applied."""
-
-
 #: Reads an archived game back: its id and the day of its file; None if not there.
 ArchiveReader = Callable[[str, date], Record | None]
 
@@ -142,9 +172,11 @@ def start(
     """Stores a new game; returns it and True, or the existing game and False.
 
     *index_keys* (one game per player and date, or per player and code; a daily played
-    on its code takes both) are claimed all or none; if one names a game already, that
-    game is returned instead. The game and its index keys expire unfinished after
-    *lifetime_s* seconds (the service's :func:`daily.service.games.expires_in`).
+    on its code takes both) are claimed all or none, and listed on the player's key set;
+    if one names a game already, that game is returned instead. The game and its index
+    keys expire unfinished after *lifetime_s* seconds (the service's
+    :func:`daily.service.games.expires_in`). An unfinished game that no index holds goes
+    once it falls off the player's list of :data:`MAX_LISTED_GAMES` (nothing leads to it).
     """
     ttl_ms = int(lifetime_s * 1000)
     # The game and the player's keys live on two cluster slots, so no transaction holds
@@ -154,12 +186,14 @@ def start(
     pipe.pexpire(keys.game(record.id), ttl_ms)
     pipe.execute()
     claim = client.register_script(_CLAIM)
-    player_keys = [keys.player(record.player_id), keys.player_games(record.player_id)]
+    player = record.player_id
+    player_keys = [keys.player(player), keys.player_games(player), keys.player_keys(player)]
     index_ms = ttl_ms if index_keys else 0
     ttl_s = ttl_ms // 1000 + 1
     args: list[str | int | float] = [record.id, record.created, index_ms, ttl_s, MAX_LISTED_GAMES]
-    existing = str(claim(keys=[*player_keys, *index_keys], args=args) or "")
-    if not existing:
+    existing, *dropped = [str(x or "") for x in claim(keys=[*player_keys, *index_keys], args=args)]
+    if not existing:  # a clock gone back may drop the new game itself: it stays
+        _forget_unfinished(client, [game_id for game_id in dropped if game_id != record.id])
         return record, True
     # Somebody (a double click) started the same game first: keep theirs.
     client.delete(keys.game(record.id))
@@ -167,6 +201,18 @@ def start(
     if found is None:
         raise DailyError(f"an index of player {record.player_id} names a missing game")
     return found, False
+
+
+def _forget_unfinished(client: redis.Redis, game_ids: Sequence[str]) -> None:
+    """Drops the unfinished games among *game_ids* (off their player's list) that no index
+    holds: a ranked game's index must keep naming it until its deadline."""
+    if not game_ids:
+        return
+    pipe = client.pipeline(transaction=False)  # one slot a game
+    for game_id, fields in zip(game_ids, locate_many(client, game_ids), strict=True):
+        if isinstance(fields, Record) and not fields.finished and fields.kind.one_per is None:
+            queue_script(pipe, _FORGET, [keys.game(game_id)], [])
+    pipe.execute()
 
 
 @guarded
@@ -289,12 +335,31 @@ def append(
     The log must still be the one *record* holds (else :class:`MoveConflict`); *key*, a
     request's idempotency digest, that names the last move stored means the request was
     applied already (:class:`AlreadyApplied`). A finishing move is listed as pending
-    first, so no crash between storing and counting it loses the result.
+    first, so no crash between storing and counting it loses the result; a ranked daily's
+    is then noted on its player's dailies (:mod:`daily.store.played_days`). The code an
+    unfinished game made lives at least as long as the game.
     """
     if state.is_finished:
         mark_pending(client, record.id, now)
     _append(client, record, move, state, now, key, lifetime_s)
-    return _with_move(record, move, state, now, key)
+    after = _with_move(record, move, state, now, key)
+    played = None
+    if isinstance(state, GameState) and state.is_finished:
+        played = played_days.of_record(after, state.bonus > 0)
+    if played is not None:  # a crash before this is repaired when the game is archived
+        played_days.note(client, record.player_id, played, datetime.fromtimestamp(now, UTC).date())
+    elif record.code and record.practice and not state.is_finished:
+        _renew_code(client, record, lifetime_s)
+    return after
+
+
+@guarded
+def _renew_code(client: redis.Redis, record: Record, lifetime_s: float) -> None:
+    # A practice game's lifetime moves on with each move; a ranked one's is its deadline,
+    # which its code's first lifetime covers (daily.store.friend_codes.create_code).
+    assert record.code is not None
+    script = client.register_script(_RENEW_CODE)
+    script(keys=[keys.friend_code(record.code)], args=[record.id, int(lifetime_s * 1000)])
 
 
 #: The refusal of a move that does not follow the stored log.
@@ -353,7 +418,7 @@ def _with_move(
 @guarded
 def keep(client: redis.Redis, record: Record) -> None:
     """Keeps a finished game's player for good: their record, game list and index keys
-    (with the set that lists those), in one round trip."""
+    (with the set that lists those), and the friend code the game made, in one round trip."""
     index_keys = []
     if record.day is not None:
         index_keys.append(keys.player_daily(record.player_id, record.day.isoformat()))
@@ -366,6 +431,8 @@ def keep(client: redis.Redis, record: Record) -> None:
     queue_script(pipe, _KEEP, [*player_keys, *index_keys], [record.id, len(player_keys)])
     if record.finished_at is not None:  # the archiver moves it out of Redis when it is old
         pipe.zadd(keys.games_finished(), {record.id: record.finished_at}, nx=True)
+    if record.code is not None:  # with its game, when the archiver moves that
+        queue_script(pipe, _KEEP_CODE, [keys.friend_code(record.code)], [record.id])
     pipe.execute()
 
 

@@ -9,7 +9,7 @@ older link stops working, and a link older than :data:`LINK_MAX_AGE` is refused.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -31,9 +31,9 @@ from werkzeug.wrappers import Response
 
 from daily import __version__
 from daily.core.errors import SignInLinkError
-from daily.service import accounts, stats
+from daily.service import accounts, past_days, stats
 from daily.service.history import Played, history_of, today
-from daily.web import assets, auth, current_config, current_redis
+from daily.web import assets, auth, bodies, current_config, current_redis
 from daily.web.http_errors import HttpError, bad_request
 from daily.web.i18n import GUEST, player_name
 from daily.web.pages import STATIC
@@ -110,8 +110,10 @@ def _current_player() -> accounts.Player | None:
 # -- history -----------------------------------------------------------------------------------
 
 
-def chart_svg(played: Sequence[Played], width: int = 320, height: int = 150) -> Markup:
-    """A bar chart of the last 30 daily totals (oldest left) with a score axis and dates.
+def chart_svg(played: Sequence[Played], width: int = 320, height: int = 150,
+              held: Collection[str] = ()) -> Markup:  # fmt: skip
+    """A bar chart of the last 30 daily totals (oldest left) with a score axis and dates; a
+    game held for review (its id in *held*) is marked.
 
     >>> svg = chart_svg([Played(date(2026, 12, 1), 1, 200, True, "a")])
     >>> svg.count("<rect"), 'role="img"' in svg, svg.count('class="label date"')
@@ -126,8 +128,11 @@ def chart_svg(played: Sequence[Played], width: int = 320, height: int = 150) -> 
         h = max(2.0, (floor - roof) * p.total / top)
         x, y = left + i * step + 1, floor - h
         label = gettext("#%(number)s: %(total)s", number=p.number, total=p.total)
+        kind = "held" if p.game_id in held else "bonus" if p.bonus else "plain"
+        if p.game_id in held:
+            label = f"{label} ({gettext('under review')})"
         bars.append(
-            f'<rect class="{"bonus" if p.bonus else "plain"}" x="{x:.1f}" y="{y:.1f}"'
+            f'<rect class="{kind}" x="{x:.1f}" y="{y:.1f}"'
             f' width="{max(step - 2, 1):.1f}" height="{h:.1f}" rx="2"><title>{Markup.escape(label)}'
             "</title></rect>"
         )
@@ -139,7 +144,7 @@ def chart_svg(played: Sequence[Played], width: int = 320, height: int = 150) -> 
         f' text-anchor="end">{v}</text>'
         for v in sorted({0, top // 2, top})
     ]
-    dated = sorted({0, len(recent) // 2, len(recent) - 1})
+    dated = dated_bars(len(recent), step)
     # The first date starts at its bar, the last ends at its bar, the middle one is centred.
     anchor = {0: ("start", 0.0), len(recent) - 1: ("end", step)} if len(dated) > 1 else {}
     dates = []
@@ -162,16 +167,44 @@ def chart_svg(played: Sequence[Played], width: int = 320, height: int = 150) -> 
     )
 
 
+#: The room a date under the history chart takes ("30 Dec", "12. Dez."), in chart units.
+DATE_ROOM = 48.0
+
+
+def dated_bars(count: int, step: float, room: float = DATE_ROOM) -> list[int]:
+    """Which of *count* bars *step* apart get a date: the newest, and the oldest and the middle
+    one only where their dates keep clear of each other (a few days make narrow bars: three
+    dates side by side ran into "5 D6cD7cDec").
+
+    >>> dated_bars(3, 20.4), dated_bars(30, 9.5), dated_bars(5, 20.4), dated_bars(1, 20.4)
+    ([2], [0, 15, 29], [0, 4], [0])
+    """
+    last = count - 1
+    found = [last]
+    if last * step >= room:
+        found.insert(0, 0)
+    middle = count // 2
+    if len(found) == 2 and middle * step >= room and (last - middle) * step >= room:
+        found.insert(1, middle)
+    return found
+
+
 @bp.get("/me/history")
 def history() -> str:
-    """Each daily played, the streak, best, mean and bonus rate, and a chart of the scores."""
-    found = history_of(current_redis(), current_config(), auth.current_player_id())
+    """The streak, best, mean and bonus rate, and a page of the dailies played with a chart of
+    their scores (``?before=YYYY-MM-DD``: the page of the days before that one)."""
+    before = bodies.parse_day(request.args["before"]) if "before" in request.args else None
+    found = history_of(current_redis(), current_config(), auth.current_player_id(), before)
     played = found.played
+    # A game held for review shows as held to its own player: in the table and the chart.
+    held = past_days.held_ids(current_redis(), [p.game_id for p in played])
     return render_template(
         "history.html",
         played=played,
         summary=found.summary,
-        chart=chart_svg(played) if played else "",
+        held=held,
+        chart=chart_svg(played, held=held) if played else "",
+        older=found.older,
     )
 
 

@@ -7,7 +7,6 @@ anonymous player on first need.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import timedelta
 from typing import NoReturn
 
@@ -19,7 +18,7 @@ from daily.core.errors import ErrorCode
 from daily.core.record import Record
 from daily.service import accounts, history
 from daily.service.accounts import Player
-from daily.web import current_config, current_redis
+from daily.web import current_config, current_redis, limits
 from daily.web.http_errors import HttpError
 
 _TOKEN_SALT = "daily.player-token"
@@ -110,11 +109,8 @@ def current_player_id(create: bool = False) -> str | None:
         g.player_id = None
     if g.player_id is None and create:
         # A guest is a player like any other: it counts against the address's new players.
-        from daily.web import limits  # here: limits reads the player for its own keys
-
-        limits.check_new_player()
-        g.player_id = accounts.create(current_redis(), expires_in=GUEST_GRACE).id
-        limits.count_new_player()
+        with limits.spending("players"):
+            g.player_id = accounts.create(current_redis(), expires_in=GUEST_GRACE).id
         session[_SESSION_KEY] = g.player_id
         session.permanent = True
     return g.player_id  # type: ignore[no-any-return]
@@ -164,17 +160,20 @@ def require_player_id() -> str:
     return player_id
 
 
-def own_game(
-    game_id: str,
-    counting: Sequence[history.Counter] = (),
-    check: history.CountCheck | None = None,
-) -> Record:
+def own_game(game_id: str, moving: bool = False) -> Record:
     """The asking player's game *game_id*; 404 if it is missing or another player's.
 
-    The game, the player's deletion mark and the request's rate-limit *counting* are read
-    in one round trip (a move is two); *check* sees the counts first (a 429).
+    For a move (*moving*), the game, the player's deletion mark and the move's rate limits
+    are read and counted in one round trip (a move is two), the limits first (a 429).
     """
-    player_id = identity()
+    try:
+        player_id = identity()
+    except HttpError:
+        if moving:  # a bad token reads no game, but counts on its address
+            limits.count_anonymous_move()
+        raise
+    counting = limits.move_counters(player_id) if moving else ()
+    check = limits.check_moves if moving else None
     client, config = current_redis(), current_config()
     if player_id is None or "player_deleted" in g:
         return history.own_game(client, game_id, current_player_id(), config, counting, check)

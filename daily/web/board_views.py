@@ -6,9 +6,8 @@ Every board answers the same query: ``limit`` (1 to 100, default 50), ``offset``
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
@@ -20,6 +19,7 @@ from daily.core.codes import code_str, parse_code
 from daily.service import rankings
 from daily.service.rankings import Board, Entry, Page
 from daily.web import answers, auth, current_config, current_redis
+from daily.web.bodies import parse_day, today
 from daily.web.http_errors import bad_request
 from daily.web.openapi import BOARD_DAY, documented
 
@@ -31,7 +31,6 @@ DEFAULT_LIMIT = 50
 PAGE = ("limit", "offset", "around")
 #: What the document says of every board's answer.
 BOARD = {"query": PAGE, "access": "either", "description": "the page of the board"}
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,24 +43,6 @@ class Query:
 
 
 # -- parsing ----------------------------------------------------------------------------------
-
-
-def today() -> date:
-    """Today's date in the configured zone."""
-    return current_config().now().date()
-
-
-def parse_day(text: str) -> date:
-    """A ``YYYY-MM-DD`` date (or ``today``), or a 400."""
-    if text == "today":
-        return today()
-    try:
-        day = date.fromisoformat(text) if _DATE.fullmatch(text) else None
-    except ValueError:
-        day = None
-    if day is None:
-        raise bad_request(f"not a date (YYYY-MM-DD): {text!r}")
-    return rankings.check_day(day)
 
 
 def parse_year(year: int) -> int:

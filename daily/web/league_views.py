@@ -16,8 +16,8 @@ from werkzeug.wrappers import Response as Redirect
 
 from daily.service import leagues
 from daily.service.leagues import MAX_LEAGUES
-from daily.web import answers, auth, bodies, current_config, current_redis
-from daily.web.board_views import parse_day, today
+from daily.web import answers, auth, bodies, current_config, current_redis, limits
+from daily.web.bodies import parse_day, today
 from daily.web.openapi import BOARD_DAY, documented
 
 bp = Blueprint("leagues", __name__)
@@ -50,7 +50,10 @@ class LeagueAnswer(answers.Answer):
     members: list[MemberAnswer] = Field(max_length=leagues.MAX_MEMBERS)
     is_member: bool
     is_owner: bool
-    invite: str = Field(description="the invite link to share")
+    invite: str = Field(
+        description="the invite link to share; it changes when the owner renews it or removes"
+        " a member"
+    )
 
 
 class LeaguesAnswer(answers.Answer):
@@ -88,15 +91,20 @@ def _league(league: leagues.League) -> LeagueAnswer:
         members=[MemberAnswer(player_id=m.player_id, name=m.name) for m in league.members],
         is_member=league.is_member,
         is_owner=league.is_owner,
-        invite=url_for("leagues.league_page", league_id=league.id, _external=True),
+        invite=_invite_link(league),
     )
+
+
+def _invite_link(league: leagues.League) -> str:
+    return url_for("leagues.league_page", league_id=league.id, invite=league.invite,
+                   _external=True)  # fmt: skip
 
 
 def _line(line: leagues.Line) -> LineAnswer:
     return LineAnswer(rank=line.rank, player_id=line.player_id, name=line.name, score=line.score)
 
 
-def _standing(standing: leagues.Standing) -> dict[str, object]:
+def _standing(standing: leagues.LeagueBoard) -> dict[str, object]:
     answer = StandingAnswer(
         board=standing.board,
         day=standing.day.isoformat(),
@@ -127,6 +135,11 @@ def _name() -> str:
     return bodies.parse(NewLeague, bodies.json_object()).name
 
 
+def _invite() -> str | None:
+    """The invite token a request carries: ``?invite=`` (a link), else a form's field."""
+    return request.args.get("invite") or request.form.get("invite") or None
+
+
 # -- the API ----------------------------------------------------------------------------------
 
 
@@ -144,16 +157,19 @@ def list_leagues() -> Response:
 def create_league() -> tuple[Response, int]:
     """Makes a league owned by the asking player, its first member."""
     name = _name()
-    league = leagues.create(current_redis(), current_config(), auth.require_player_id(), name)
+    player_id = auth.require_player_id()
+    with limits.spending("joins", player_id):
+        league = leagues.create(current_redis(), current_config(), player_id, name)
     return jsonify(_league(league).model_dump()), 201
 
 
 @bp.get(f"{API}/leagues/<league_id>")
-@documented(LeagueAnswer, errors=(401, 404), path=_LEAGUE, access="either",
+@documented(LeagueAnswer, errors=(401, 404), path=_LEAGUE, access="either", query=("invite",),
             description="the league as the asker sees it")  # fmt: skip
 def get_league(league_id: str) -> Response:
-    """A league: its name and owner for anyone with the link, its members for its members."""
-    league = leagues.get(current_redis(), auth.current_player_id(), league_id)
+    """A league: its name and owner for anyone with its current link, its members for its
+    members."""
+    league = leagues.get(current_redis(), auth.current_player_id(), league_id, _invite())
     return jsonify(_league(league).model_dump())
 
 
@@ -169,11 +185,24 @@ def rename_league(league_id: str) -> Response:
 
 
 @bp.post(f"{API}/leagues/<league_id>/members")
-@documented(LeagueAnswer, errors=(401, 404, 409), path=_LEAGUE,
+@documented(LeagueAnswer, errors=(401, 404, 409), path=_LEAGUE, query=("invite",),
             description="the league as the asker sees it")  # fmt: skip
 def join_league(league_id: str) -> Response:
-    """Joins a league (again: no change)."""
-    league = leagues.join(current_redis(), current_config(), auth.require_player_id(), league_id)
+    """Joins a league with its current invite link (again: no change)."""
+    player_id = auth.require_player_id()
+    with limits.spending("joins", player_id):
+        league = leagues.join(current_redis(), current_config(), player_id, league_id,
+                              _invite())  # fmt: skip
+    return jsonify(_league(league).model_dump())
+
+
+@bp.post(f"{API}/leagues/<league_id>/invite")
+@documented(LeagueAnswer, errors=(401, 403, 404), path=_LEAGUE,
+            description="the league with its new invite link")  # fmt: skip
+def renew_invite(league_id: str) -> Response:
+    """Gives a league a new invite link, the old one joining no more (its owner only)."""
+    league = leagues.renew(current_redis(), current_config(), auth.require_player_id(),
+                           league_id)  # fmt: skip
     return jsonify(_league(league).model_dump())
 
 
@@ -227,17 +256,22 @@ def index() -> str:
 @bp.post("/leagues")
 def create_form() -> Redirect:
     """Makes a league from the form, then shows it."""
-    league = leagues.create(current_redis(), current_config(), auth.require_player_id(),
-                            request.form.get("name", ""))  # fmt: skip
+    player_id = auth.require_player_id()
+    with limits.spending("joins", player_id):
+        league = leagues.create(current_redis(), current_config(), player_id,
+                                request.form.get("name", ""))  # fmt: skip
     return redirect(url_for("leagues.league_page", league_id=league.id), 303)
 
 
 @bp.get("/leagues/<league_id>")
-def league_page(league_id: str) -> str:
+def league_page(league_id: str) -> str | tuple[str, int]:
     """A league: for a member its day board (``?day=``), its week and its members; for
-    anyone else with the link, whose league it is and a button to join."""
+    anyone else with its current link, whose league it is and a button to join; for a link
+    that no longer works, why."""
     player_id = auth.current_player_id()
-    league = leagues.get(current_redis(), player_id, league_id)
+    league = leagues.find(current_redis(), player_id, league_id, _invite())
+    if league is None:
+        return render_template("league.html", league=None), 404
     if not league.is_member:
         return render_template("league.html", league=league)
     when = parse_day(request.args.get("day", "today"))
@@ -254,7 +288,7 @@ def league_page(league_id: str) -> str:
         week_title=gettext("Week of %(day)s", day=format_date(week.day, "long")),
         day_before=before.isoformat(),
         day_after=(when + timedelta(days=1)).isoformat() if when < today() else None,
-        invite=url_for("leagues.league_page", league_id=league.id, _external=True),
+        invite=_invite_link(league),
         best_days=leagues.BEST_DAYS,
     )
 
@@ -262,7 +296,9 @@ def league_page(league_id: str) -> str:
 @bp.post("/leagues/<league_id>/join")
 def join_form(league_id: str) -> Redirect:
     """Joins the league from its invite page."""
-    leagues.join(current_redis(), current_config(), auth.require_player_id(), league_id)
+    player_id = auth.require_player_id()
+    with limits.spending("joins", player_id):
+        leagues.join(current_redis(), current_config(), player_id, league_id, _invite())
     return _back(league_id)
 
 
@@ -286,6 +322,13 @@ def remove_form(league_id: str) -> Redirect:
     """Removes a member (its owner)."""
     leagues.remove(current_redis(), current_config(), auth.require_player_id(), league_id,
                    request.form.get("player", ""))  # fmt: skip
+    return _back(league_id)
+
+
+@bp.post("/leagues/<league_id>/invite")
+def renew_form(league_id: str) -> Redirect:
+    """Gives the league a new invite link (its owner)."""
+    leagues.renew(current_redis(), current_config(), auth.require_player_id(), league_id)
     return _back(league_id)
 
 

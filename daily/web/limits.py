@@ -1,15 +1,22 @@
-"""Rate limits (Flask-Limiter, counters in the service's own Redis or cluster).
+"""Rate limits: what each client may spend, counted atomically and refused with a 429.
 
-Five limits, each configurable (``DAILY_LIMIT_PLAYERS``, ``DAILY_LIMIT_MOVES``,
-``DAILY_LIMIT_PAGES``, ``DAILY_LIMIT_DAILIES``, ``DAILY_LIMIT_DELETES``; ``off`` lifts
-one): new players per client address (named or guests: a second account costs the same
-either way), moves (rolls and scores) per player, every other request per address, daily
-games started per address (a farm of accounts, one daily each, meets it), and player
-deletions per address. Defaults are
-generous: a person playing by hand never meets them. A limit met is a 429 with the
-error JSON (or the error page) and ``Retry-After``. When Redis is down the limiter
-lets requests through, and the views answer 503 themselves; the limiter then logs one
-warning line a request (:class:`OneLineOutage`), not a traceback.
+Every limit is configurable (``DAILY_LIMIT_<NAME>``, ``off`` lifts one; docs/configuration.md)
+and generous: a person playing by hand never meets one. They count:
+
+- per player: moves (rolls and scores), and the expensive routes' own budgets (analyses,
+  hints, table builds a request starts, friend codes made, league joins);
+- per client address (an IPv4 address, an IPv6 address's /64): every request (``pages``,
+  Flask-Limiter's fixed window), new players, daily games started (a window of the puzzle
+  day), deletions, and the expensive routes' budgets again;
+- per network (IPv4 /24, IPv6 /56 and /48 by default: ``DAILY_NETWORKS``): new players,
+  ranked dailies and league joins, so that a block of addresses buys no more than a few.
+
+A request's budgets are checked and counted in one script (:mod:`daily.store.counters`): a
+burst of a hundred concurrent requests gets exactly a limit, never more, and a request
+refused by one budget spends no other. A limit met is a 429 with the error JSON (or the
+error page) and ``Retry-After``. When Redis is down, Flask-Limiter lets requests through and
+the views answer 503 themselves; the limiter then logs one warning line a request
+(:class:`OneLineOutage`), not a traceback.
 """
 
 from __future__ import annotations
@@ -17,34 +24,33 @@ from __future__ import annotations
 import ipaddress
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Any, cast
 
 from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
-from limits import RateLimitItem, parse_many
+from limits import parse_many
 
-from daily.core import metrics
-from daily.core.config import LIMIT_VARS, Config, ConfigError, Network
-from daily.core.errors import ErrorCode
-from daily.service import backend, history
-from daily.web import auth, current_redis
+from daily.core import dice, metrics
+from daily.core.config import LIMIT_DEFAULTS, LIMIT_VARS, Config, Network
+from daily.core.errors import ConfigError, ErrorCode
+from daily.core.rules import Ruleset
+from daily.service import backend, quotas, tables
+from daily.service.quotas import Count, Counter, Holders, Window
+from daily.web import current_config, current_redis
 from daily.web.http_errors import HttpError
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
-#: Limits when none is configured: a person never meets them, a script soon does.
-DEFAULTS = {
-    "players": "30 per hour",
-    "moves": "120 per minute",
-    "pages": "600 per minute",
-    "dailies": "50 per day",
-    "deletes": "10 per hour",
-}
-#: Endpoints of the limits applied to views (``pages`` counts every request; ``players``
-#: and ``dailies`` are counted where a player or a daily game is made: see :func:`count`).
+#: Limits when none is configured (each its ``DAILY_LIMIT_*`` variable's default): a person
+#: never meets them, a script soon does.
+DEFAULTS = LIMIT_DEFAULTS
+#: Endpoints of the limits applied to views (``pages`` counts every request; the others
+#: are taken where their thing is made or computed: see :func:`take`).
 ENDPOINTS = {
     "moves": ("api.roll", "api.score"),  # counted by the move itself: move_counters
     "deletes": ("account.delete",),
@@ -55,6 +61,39 @@ MESSAGES = {
     "pages": "too many requests from your address",
     "dailies": "too many daily games started from your address",
     "deletes": "too many players deleted from your address",
+    "analyses": "too many analyses asked for",
+    "hints": "too many hints asked for",
+    "builds": "too many strategy tables asked for",
+    "games": "too many games started",
+    "codes": "too many friend codes made",
+    "joins": "too many leagues joined",
+    "network_players": "too many new players from your network",
+    "network_dailies": "too many daily games started from your network",
+    "network_joins": "too many leagues joined from your network",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Who a limit counts: the address, the player, and which limit counts the address's
+    networks (None: no network budget); *per_day*: its window is the puzzle day."""
+
+    address: bool = True
+    player: bool = False
+    network: str | None = None
+    per_day: bool = False
+
+
+#: The limits taken by :func:`take`, and whom each counts.
+BUDGETS = {
+    "players": Budget(network="network_players"),
+    "dailies": Budget(network="network_dailies", per_day=True),
+    "analyses": Budget(player=True),
+    "hints": Budget(player=True),
+    "builds": Budget(player=True),
+    "games": Budget(player=True),
+    "codes": Budget(player=True),
+    "joins": Budget(player=True, network="network_joins"),
 }
 #: Never limited: the load balancer's health checks, the metrics scrape and the static files.
 EXEMPT = ("health.healthz", "metrics.metrics", "static", "assets.module")
@@ -66,11 +105,11 @@ _OUTAGE_SAID = "daily.limiter_outage_said"
 class Limits:
     """The rate limit strings in force, by name; None where a limit is off."""
 
-    players: str | None
-    moves: str | None
-    pages: str | None
-    dailies: str | None
-    deletes: str | None
+    texts: Mapping[str, str | None]
+
+    def __getitem__(self, name: str) -> str | None:
+        """The limit string of *name* (``30 per hour``); None where it is off."""
+        return self.texts[name]
 
     @classmethod
     def from_config(cls, config: Config) -> Limits:
@@ -87,7 +126,11 @@ class Limits:
                     raise ConfigError(
                         f"{LIMIT_VARS[name]} is not a rate limit like '30 per hour': {text!r}"
                     ) from None
-        return cls(**{n: None if t.strip().lower() == OFF else t for n, t in chosen.items()})
+        return cls({n: None if t.strip().lower() == OFF else t for n, t in chosen.items()})
+
+
+def _chosen() -> Limits:
+    return cast(Limits, current_app.extensions["daily.limits"])
 
 
 def client_address() -> str:
@@ -116,101 +159,144 @@ def address_key(address: str) -> str:
     return str(parsed)
 
 
-def move_counters() -> tuple[history.Counter, ...]:
-    """The rate-limit counters a move (a roll or a score) counts on, in its own read of the
-    game (:func:`daily.web.auth.own_game`), so the limits cost a move no round trip:
+def networks_of(address: str, prefixes: Sequence[tuple[int, int]]) -> tuple[str, ...]:
+    """The networks *address* belongs to, one for each (IP version, prefix length) of
+    *prefixes* that fits its version, widest last: what the network budgets count.
 
-    - ``moves`` per player (per address for a request without a player);
-    - the ``pages`` limit per address, on a count of moves of its own: every player's moves
-      from the address, apart from its other requests (which Flask-Limiter counts).
-
-    The identity alone is read; whether that player was deleted is read with the game. A
-    bad token is a 401 that reads no game, counted on the address first (a round trip of
-    its own), so a client cannot send them without limit.
+    >>> sizes = ((4, 24), (6, 56), (6, 48))
+    >>> networks_of("198.51.100.7", sizes)
+    ('198.51.100.0/24',)
+    >>> networks_of("2001:db8:1:2:aaaa::1", sizes)
+    ('2001:db8:1::/56', '2001:db8:1::/48')
+    >>> networks_of("::ffff:198.51.100.7", sizes), networks_of("x", sizes)
+    (('198.51.100.0/24',), ())
     """
-    windows: MoveWindows = current_app.extensions[_MOVE_WINDOWS]
     try:
-        player_id = auth.identity()
-    except HttpError:
-        anonymous = history.move_counters(None, client_address(), *windows)
-        check_moves(history.count(current_redis(), anonymous))
-        raise
-    return history.move_counters(player_id, client_address(), *windows)
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return ()
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        parsed = parsed.ipv4_mapped
+    found = [ipaddress.ip_network((parsed, length), strict=False)
+             for version, length in prefixes if version == parsed.version]  # fmt: skip
+    return tuple(str(n) for n in sorted(found, key=lambda n: -n.prefixlen))
 
 
-def check_moves(counts: tuple[history.Count, ...]) -> None:
-    """Refuses (429, with ``Retry-After``) a move past one of its limits; it changes nothing."""
-    for count in counts:
-        if count.is_over:
-            g.daily_retry_after = max(1, count.seconds_left)
-            metrics.rate_limited(count.counter.name)
-            text = getattr(current_app.extensions["daily.limits"], count.counter.name)
-            raise HttpError(429, ErrorCode.TOO_MANY_REQUESTS, _message(count.counter.name, text)())
-
-
-#: A move's two limits, per player and per address: each a list of windows (a limit string
-#: may name several, ``10/second;100/minute``), each (moves, window in seconds); empty: off.
-MoveWindows = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
-_MOVE_WINDOWS = "daily.move_windows"
+def holders(player_id: str | None = None) -> Holders:
+    """Who the request is counted for: its address, its networks and *player_id*."""
+    remote = request.remote_addr or "unknown"
+    networks = networks_of(remote, current_config().networks)
+    return Holders(address_key(remote), networks, player_id)
 
 
 def _windows(text: str | None) -> tuple[tuple[int, int], ...]:
     return tuple((item.amount, item.get_expiry()) for item in parse_many(text)) if text else ()
 
 
-def check_new_player() -> None:
-    """Refuses (429) a new player, named or guest, when the address has made its share."""
-    _check("players")
+def _day_window(amount: int, day: date) -> Window:
+    # Counted on the puzzle's day, not 24 hours from the first start: a day's budget never
+    # straddles two days, and its counter lives until the day closes (the Retry-After).
+    config = current_config()
+    left = dice.Day(day, config.timezone).closes_at - config.now()
+    return Window(amount, max(60, int(left.total_seconds())), day.isoformat())
 
 
-def count_new_player() -> None:
-    """Counts a new player against the client address's limit."""
-    _hit("players")
+def _budget_windows(name: str, day: date | None) -> tuple[Window, ...]:
+    windows = _windows(_chosen()[name])
+    if day is not None:
+        return tuple(_day_window(amount, day) for amount, _ in windows)
+    return tuple(Window(amount, seconds) for amount, seconds in windows)
 
 
-def check_daily_limit() -> None:
-    """Refuses (429) another daily game when the address has started its share today."""
-    _check("dailies")
+def counters_of(
+    name: str, player_id: str | None = None, day: date | None = None
+) -> tuple[Counter, ...]:
+    """The counters a request takes for the limit *name* (see :data:`BUDGETS`): its
+    address's and networks', and *player_id*'s where the limit counts players; *day*: the
+    puzzle day whose window a daily counts on."""
+    budget = BUDGETS[name]
+    day = day if budget.per_day else None
+    who = holders(player_id)
+    own = _budget_windows(name, day)
+    networked = _budget_windows(budget.network, day) if budget.network else ()
+    found = quotas.address_counters(name, who, own if budget.address else (), ())
+    if networked:
+        found += quotas.address_counters(budget.network or name, who, (), networked)
+    if budget.player and player_id is not None:
+        found += quotas.player_counters(name, player_id, own)
+    return found
 
 
-def count_daily() -> None:
-    """Counts a daily game started against the client address's limit."""
-    _hit("dailies")
+def take(name: str, player_id: str | None = None, day: date | None = None) -> tuple[Counter, ...]:
+    """Counts this request on the limit *name* (and its network's), or refuses it with a 429
+    that counts nothing; returns what was counted, for :func:`give_back`."""
+    counting = counters_of(name, player_id, day)
+    spent = quotas.take(current_redis(), counting)
+    if spent is not None:
+        _refuse(spent.counter.name, spent.seconds_left)
+    return counting
 
 
-def _item(name: str) -> RateLimitItem | None:
-    chosen: Limits = current_app.extensions["daily.limits"]
-    text = getattr(chosen, name)
-    return parse_many(text)[0] if text else None
-
-
-def _check(name: str) -> None:
-    item = _item(name)
-    if item is None:
-        return
-    limiter: Limiter = current_app.extensions["daily.limiter"]
+@contextmanager
+def spending(
+    name: str | None, player_id: str | None = None, day: date | None = None
+) -> Iterator[tuple[Counter, ...]]:
+    """Takes the limit *name* (:func:`take`; None: none) for what the block makes, and gives
+    it back if the block fails: a request refused for any other reason spends nothing."""
+    counting = take(name, player_id, day) if name else ()
     try:
-        stats = limiter.limiter.get_window_stats(item, name, client_address())
-    except Exception as e:  # Redis down: the view's own store call answers 503
-        if _is_redis_error(e):
-            return
+        yield counting
+    except BaseException:
+        give_back(counting)
         raise
-    if stats.remaining <= 0:
-        g.daily_retry_after = max(1, int(stats.reset_time - time.time()))
-        text = getattr(current_app.extensions["daily.limits"], name)
-        raise HttpError(429, ErrorCode.TOO_MANY_REQUESTS, _message(name, text)())
 
 
-def _hit(name: str) -> None:
-    item = _item(name)
-    if item is None:
-        return
-    limiter: Limiter = current_app.extensions["daily.limiter"]
-    try:
-        limiter.limiter.hit(item, name, client_address())
-    except Exception as e:  # Redis down: the count is lost, the game or player is not
-        if not _is_redis_error(e):
-            raise
+def give_back(counting: Sequence[Counter]) -> None:
+    """Returns what :func:`take` counted for a request that did not use it (a daily that
+    was not new: its player had it already)."""
+    quotas.give_back(current_redis(), counting)
+
+
+def _refuse(name: str, seconds_left: int) -> None:
+    g.daily_retry_after = max(1, seconds_left)
+    metrics.rate_limited(name)
+    raise HttpError(429, ErrorCode.TOO_MANY_REQUESTS, _message(name, _chosen()[name] or "")())
+
+
+def take_build(rules: Ruleset, player_id: str | None) -> None:
+    """Takes one of the table builds *player_id* and the address may start, when asking for
+    *rules*' table now would start one (a variant's table costs minutes of both cores)."""
+    if tables.would_build(rules):
+        take("builds", player_id)
+
+
+def move_counters(player_id: str | None) -> tuple[Counter, ...]:
+    """The rate-limit counters a move (a roll or a score) of *player_id* counts on, in its
+    own read of the game (:func:`daily.web.auth.own_game`), so the limits cost a move no
+    round trip:
+
+    - ``moves`` per player (per address for a request without a player);
+    - the ``pages`` limit per address, on a count of moves of its own: every player's moves
+      from the address, apart from its other requests (which Flask-Limiter counts).
+    """
+    per_player, per_address = current_app.extensions[_MOVE_WINDOWS]
+    return quotas.move_counters(player_id, client_address(), per_player, per_address)
+
+
+def count_anonymous_move() -> None:
+    """Counts a move that carries no valid player on its address, in a round trip of its own
+    (a bad token is a 401 that reads no game: a client cannot send them without limit)."""
+    check_moves(quotas.count(current_redis(), move_counters(None)))
+
+
+def check_moves(counts: tuple[Count, ...]) -> None:
+    """Refuses (429, with ``Retry-After``) a move past one of its limits; it changes nothing."""
+    for count in counts:
+        if count.is_over:
+            _refuse(count.counter.name, count.seconds_left)
+
+
+_MOVE_WINDOWS = "daily.move_windows"
 
 
 class TrustedProxies:
@@ -322,7 +408,7 @@ def init_app(app: Flask) -> Limiter:
         client_address,
         app=app,
         # One budget per address over every endpoint (default limits would count each apart).
-        application_limits=[_per_address(chosen.pages)] if chosen.pages else [],
+        application_limits=[_per_address(pages)] if (pages := chosen["pages"]) else [],
         storage_uri=uri,
         # flask-limiter types these narrower than ``limits`` takes them (a connection pool)
         storage_options=cast(dict[str, str | int], options),
@@ -333,8 +419,8 @@ def init_app(app: Flask) -> Limiter:
     # A move counts its own limits in its read of the game (move_counters): the limiter,
     # which would add a round trip for each, steps aside before any work of its own.
     _skip_check(app, limiter, frozenset(ENDPOINTS["moves"] + EXEMPT))
-    app.extensions[_MOVE_WINDOWS] = (_windows(chosen.moves), _windows(chosen.pages))
-    _limit(app, limiter, "deletes", chosen.deletes, client_address)
+    app.extensions[_MOVE_WINDOWS] = (_windows(chosen["moves"]), _windows(chosen["pages"]))
+    _limit(app, limiter, "deletes", chosen["deletes"], client_address)
     _quiet_outages(limiter.logger)
     app.after_request(add_retry_after)
     app.extensions["daily.limiter"] = limiter

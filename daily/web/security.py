@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Response, g, request
 
-from daily.core.config import Config, ConfigError
-from daily.core.errors import ErrorCode, StorageError
+from daily.core.config import Config
+from daily.core.errors import ConfigError, ErrorCode, StorageError
 from daily.service import backend
 from daily.web import current_config
 from daily.web.http_errors import HttpError, bad_request

@@ -1,10 +1,12 @@
-"""Counts the results a crash left uncounted and archives cold games: a sweep at most once a
-minute, from requests.
+"""The service's sweeps, run from requests: results a crash left uncounted, games that waited
+for their table's luck check, and cold games to archive.
 
-Every finishing move already sweeps (:func:`daily.service.games.play`); this hook also runs
-the sweep when nobody finishes a game. Each process checks its own clock first, so only one
-request a minute per process asks Redis, and a Redis lock key keeps it to one sweep a
-minute over every worker and host.
+Every finishing move already sweeps its pending results (:func:`daily.service.games.play`);
+this hook also runs that sweep when nobody finishes a game, at most once a minute. Waiting
+games are checked every few seconds while any wait, and cold games archived, each in a
+background thread of the process, never inside a request. Each process checks its own clock
+first, so few requests ask Redis, and Redis locks keep each sweep to one over every worker and
+host.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, current_app
@@ -23,19 +26,24 @@ from daily.web import current_config, current_redis
 
 log = logging.getLogger(__name__)
 _DUE = "daily.sweep_due"
+_REVIEWS_DUE = "daily.reviews_due"
 _ARCHIVER = "daily.archiver"
+_REVIEWER = "daily.reviewer"
 
 
 def sweep() -> None:
-    """Sweeps the pending results if this process has not tried for a minute."""
+    """Sweeps the pending results if this process has not tried for a minute; starts a check
+    of the waiting games every few seconds."""
     now = time.monotonic()
+    if now >= current_app.extensions.get(_REVIEWS_DUE, 0.0):
+        current_app.extensions[_REVIEWS_DUE] = now + reviews.SWEEP_INTERVAL_S
+        _in_background(_REVIEWER, _review)  # games waiting for their table's check
     if now < current_app.extensions.get(_DUE, 0.0):
         return
     current_app.extensions[_DUE] = now + games.SWEEP_INTERVAL_S
     try:
         counted = games.sweep_pending(current_redis(), current_config())
-        reviews.sweep_unchecked(current_redis(), current_config())  # games waiting for a table
-        _archive_in_background()  # cold games leave Redis
+        _in_background(_ARCHIVER, _archive)  # cold games leave Redis
     except StorageError as e:  # Redis down: the request answers 503 itself; one line here
         log.warning("the sweep of pending results failed: %s", e)
         return
@@ -52,17 +60,29 @@ def init_app(app: Flask) -> None:
     app.before_request(sweep)
 
 
-def _archive_in_background() -> None:
-    """Archives cold games in a thread of this process, unless its last one still runs: a
-    batch rewrites day files (seconds), which no request should wait for. The archiver's
-    Redis lock keeps it to one over every process and host."""
-    running = current_app.extensions.get(_ARCHIVER)
+def _in_background(name: str, work: Callable[[Any, Config], None]) -> None:
+    """Runs *work* in a thread of this process, unless its last one still runs: a batch of
+    archiving rewrites day files, a batch of checks takes seconds, and no request should wait
+    for either. Each sweep's Redis lock keeps it to one over every process and host."""
+    running = current_app.extensions.get(name)
     if running is not None and running.is_alive():
         return
-    thread = threading.Thread(target=_archive, args=(current_redis(), current_config()),
-                              name="daily-archive", daemon=True)  # fmt: skip
-    current_app.extensions[_ARCHIVER] = thread
+    thread = threading.Thread(target=work, args=(current_redis(), current_config()),
+                              name=name, daemon=True)  # fmt: skip
+    current_app.extensions[name] = thread
     thread.start()
+
+
+def _review(client: Any, config: Config) -> None:
+    try:
+        held = reviews.sweep_unchecked(client, config)
+    except StorageError:  # Redis down: every request says so (503), and the pending sweep
+        return  # logs it once a minute; the checks wait for the next sweep
+    except Exception:  # a thread's error reaches nobody else: said here, tried next sweep
+        log.exception("checking the games that waited for their table failed")
+        return
+    if held:
+        log.info("held %d games for review after their table came", held)
 
 
 def _archive(client: Any, config: Config) -> None:

@@ -1,5 +1,6 @@
-"""A league in two browsers: made on a phone, joined from its invite link on a desktop, its
-day board and week table right across three days of a week (a frozen clock per day), and
+"""A league in two browsers: made on a phone, joined from its invite link on a desktop after
+playing the day's daily (on the board at once), its day board and week table right across
+three days of a week (a frozen clock per day); the invite's Copy and Share buttons; and
 axe-core clean on its pages."""
 
 from __future__ import annotations
@@ -38,16 +39,23 @@ def test_a_league_made_joined_and_played_across_days(
     page.get_by_label("League name").fill("Family")
     page.get_by_role("button", name="Start the league").click()
     invite = page.locator("input.invite").input_value()
+    totals: dict[str, list[int]] = {
+        "Ana": [],
+        "Bo": [_play(bo, base, {"mode": "daily"}, True)["total"]],
+    }
     other = bo.new_page()
     other.goto(invite)
     shoot(other, "league-invite-1280")
     other.get_by_role("button", name="Join the league").click()
     assert other.get_by_role("heading", name="Invite friends").is_visible()
-    totals: dict[str, list[int]] = {"Ana": [], "Bo": []}
+    # Bo played Monday's daily before he joined: it is on the league's board at once.
+    assert [(r[1], int(r[2])) for r in _board(other, "November 30, 2026")] == [
+        ("Bo", totals["Bo"][0])
+    ]
     for n in range(3):  # Monday to Wednesday; Bo skips Tuesday
         day = serve(now=MONDAY + timedelta(days=n))  # cookies are per host, not port
         totals["Ana"].append(_play(ana, day, {"mode": "daily"})["total"])
-        if n != 1:
+        if n == 2:
             totals["Bo"].append(_play(bo, day, {"mode": "daily"}, last=True)["total"])
     page.goto(day + invite.removeprefix(base))
     today = sorted(((totals[p][-1], p) for p in totals), reverse=True)
@@ -62,6 +70,33 @@ def test_a_league_made_joined_and_played_across_days(
     assert [r[1] for r in _board(other, "Week of")] == [p for _, p in week]
 
 
+def test_the_invite_link_is_copied_or_handed_to_the_share_sheet(
+    serve: Callable[..., str], new_context: Callable[..., Any]
+) -> None:
+    base = serve(now=MONDAY)
+    desktop = new_context(viewport=DESKTOP)  # no share sheet: Copy only
+    desktop.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    made = desktop.request.post(f"{base}/api/v1/leagues", data={"name": "Family"}).json()
+    page = desktop.new_page()
+    page.goto(f"{base}/leagues/{made['id']}")
+    assert page.get_by_role("button", name="Share", exact=True).is_hidden()
+    page.get_by_role("button", name="Copy link").click()
+    assert page.get_by_role("status").filter(has_text="Copied").is_visible()
+    assert page.evaluate("navigator.clipboard.readText()") == made["invite"]
+    phone = new_context(viewport=PHONE)  # a share sheet that records what it was handed
+    record = "async (data) => { window.shared = data; }"
+    phone.add_init_script(f"Object.defineProperty(navigator, 'share', {{value: {record}}})")
+    _name(phone, base, "Ana")
+    mine = phone.request.post(f"{base}/api/v1/leagues", data={"name": "Kin"}).json()
+    sharing = phone.new_page()
+    sharing.goto(f"{base}/leagues/{mine['id']}")
+    sharing.get_by_role("button", name="Share", exact=True).click()
+    assert sharing.get_by_role("status").filter(has_text="Shared").is_visible()
+    shared = sharing.evaluate("window.shared")
+    assert shared["url"] == mine["invite"] and shared["title"] == "Kin"
+    assert "Kin" in shared["text"]
+
+
 def test_league_pages_pass_axe(serve: Callable[..., str], new_context: Callable[..., Any]) -> None:
     if not AXE_JS.exists():
         pytest.skip(f"{AXE_JS} is missing (.ci/run installs axe-core from npm)")
@@ -73,8 +108,10 @@ def test_league_pages_pass_axe(serve: Callable[..., str], new_context: Callable[
         made = context.request.post(f"{base}/api/v1/leagues", data={"name": "Family"}).json()
         stranger = new_context(viewport=PHONE, color_scheme=scheme, bypass_csp=True).new_page()
         page = context.new_page()
+        invite = made["invite"].removeprefix(base)
+        # The member's page, the visitor's with the link, and a link that no longer works.
         for where, path in [(page, "/leagues"), (page, f"/leagues/{made['id']}"),
-                            (stranger, f"/leagues/{made['id']}")]:  # fmt: skip
+                            (stranger, invite), (stranger, f"/leagues/{made['id']}")]:  # fmt: skip
             where.goto(base + path)
             where.add_script_tag(path=str(Path(AXE_JS)))
             result = where.evaluate(SERIOUS)

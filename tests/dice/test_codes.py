@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from daily.core.codes import ALPHABET, CodeError, code_str, new_code, parse_code
+from daily.core.codes import ALPHABET, code_str, new_code, parse_code
+from daily.core.errors import CodeError
 
 
 @pytest.mark.parametrize(

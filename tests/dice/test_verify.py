@@ -18,8 +18,9 @@ import pytest
 
 from daily import cli
 from daily.core import dice, party
+from daily.core.errors import VerifyError
 from daily.core.rules import find_ruleset
-from daily.core.verify import VerifyError, verify
+from daily.core.verify import verify
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN = json.loads((DATA / "golden-maxi-default.json").read_text())

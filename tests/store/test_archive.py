@@ -12,7 +12,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +20,22 @@ import fsspec
 import pytest
 
 from daily.cli import main
-from daily.core.config import ConfigError, load
+from daily.core.config import load
+from daily.core.errors import ArchiveError, ConfigError
+from daily.core.record import Record
 from daily.core.verify import verify
-from daily.service import archive, history
-from daily.store import archived_games, boards, game_fields, keys, review_queue, saved_games
+from daily.service import archive, archive_files, history, results
+from daily.store import (
+    archived_games,
+    board_counts,
+    boards,
+    game_fields,
+    keys,
+    members,
+    review_queue,
+    saved_games,
+)
+from daily.store.connection import connect
 from daily.web import current_config, current_redis
 from tests.web.test_integrity import finished_daily, player
 
@@ -39,7 +51,7 @@ API = "/api/v1"
 
 
 def test_a_file_reads_back_and_a_damaged_one_is_refused(tmp_path: Path) -> None:
-    store = archive.Archive(str(tmp_path))
+    store = archive_files.Archive(str(tmp_path))
     day = NOON.date()
     lines = {"g2": {"id": "g2", "total": 2}, "g1": {"id": "g1", "total": 1}}
     store.write(day, 7, lines)
@@ -53,15 +65,15 @@ def test_a_file_reads_back_and_a_damaged_one_is_refused(tmp_path: Path) -> None:
     assert json.loads(text[-1])["games"] == 2
     damaged = "\n".join([text[0].replace('"total":1', '"total":9'), *text[1:]]) + "\n"
     path.write_bytes(gzip.compress(damaged.encode()))
-    with pytest.raises(archive.ArchiveError, match="does not match its checksum"):
+    with pytest.raises(ArchiveError, match="does not match its checksum"):
         store.read(day, 7)
     path.write_bytes(b"not gzip")
-    with pytest.raises(archive.ArchiveError, match="not gzip"):
+    with pytest.raises(ArchiveError, match="not gzip"):
         store.read(day, 7)
 
 
 def test_an_id_no_file_lists_is_not_looked_for_in_the_file(tmp_path: Path) -> None:
-    store = archive.Archive(str(tmp_path))
+    store = archive_files.Archive(str(tmp_path))
     day = NOON.date()
     real = "05OAbCdEfGhIjKlM"
     made_up = next(
@@ -73,10 +85,10 @@ def test_an_id_no_file_lists_is_not_looked_for_in_the_file(tmp_path: Path) -> No
     path = Path(store.path(day, archive.shard_of(real)))
     path.write_bytes(b"not gzip")  # a file that would be refused if it were read
     assert store.find_many([(made_up, day)]) == {}  # its list of ids does not name it
-    with pytest.raises(archive.ArchiveError, match="not gzip"):
+    with pytest.raises(ArchiveError, match="not gzip"):
         store.find(real, day)
     Path(store.ids_path(str(path))).unlink()  # a file written before there were lists
-    with pytest.raises(archive.ArchiveError, match="not gzip"):
+    with pytest.raises(ArchiveError, match="not gzip"):
         store.find(made_up, day)
 
 
@@ -117,9 +129,14 @@ def checked(client: Any, game_id: str, luck: float = 0.5) -> None:
 
 def _lines(root: Path) -> Counter[str]:
     ids: Counter[str] = Counter()
-    for path in root.rglob("*.jsonl.gz"):
-        ids.update(list(archive.decode(path.read_bytes())))
+    for path in root.glob("*/*.jsonl.gz"):  # the games' files (the codes' are in codes/)
+        ids.update(list(archive_files.decode(path.read_bytes())))
     return ids
+
+
+def _codes(root: Path) -> Counter[str]:
+    return Counter(c for p in root.glob("*/codes/*.jsonl.gz") for c in archive_files.decode(
+        p.read_bytes()))  # fmt: skip
 
 
 def test_old_games_leave_redis_and_still_read_back(make_app: Any, tmp_path: Path) -> None:
@@ -144,8 +161,11 @@ def test_old_games_leave_redis_and_still_read_back(make_app: Any, tmp_path: Path
         found = archive.load(client, config, game_id)
         assert found is not None and found.total == entry["game"]["total"]
         listed = history.history_of(client, config, found.player_id).played
-        assert [p.game_id for p in listed] == [game_id]
+        assert [p.game_id for p in listed] == [NOON.date().isoformat()]  # its day: its link
+        assert history.own_game(client, listed[0].game_id, found.player_id, config) == found
     assert _lines(tmp_path / "archive") == Counter(e["game"]["id"] for e in played)
+    shared = Counter(e["game"]["share_code"].replace("-", "") for e in played)
+    assert _codes(tmp_path / "archive") == shared  # their share codes, beside them
     web = later.test_client()
     for entry in played:
         url = f"{API}/games/{entry['game']['id']}/record"
@@ -176,10 +196,97 @@ def left_in_redis(client: Any, game_id: str, player_id: str) -> list[str]:
         found.append("its day's index")
     if index in client.smembers(keys.player_keys(player_id)):
         found.append("its index on the player's key set")
-    listed = archived_games.archived_of(client, player_id, [NOON.date().isoformat()[:7]])
-    if [d.game_id for d in listed].count(game_id) != 1:
-        found.append(f"listed {[d.game_id for d in listed].count(game_id)} times as archived")
+    if client.exists(keys.player_archived(player_id, NOON.date().isoformat()[:7])):
+        found.append("a month list")  # a dated game is noted on its player's dailies instead
+    day = NOON.date()
+    noted = archived_games.dailies_of(client, player_id, day, day, day).noted
+    if [(d.day, d.shard) for d in noted] != [(day, archive.shard_of(game_id))]:
+        found.append(f"noted as {noted} on the player's dailies")
+    if client.hexists(keys.player_best_days(player_id), day.isoformat()):
+        found.append("its day on the best-days hash (it folds into one field)")
+    share = client.hget(keys.game(game_id), "s") or ""
+    for code in client.scan_iter(keys.friend_code("*")):
+        if client.hget(code, "game") == game_id:
+            found.append(f"its code's hash {code} {share}")
     return found
+
+
+def test_the_archivers_lease_is_short_and_renewed_as_it_works(
+    make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert archive.LOCK_S <= 60  # a killed archiver keeps others out a minute at most
+    _, played = _finish(make_app, tmp_path, 3)
+    later = make_app(now=LATER, archive_url=str(tmp_path / "archive"))
+    with later.app_context():
+        client, config = current_redis(), current_config()
+        held: list[int] = []
+        write = archive_files.Archive.write
+
+        def slow(self: archive_files.Archive, day: Any, shard: int, lines: Any) -> None:
+            time.sleep(1.1)  # the files together take longer than one lease
+            held.append(client.pttl(keys.archive_lock()))
+            assert not archived_games.claim_archiver(client, "another", 10)  # still kept out
+            write(self, day, shard, lines)
+
+        monkeypatch.setattr(archive_files.Archive, "write", slow)
+        done = archive.archive_old(client, config, lock_s=2)
+        assert done is not None and done.games == 3 and done.files >= 2
+        assert len(held) == done.files and all(0 < left <= 2000 for left in held), held
+        assert not client.exists(keys.archive_lock())  # freed at the end
+
+
+def test_an_archiver_that_lost_its_lease_stops_and_the_next_finishes(
+    make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, played = _finish(make_app, tmp_path, 3)
+    later = make_app(now=LATER, archive_url=str(tmp_path / "archive"))
+    with later.app_context():
+        client, config = current_redis(), current_config()
+        write = archive_files.Archive.write
+
+        def stolen(self: archive_files.Archive, day: Any, shard: int, lines: Any) -> None:
+            client.set(keys.archive_lock(), "another")  # its lease ran out; another took it
+            write(self, day, shard, lines)
+
+        monkeypatch.setattr(archive_files.Archive, "write", stolen)
+        with pytest.raises(ArchiveError, match="lease ran out"):
+            archive.archive_old(client, config)
+        assert client.get(keys.archive_lock()) == "another"  # not freed: it is the other's
+        assert client.zcard(keys.games_finished()) == 3  # all still listed: none left half-done
+        monkeypatch.undo()
+        client.delete(keys.archive_lock())
+        assert archive.archive_old(client, config) is not None  # finishes what was begun
+        for entry in played:
+            assert left_in_redis(client, entry["game"]["id"], entry["player"]) == []
+    assert _lines(tmp_path / "archive") == Counter(e["game"]["id"] for e in played)
+
+
+def test_what_an_archived_day_gave_the_best_day_folds_and_a_withdrawal_falls_back(
+    redis_url: str,
+) -> None:
+    client = connect(redis_url, Path("unused"))
+    player_id = "0123456789abcdef"
+
+    def daily(day: int, total: int) -> Record:
+        at = datetime(2026, 12, day, 9, tzinfo=UTC).timestamp()
+        return Record(id=game_fields.new_id(at), mode="daily", ruleset="maxi", options={},
+                      player_id=player_id, seed_ref=f"daily:2026-12-{day:02d}", created=at,
+                      day=date(2026, 12, day), finished=True, total=total,
+                      finished_at=at + 600)  # fmt: skip
+
+    old, older, last = daily(1, 300), daily(2, 250), daily(3, 400)
+    for record in (old, older, last):
+        board_counts.submit(client, results.result_of(record))
+    for record in (old, older, old):  # archived (once more: nothing changes)
+        archived_games.unindex_archived(client, record, drop_index=True, today=date(2027, 1, 5))
+    kept = client.hgetall(keys.player_best_days(player_id))
+    assert sorted(kept) == ["2026-12-03", "archived"]  # one field for every archived day
+    assert int(kept["archived"]) == boards.pack(300, old.finished_at or 0)
+    # Only a game in Redis can be withdrawn; the best day falls back to the best left.
+    board_counts.withdraw(client, results.result_of(last))
+    best = client.zscore(keys.board_best_day(), members.member(player_id))
+    assert best == boards.pack(300, old.finished_at or 0)
+    client.close()
 
 
 KILLER = """
@@ -208,6 +315,7 @@ def test_a_killed_archiver_loses_and_duplicates_nothing(make_app: Any, tmp_path:
                               capture_output=True, timeout=60, check=False)  # fmt: skip
     assert finished.returncode == 0, finished.stderr.decode()
     assert _lines(root) == Counter(e["game"]["id"] for e in played)  # each exactly once
+    assert _codes(root) == Counter(e["game"]["share_code"].replace("-", "") for e in played)
     web = make_app(now=LATER, archive_url=str(root)).test_client()
     with web.application.app_context():
         for entry in played:

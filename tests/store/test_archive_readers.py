@@ -4,12 +4,15 @@ luck check stays in Redis. On a real Redis."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from daily.core.codes import new_code
+from daily.core.errors import NotFoundError
 from daily.service import accounts, archive, friends, history, results, reviews, stats
 from daily.store import archived_games, friend_codes, game_fields, keys, review_queue, saved_games
 from daily.web import current_config, current_redis
@@ -57,24 +60,39 @@ def _settled(app: Any, *game_ids: str) -> None:
 
 
 def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path: Path) -> None:
-    _, player_id, played = _dailies(make_app, tmp_path)
+    who, player_id, played = _dailies(make_app, tmp_path)
     with make_app(now=AFTER, archive_url=str(tmp_path / "archive")).app_context():
         before = history.history_of(current_redis(), current_config(), player_id)
         figures_before = stats.stats_of(current_redis(), current_config(), player_id, AFTER.date())
+    assert [p.game_id for p in before.played] == [g["id"] for g in reversed(played)]
     app = _archived(make_app, tmp_path)
     with app.app_context():
         client, config = current_redis(), current_config()
         assert not client.exists(*(keys.game(game["id"]) for game in played))
-        assert client.zcard(keys.player_games(player_id)) == 0  # moved to the month's list
-        listed = archived_games.archived_of(client, player_id, ["2026-12"])
-        assert sorted((d.game_id, d.day, d.total) for d in listed) == [
-            (game["id"], day.date(), game["total"]) for game, day in zip(played, DAYS, strict=True)
+        assert client.zcard(keys.player_games(player_id)) == 0  # noted on the player's dailies
+        assert not client.exists(keys.player_archived(player_id, "2026-12"))  # no month list
+        first, last = DAYS[0].date(), DAYS[-1].date()
+        noted = archived_games.dailies_of(client, player_id, first, last, last).noted
+        assert [(d.day, d.total) for d in noted] == [
+            (day.date(), game["total"]) for game, day in zip(played, DAYS, strict=True)
         ]
-        # History: every archived daily, newest first, each from its day's file.
+        # What each gave the best-day board folds into one field: nothing else can withdraw it.
+        assert client.hkeys(keys.player_best_days(player_id)) == ["archived"]
+        # History: every archived daily, newest first, with the figures it had in Redis;
+        # each links by its day, which opens the player's game from its file.
         found = history.history_of(client, config, player_id)
-        assert [p.game_id for p in found.played] == [g["id"] for g in reversed(played)]
-        assert [p.total for p in found.played] == [g["total"] for g in reversed(played)]
-        assert found == before  # days, numbers, totals, bonuses, figures: as in Redis
+        assert [p.game_id for p in found.played] == [d.date().isoformat() for d in DAYS[::-1]]
+        assert [dataclasses.replace(p, game_id="") for p in found.played] == [
+            dataclasses.replace(p, game_id="") for p in before.played
+        ]
+        assert found.summary == before.summary
+        for link, game in zip(found.played, reversed(played), strict=True):
+            record = history.own_game(client, link.game_id, player_id, config)
+            assert (record.id, record.total) == (game["id"], game["total"])
+        with pytest.raises(NotFoundError):  # nobody else's day, and no day without a game
+            history.own_game(client, found.played[0].game_id, "someone-else", config)
+        with pytest.raises(NotFoundError):
+            history.own_game(client, "2026-12-04", player_id, config)
         # Stats count them.
         figures = stats.stats_of(client, config, player_id, AFTER.date())
         assert figures.games == 3 and figures.best == max(g["total"] for g in played)
@@ -88,10 +106,15 @@ def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path:
         assert history.daily_of(client, player_id, DAYS[0].date(), config) is not None
     page = app.test_client()
     assert page.get("/advent").status_code == 200
-    with app.app_context():  # a deleted player's month lists go with them (no scan)
+    link = f"/play/{DAYS[0].date().isoformat()}"
+    assert page.get(link, headers=who).status_code == 200  # the history's link plays it back
+    answer = page.get(f"{API}/games/{DAYS[0].date().isoformat()}", headers=who).get_json()
+    assert (answer["id"], answer["total"]) == (played[0]["id"], played[0]["total"])
+    assert page.get(link).status_code == 404  # another browser's player has none there
+    with app.app_context():  # a deleted player's notes go with them (no scan)
         client = current_redis()
         accounts.delete(client, current_config(), player_id)
-        assert not client.exists(keys.player_archived(player_id, "2026-12"))
+        assert not client.exists(keys.player_dailies(player_id))
 
 
 def test_a_friend_codes_target_reads_the_archived_creators_game(
@@ -133,12 +156,16 @@ def test_an_archived_games_codes_leave_their_hashes_and_still_work(
     _settled(first, daily["id"], made["id"])
     with first.app_context():
         before = [friend_codes.load_code(current_redis(), code) for code in codes]
+    with first.app_context():  # kept as long as their games, which finished
+        assert all(current_redis().ttl(keys.friend_code(code)) == -1 for code in codes)
     later = _archived(make_app, tmp_path, DAYS[0] + timedelta(days=9))  # both codes closed
     with later.app_context():
         redis, config = current_redis(), current_config()
+        files = archive.open_archive(config.archive_location)
         for code, was in zip(codes, before, strict=True):
-            assert not redis.exists(keys.friend_code(code))
-            assert redis.hexists(keys.code_bucket(code), code[friend_codes.CODE_BUCKET :])
+            assert friend_codes.code_day(code) == DAYS[0].date()  # a code names its day
+            assert not redis.exists(keys.friend_code(code), keys.code_bucket(code))
+            assert files.find_code(code, DAYS[0].date()) is not None  # in its day's files
             assert friend_codes.load_code(redis, code) is None  # the store alone cannot rebuild it
             assert archive.load_code(redis, config, code) == was  # every field, as it was
         finds: list[str] = []
@@ -257,5 +284,46 @@ def test_daily_archive_goes_a_batch_at_a_time_past_the_games_that_wait(
         review_queue.queue_unchecked(redis, played[0]["id"], AFTER.timestamp())  # the oldest waits
         assert archive.archive_old(redis, config) == archive.Archived(2, 2, 1)
         assert redis.exists(keys.game(played[0]["id"]))
-        listed = archived_games.archived_of(redis, player_id, ["2026-12"])
-        assert [d.game_id for d in listed] == [g["id"] for g in played[1:]]
+        assert not redis.exists(*(keys.game(game["id"]) for game in played[1:]))
+        first, last = DAYS[0].date(), DAYS[-1].date()  # each noted as it finished
+        noted = archived_games.dailies_of(redis, player_id, first, last, last).noted
+        assert [d.day for d in noted] == [day.date() for day in DAYS]
+
+
+def test_a_code_that_names_no_day_goes_to_a_shared_hash(
+    make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A code made before codes were dated: random characters, naming a day far off by chance.
+    monkeypatch.setattr(friend_codes, "dated_code", lambda made: "ZZZ" + new_code()[3:])
+    first = make_app(now=DAYS[0], archive_url=str(tmp_path / "archive"), archive_days=1)
+    client = first.test_client()
+    ana = player(client, "Ana")
+    made = play_out(client, ana, start(client, ana, mode="friend", ruleset="maxi").get_json())
+    code = made["code"].replace("-", "")
+    _settled(first, made["id"])
+    with first.app_context():
+        was = friend_codes.load_code(current_redis(), code)
+    assert was is not None and not friend_codes.is_dated(was)
+    later = _archived(make_app, tmp_path, DAYS[0] + timedelta(days=9))
+    with later.app_context():
+        redis, config = current_redis(), current_config()
+        assert not redis.exists(keys.friend_code(code))
+        assert redis.hexists(keys.code_bucket(code), code[friend_codes.CODE_BUCKET :])
+        assert archive.load_code(redis, config, code) == was
+
+
+def test_a_daily_finished_before_dailies_were_noted_is_read_once_then_noted(
+    make_app: Any, tmp_path: Path
+) -> None:
+    _, player_id, played = _dailies(make_app, tmp_path)
+    with make_app(now=AFTER, archive_url=str(tmp_path / "archive")).app_context():
+        client, config = current_redis(), current_config()
+        noted = history.history_of(client, config, player_id)
+        client.delete(keys.player_dailies(player_id))  # as before dailies were noted
+        again = history.history_of(client, config, player_id)  # read from the games
+        assert again == noted and [p.game_id for p in again.played] == [
+            g["id"] for g in reversed(played)
+        ]
+        first, last = DAYS[0].date(), DAYS[-1].date()
+        healed = archived_games.dailies_of(client, player_id, first, last, last).noted
+        assert [d.day for d in healed] == [day.date() for day in DAYS]  # noted as they were read

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from redis.cluster import RedisCluster
 
 from daily.core.errors import BoardError
-from daily.store import board_counts, boards, keys, players
+from daily.store import board_counts, boards, keys, league_boards, members, players
 from daily.store.boards import Board, Result
 from daily.store.connection import connect
 
@@ -259,7 +259,7 @@ def test_names_come_from_the_player_record_at_read_time(client: redis.Redis) -> 
     assert boards.page(client, Board.daily(DEC1)).entries[0].name == "Ana"
     players.rename(client, ana.id, "Ana B.")
     assert boards.page(client, Board.best_day()).entries[0].name == "Ana B."
-    assert boards.member(ana.id) != ana.id  # stored compactly, read back as the id
+    assert members.member(ana.id) != ana.id  # stored compactly, read back as the id
     assert boards.page(client, Board.daily(DEC1)).entries[0].player_id == ana.id
 
 
@@ -408,6 +408,81 @@ def test_a_game_finished_after_midnight_counts_for_the_day_it_started(client: re
     assert boards.streak_of(client, "ana", date(2026, 12, 2)) == (2, 2)
 
 
+# -- withdrawing a counted game (held for review after it was counted) ------------------------
+
+LEAGUE = "Le4gueId-01"
+DEC2 = date(2026, 12, 2)
+
+
+def counted_games(client: redis.Redis) -> dict[str, Result]:
+    """Ana's dailies of December 1 to 3 (door and streak days, one week) and a friend game,
+    Bo's December 2 and a game on the same code, counted on every board and on the league
+    the two are in."""
+    league_boards.create(client, LEAGUE, "Club", "ana", 0.0, "tok")
+    for player in ("ana", "bo"):
+        league_boards.claim(client, player, LEAGUE, 10)
+    league_boards.join(client, LEAGUE, "bo", 1.0, 50, "tok")
+    games = {
+        "dec1": daily("ana", 200, DEC1),
+        "dec2": daily("ana", 300, DEC2, minute=2),
+        "dec3": daily("ana", 250, date(2026, 12, 3)),
+        "bo": daily("bo", 260, DEC2, minute=1),
+        "friend": Result("f1", "ana", "friend", 210, finished(DEC1), code="K7P2QX9D"),
+        "bo-friend": Result("f2", "bo", "friend", 220, finished(DEC1), code="K7P2QX9D"),
+    }
+    for result in games.values():
+        board_counts.submit(client, result)
+        league_boards.count(client, result, zone=UTC)
+    return games
+
+
+@pytest.mark.parametrize(
+    ("board", "game", "before", "after"),
+    [
+        (Board.daily(DEC2), "dec2", {"ana": 300, "bo": 260}, {"bo": 260}),
+        (Board.best_day(), "dec2", {"ana": 300, "bo": 260}, {"ana": 250, "bo": 260}),
+        (Board.streak(), "dec2", {"ana": 3, "bo": 1}, {"ana": 1, "bo": 1}),
+        (Board.advent(2026), "dec2", {"ana": 750, "bo": 260}, {"ana": 450, "bo": 260}),
+        (Board.friend("K7P2QX9D"), "friend", {"ana": 210, "bo": 220}, {"bo": 220}),
+        (league_boards.day_board(LEAGUE, DEC2), "dec2", {"ana": 300, "bo": 260}, {"bo": 260}),
+        (league_boards.week_board(LEAGUE, DEC2), "dec2", {"ana": 750, "bo": 260},
+         {"ana": 450, "bo": 260}),
+    ],
+    ids=["daily", "best-day", "streak", "advent", "friend", "league-day", "league-week"],
+)  # fmt: skip
+def test_a_withdrawn_game_leaves_each_kind_of_board(
+    client: redis.Redis, board: Board, game: str, before: dict[str, int], after: dict[str, int]
+) -> None:
+    withdrawn = counted_games(client)[game]
+    assert scores(client, board) == before
+    board_counts.withdraw(client, withdrawn)
+    assert scores(client, board) == after
+    board_counts.withdraw(client, withdrawn)  # a retried withdrawal takes nothing twice
+    assert scores(client, board) == after
+    board_counts.submit(client, withdrawn)  # released after review: counted again, once
+    league_boards.count(client, withdrawn, zone=UTC)
+    assert scores(client, board) == before
+
+
+def scores(client: redis.Redis, board: Board) -> dict[str, int]:
+    return {e.player_id: e.score for e in boards.page(client, board).entries}
+
+
+def test_withdrawing_takes_a_daily_off_every_league_of_its_player(client: redis.Redis) -> None:
+    games = counted_games(client)
+    other = "0ther-Le4gu"
+    league_boards.create(client, other, "Other", "ana", 0.0, "tok")
+    league_boards.claim(client, "ana", other, 10)
+    assert league_boards.count(client, games["dec2"], zone=UTC) == 2
+    # The leagues go last, after the date's board that a member joining meanwhile reads.
+    steps = board_counts.withdraw_steps(games["dec2"])
+    assert steps[0] is board_counts.uncount_daily and steps[-1] is board_counts.uncount_leagues
+    board_counts.withdraw(client, games["dec2"])
+    for league_id in (LEAGUE, other):
+        page = boards.page(client, league_boards.day_board(league_id, DEC2), me="ana")
+        assert page.me is None, league_id
+
+
 def _free_ports(count: int) -> list[int]:
     sockets = [socket.socket() for _ in range(count)]
     for s in sockets:
@@ -490,3 +565,14 @@ def test_every_step_and_read_works_on_a_redis_cluster(cluster: RedisCluster) -> 
         assert page.me is not None and page.me.player_id == "bo"
     assert boards.streak_of(client, "ana", dec3) == (3, 3)
     assert sum(b.players for b in boards.distribution(client, dec3)) == 3
+
+
+def test_withdrawing_works_on_a_redis_cluster(cluster: RedisCluster) -> None:
+    # The league step's scripts run in one pipeline, one league's keys (one slot) each.
+    client: Any = cluster
+    client.flushall()
+    games = counted_games(client)
+    board_counts.withdraw(client, games["dec2"])
+    assert scores(client, league_boards.week_board(LEAGUE, DEC2)) == {"ana": 450, "bo": 260}
+    assert scores(client, league_boards.day_board(LEAGUE, DEC2)) == {"bo": 260}
+    assert scores(client, Board.advent(2026)) == {"ana": 450, "bo": 260}

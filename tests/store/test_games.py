@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+import time
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -15,13 +17,23 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from daily.core import config, dice
-from daily.core.errors import IllegalMoveError, InvalidMoveError, RulesError
-from daily.core.record import Record
-from daily.core.rules import GameState, Move, Roll, Score, legal_moves
+from daily.core.errors import IllegalMoveError, InvalidMoveError, MoveConflict, RulesError
+from daily.core.record import OnCode, Record
+from daily.core.rules import GameState, Move, Roll, Score, apply, legal_moves
 from daily.service import games
-from daily.store import board_counts, boards, friend_codes, game_fields, keys, saved_games
+from daily.store import (
+    archived_games,
+    board_counts,
+    boards,
+    friend_codes,
+    game_fields,
+    keys,
+    played_days,
+    players,
+    saved_games,
+)
 from daily.store.connection import connect
-from daily.store.saved_games import MoveConflict
+from daily.store.game_fields import archive_shard
 
 pytestmark = pytest.mark.redis
 
@@ -38,7 +50,7 @@ def client(redis_url: str) -> redis.Redis:
 
 
 def settings(at: datetime = NOON) -> config.Config:
-    return config.load({}, env="testing", secret_key=SECRET, clock=lambda: at)
+    return config.load({}, env="testing", secret_key=SECRET, clock=lambda: at, established_days=1)
 
 
 def daily_record(player: str = "p1", game_id: str | None = None) -> Record:
@@ -339,3 +351,102 @@ def test_load_many_reads_games_in_order_in_one_pipeline(client: redis.Redis) -> 
     found = saved_games.load_many(client, [second.id, "missing", first.id])
     assert [r.id if r else None for r in found] == [second.id, None, first.id]
     assert found[0] == saved_games.load(client, second.id)
+
+
+# -- storage that leaves ---------------------------------------------------------------------
+
+
+def test_a_finished_daily_is_noted_on_its_players_dailies(client: redis.Redis) -> None:
+    dated = daily_record(game_id=game_fields.new_id(NOON.timestamp()))
+    index = [keys.player_daily("p1", str(DAY))]
+    record = play_out(client, saved_games.start(client, dated, LIFETIME_S, index)[0])
+    noted = archived_games.dailies_of(client, "p1", DAY, DAY, DAY).noted
+    bonus = record.state(SECRET).bonus > 0
+    assert list(noted) == [
+        played_days.PlayedDay(DAY, record.total or 0, bonus, NOON.date(), archive_shard(record.id))
+    ]
+    key = keys.player_dailies("p1")
+    assert client.hkeys(key) == ["2026-12a"]  # the first half of December
+    assert client.hstrlen(key, "2026-12a") == 3 * DAY.day  # three bytes a day so far
+    left = played_days.expires_at(DAY) - time.time()  # kept 430 days from its last note
+    assert abs(client.ttl(key) - left) < 5
+
+
+def test_a_code_names_its_day_and_expires_with_its_unfinished_game(client: redis.Redis) -> None:
+    config = settings()
+    code = friend_codes.create_code(client, config, "p1", "maxi", {}, None, "g1")
+    assert friend_codes.code_day(code) == NOON.date()
+    left = client.ttl(keys.friend_code(code))  # its game's idle life (the longest) and a day
+    assert abs(left - (config.idle_lifetime + timedelta(days=1)).total_seconds()) < 5
+    share = friend_codes.create_code(client, config, "p1", "maxi", {}, "daily:2026-12-03", "g2")
+    assert client.ttl(keys.friend_code(share)) == -1  # a finished game's share code is kept
+
+
+def _friend_record(code: str, game_id: str, practice: bool = False) -> Record:
+    return Record(id=game_id, mode="friend", ruleset="maxi", options={}, player_id="p1",
+                  seed_ref=f"friend:{code}", created=NOON.timestamp(),
+                  on_code=OnCode(code, False, practice, None))  # fmt: skip
+
+
+def test_a_code_lives_as_long_as_its_game(client: redis.Redis) -> None:
+    config = settings()
+    game_id = game_fields.new_id(NOON.timestamp())
+    code = friend_codes.create_code(client, config, "p1", "maxi", {}, None, game_id)
+    record = _friend_record(code, game_id, practice=True)
+    record, _ = saved_games.start(client, record, 3600, [keys.player_friend("p1", code)])
+    # A practice game's life moves on with each move, past its code's first: so does the code.
+    year = timedelta(days=365).total_seconds()
+    state = record.state(SECRET)
+    record = saved_games.append(client, record, Roll(()), apply(state, Roll(())),
+                                now=NOON.timestamp(), lifetime_s=year)  # fmt: skip
+    assert client.ttl(keys.friend_code(code)) > year - 5
+    assert client.ttl(keys.game(game_id)) > year - 5
+    # Another game on the code moves nothing.
+    other = _friend_record(code, game_fields.new_id(NOON.timestamp()), practice=True)
+    client.expire(keys.friend_code(code), 100)
+    other, _ = saved_games.start(client, other, 3600)
+    saved_games.append(client, other, Roll(()), apply(other.state(SECRET), Roll(())),
+                       now=NOON.timestamp(), lifetime_s=year)  # fmt: skip
+    assert client.ttl(keys.friend_code(code)) <= 100
+    # Finished, the game keeps its code for good (the archiver moves both out later).
+    saved_games.keep(client, dataclasses.replace(record, finished=True, total=1,
+                                                 finished_at=NOON.timestamp()))  # fmt: skip
+    assert client.ttl(keys.friend_code(code)) == -1
+
+
+def test_an_unfinished_game_off_the_players_list_goes(
+    client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(saved_games, "MAX_LISTED_GAMES", 2)
+
+    def solo(n: int, finished: bool = False) -> Record:
+        record = Record(id=game_fields.new_id(NOON.timestamp()), mode="solo", ruleset="maxi",
+                        options={}, player_id="p1", seed_ref="hex:" + "00" * 32,
+                        created=NOON.timestamp() + n, finished=finished,
+                        total=1 if finished else None,
+                        finished_at=NOON.timestamp() + n if finished else None)  # fmt: skip
+        return saved_games.start(client, record, 3600)[0]
+
+    unfinished, done = solo(0), solo(1, finished=True)
+    later = dataclasses.replace(daily_record(), created=NOON.timestamp() + 2)
+    daily = saved_games.start(client, later, LIFETIME_S, [keys.player_daily("p1", str(DAY))])[0]
+    newer = [solo(3), solo(4)]
+    assert saved_games.games_of(client, "p1") == [g.id for g in reversed(newer)]
+    assert not client.exists(keys.game(unfinished.id))  # nothing led to it any more
+    assert client.exists(keys.game(done.id))  # finished: kept, for the archiver
+    assert client.exists(keys.game(daily.id))  # its day's index still names it
+
+
+def test_every_index_key_is_listed_on_the_players_key_set(client: redis.Redis) -> None:
+    practice = keys.player_practice("p1", "2026-11-30")
+    record = dataclasses.replace(daily_record(), day=date(2026, 11, 30),
+                                 seed_ref="daily:2026-11-30", replayed=True)  # fmt: skip
+    saved_games.start(client, record, 3600, [practice])
+    assert client.smembers(keys.player_keys("p1")) == {practice}
+    players.create(client, "Ana", expires_in=timedelta(days=1))  # a guest's keys expire
+    guest = next(k for k in client.scan_iter(keys.player("*")) if client.ttl(k) > 0)
+    guest_id = guest.split("{")[1].split("}")[0]
+    other = dataclasses.replace(record, id=game_fields.new_id(), player_id=guest_id)
+    saved_games.start(client, other, 3 * 86400, [keys.player_practice(guest_id, "2026-11-30")])
+    for key in (keys.player(guest_id), keys.player_games(guest_id), keys.player_keys(guest_id)):
+        assert client.ttl(key) > 2 * 86400  # as long as its game, at least

@@ -29,6 +29,11 @@ from daily.store import keys
         (keys.player_moves("p1", 60), "daily:player:{p1}:moves:60"),
         (keys.address_moves("2001:db8::/64", 60), "daily:address:{2001:db8::/64}:moves:60"),
         (keys.anonymous_moves("10.0.0.1", 1), "daily:address:{10.0.0.1}:anonymous-moves:1"),
+        (
+            keys.quota("10.0.0.0/24", "dailies", "2026-12-03", "10.0.0.7"),
+            "daily:quota:{10.0.0.0/24}:dailies:2026-12-03:10.0.0.7",
+        ),
+        (keys.player_quota("p1", "analyses", "60"), "daily:player:{p1}:quota:analyses:60"),
     ],
     ids=[
         "player",
@@ -50,6 +55,8 @@ from daily.store import keys
         "player-moves",
         "address-moves",
         "anonymous-moves",
+        "quota",
+        "player-quota",
     ],
 )
 def test_key_strings(key: str, expected: str) -> None:
@@ -102,3 +109,8 @@ def test_a_leagues_keys_share_one_cluster_slot() -> None:
         )
     }
     assert found == {"L1"}
+
+
+def test_a_players_dailies_share_their_slot() -> None:
+    assert keys.player_dailies("p1") == "daily:player:{p1}:dailies"
+    assert keys.player_dailies("p1").split("}")[0] == keys.player("p1").split("}")[0]

@@ -21,6 +21,7 @@ from daily.service import leagues
 from daily.store import board_counts, keys, league_boards, players
 from daily.store.boards import Result
 from daily.store.connection import connect
+from daily.store.members import member
 from daily.store.players import InvalidNameError
 
 pytestmark = pytest.mark.redis
@@ -49,7 +50,7 @@ def daily(player: str, total: int, day: date, minute: int = 0) -> Result:
     return Result(f"g-{player}-{day}", player, "daily", total, at, day=day)
 
 
-def lines(standing: leagues.Standing) -> list[tuple[int, str, int]]:
+def lines(standing: leagues.LeagueBoard) -> list[tuple[int, str, int]]:
     return [(line.rank, line.name, line.score) for line in standing.lines]
 
 
@@ -72,7 +73,7 @@ def dump(client: redis.Redis, league_id: str) -> dict[str, object]:
 def test_members_see_a_day_board_of_just_the_league(client: redis.Redis) -> None:
     ana, bo, cy = named(client, "Ana", "Bo", "Cy")
     league = leagues.create(client, CONFIG, ana, "Tuesday club")
-    leagues.join(client, CONFIG, bo, league.id)
+    leagues.join(client, CONFIG, bo, league.id, league.invite)
     for player, total in ((ana, 250), (bo, 280), (cy, 300)):  # Cy is not in it
         board_counts.submit(client, daily(player, total, MONDAY))
         league_boards.count(client, daily(player, total, MONDAY), zone=UTC)
@@ -82,13 +83,16 @@ def test_members_see_a_day_board_of_just_the_league(client: redis.Redis) -> None
     assert [m.name for m in leagues.get(client, bo, league.id).members] == ["Ana", "Bo"]
     with pytest.raises(NotFoundError, match="for its members"):
         leagues.day_standing(client, CONFIG, cy, league.id, MONDAY)
-    assert leagues.get(client, cy, league.id).members == ()  # a stranger sees no names
+    seen = leagues.get(client, cy, league.id, league.invite)  # a stranger with the link
+    assert (seen.name, seen.size, seen.members) == ("Tuesday club", 2, ())  # no names
+    with pytest.raises(NotFoundError, match="invite link was renewed"):
+        leagues.get(client, cy, league.id)  # the id alone
 
 
 def test_the_week_table_sums_each_members_best_five_days(client: redis.Redis) -> None:
     ana, bo = named(client, "Ana", "Bo")
     league = leagues.create(client, CONFIG, ana, "Week")
-    leagues.join(client, CONFIG, bo, league.id)
+    leagues.join(client, CONFIG, bo, league.id, league.invite)
     ana_days = [100, 200, 300, 150, 250, 50, 120]  # best five: 300+250+200+150+120 = 1020
     for n, total in enumerate(ana_days):
         league_boards.count(client, daily(ana, total, MONDAY + timedelta(days=n)), zone=UTC)
@@ -106,8 +110,9 @@ def test_the_week_table_sums_each_members_best_five_days(client: redis.Redis) ->
 
 def test_a_player_in_many_leagues_counts_on_each_in_one_call(client: redis.Redis) -> None:
     ana, bo = named(client, "Ana", "Bo")
-    ids = [leagues.create(client, CONFIG, ana, f"L{n}").id for n in range(3)]
-    leagues.join(client, CONFIG, bo, ids[0])
+    made = [leagues.create(client, CONFIG, ana, f"L{n}") for n in range(3)]
+    ids = [league.id for league in made]
+    leagues.join(client, CONFIG, bo, ids[0], made[0].invite)
     client.script_flush()  # a node without the script cached loads it and runs again
     assert league_boards.count(client, daily(ana, 222, MONDAY), zone=UTC) == 3
     assert league_boards.count(client, daily(bo, 111, MONDAY), zone=UTC) == 1
@@ -121,8 +126,8 @@ def test_a_player_in_many_leagues_counts_on_each_in_one_call(client: redis.Redis
 def test_leaving_takes_a_member_off_the_boards_and_hands_ownership_on(client: redis.Redis) -> None:
     ana, bo, cy = named(client, "Ana", "Bo", "Cy")
     league = leagues.create(client, CONFIG, ana, "Club")
-    leagues.join(client, CONFIG, bo, league.id)
-    leagues.join(client, CONFIG, cy, league.id)
+    leagues.join(client, CONFIG, bo, league.id, league.invite)
+    leagues.join(client, CONFIG, cy, league.id, league.invite)
     for minute, player in enumerate((ana, bo, cy)):
         league_boards.count(client, daily(player, 200, MONDAY, minute), zone=UTC)
     leagues.remove(client, CONFIG, ana, league.id, cy)
@@ -157,7 +162,7 @@ def test_rename_and_mine(client: redis.Redis) -> None:
 def test_refusals_change_nothing(client: redis.Redis) -> None:
     ana, bo, cy = named(client, "Ana", "Bo", "Cy")
     league = leagues.create(client, CONFIG, ana, "Club")
-    leagues.join(client, CONFIG, bo, league.id)
+    leagues.join(client, CONFIG, bo, league.id, league.invite)
     league_boards.count(client, daily(bo, 200, MONDAY), zone=UTC)
     before = dump(client, league.id)
     refusals = [
@@ -167,8 +172,12 @@ def test_refusals_change_nothing(client: redis.Redis) -> None:
         (NotFoundError, lambda: leagues.remove(client, CONFIG, ana, league.id, cy)),
         (NotFoundError, lambda: leagues.leave(client, CONFIG, cy, league.id)),
         (InvalidNameError, lambda: leagues.rename(client, CONFIG, ana, league.id, " ")),
-        (NotFoundError, lambda: leagues.join(client, CONFIG, cy, "AAAAAAAAAAA")),
-        (NotFoundError, lambda: leagues.join(client, CONFIG, cy, "../x")),
+        (NotFoundError, lambda: leagues.join(client, CONFIG, cy, "AAAAAAAAAAA", None)),
+        (NotFoundError, lambda: leagues.join(client, CONFIG, cy, "../x", league.invite)),
+        # Without the current invite token: none (a link of the id alone), an old or a bad one.
+        (NotFoundError, lambda: leagues.join(client, CONFIG, cy, league.id, None)),
+        (NotFoundError, lambda: leagues.join(client, CONFIG, cy, league.id, league.id)),
+        (NotFoundError, lambda: leagues.join(client, CONFIG, cy, league.id, "../x")),
         # An unknown league: its owner's calls are refused as anybody's.
         (NotFoundError, lambda: leagues.rename(client, CONFIG, ana, "AAAAAAAAAAA", "Mine")),
         (NotFoundError, lambda: leagues.remove(client, CONFIG, ana, "AAAAAAAAAAA", bo)),
@@ -192,11 +201,11 @@ def test_limits_on_members_and_leagues(
     monkeypatch.setattr(leagues, "MAX_LEAGUES", 2)
     ana, bo, cy = named(client, "Ana", "Bo", "Cy")
     league = leagues.create(client, CONFIG, ana, "Small")
-    leagues.join(client, CONFIG, bo, league.id)
-    leagues.join(client, CONFIG, bo, league.id)  # twice: still two members
+    leagues.join(client, CONFIG, bo, league.id, league.invite)
+    leagues.join(client, CONFIG, bo, league.id, league.invite)  # twice: still two members
     before = dump(client, league.id)
     with pytest.raises(LeagueFullError, match="full: 2 members") as full:
-        leagues.join(client, CONFIG, cy, league.id)
+        leagues.join(client, CONFIG, cy, league.id, league.invite)
     assert full.value.details == {"limit": 2}
     assert dump(client, league.id) == before and league_boards.leagues_of(client, cy) == []
     leagues.create(client, CONFIG, cy, "One")
@@ -206,7 +215,7 @@ def test_limits_on_members_and_leagues(
     leagues.create(client, CONFIG, ana, "Other")
     theirs = leagues.mine(client, cy)[0].id
     with pytest.raises(TooManyLeaguesError):
-        leagues.join(client, CONFIG, ana, theirs)
+        leagues.join(client, CONFIG, ana, theirs, leagues.mine(client, cy)[0].invite)
     assert (
         len(league_boards.leagues_of(client, cy)) == 2
         and len(league_boards.leagues_of(client, ana)) == 2
@@ -216,10 +225,162 @@ def test_limits_on_members_and_leagues(
 
 def test_leave_all_before_a_player_is_deleted(client: redis.Redis) -> None:
     ana, bo = named(client, "Ana", "Bo")
-    ids = [leagues.create(client, CONFIG, ana, name).id for name in ("One", "Two")]
-    leagues.join(client, CONFIG, bo, ids[0])
+    made = [leagues.create(client, CONFIG, ana, name) for name in ("One", "Two")]
+    ids = [league.id for league in made]
+    leagues.join(client, CONFIG, bo, ids[0], made[0].invite)
     league_boards.count(client, daily(bo, 300, MONDAY), zone=UTC)
     assert leagues.leave_all(client, CONFIG, bo) == 1
     assert leagues.get(client, ana, ids[0]).size == 1
     assert lines(leagues.day_standing(client, CONFIG, ana, ids[0], MONDAY)) == []
     assert leagues.leave_all(client, CONFIG, ana) == 2 and leagues.mine(client, ana) == ()
+
+
+def test_standings_of_a_player_on_one_day(client: redis.Redis) -> None:
+    ana, bo, cy, di = named(client, "Ana", "Bo", "Cy", "Di")
+    club = leagues.create(client, CONFIG, ana, "club")
+    solo = leagues.create(client, CONFIG, ana, "Alone")
+    quiet = leagues.create(client, CONFIG, di, "Quiet")
+    gone = leagues.create(client, CONFIG, bo, "Gone")
+    for player, league in ((bo, club), (cy, club), (ana, quiet), (ana, gone)):
+        leagues.join(client, CONFIG, player, league.id, league.invite)
+    leagues.leave(client, CONFIG, ana, gone.id)  # left: not listed
+    for player, total, minute in ((ana, 250, 5), (bo, 250, 1), (cy, 300, 2)):
+        league_boards.count(client, daily(player, total, MONDAY, minute), zone=UTC)
+    league_boards.count(client, daily(di, 100, MONDAY + timedelta(days=1)), zone=UTC)
+    found = leagues.standings_of(client, CONFIG, ana, MONDAY)
+    assert found == [
+        leagues.Standing(solo.id, "Alone", 1, 1, 1),
+        leagues.Standing(club.id, "club", 2, 3, 3),  # tied with Bo: both second
+        leagues.Standing(quiet.id, "Quiet", 1, 2, 1),
+    ]
+    tuesday = leagues.standings_of(client, CONFIG, ana, MONDAY + timedelta(days=1))
+    assert [(s.name, s.rank, s.played) for s in tuesday] == [
+        ("Alone", None, 0),
+        ("club", None, 0),
+        ("Quiet", None, 1),
+    ]
+    assert leagues.standings_of(client, CONFIG, cy, MONDAY)[0].rank == 1
+    assert leagues.standings_of(client, CONFIG, "nobody", MONDAY) == []
+
+
+def test_standings_of_read_every_league_in_one_pipeline(
+    client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ana = named(client, "Ana")[0]
+    for n in range(leagues.MAX_LEAGUES):
+        leagues.create(client, CONFIG, ana, f"L{n}")
+    league_boards.count(client, daily(ana, 200, MONDAY), zone=UTC)
+    leagues.standings_of(client, CONFIG, ana, MONDAY)  # the script is cached now
+    commands: list[object] = []
+    pipelines: list[object] = []
+    send, pipeline = client.execute_command, client.pipeline
+    monkeypatch.setattr(
+        client, "execute_command", lambda *a, **k: commands.append(a[0]) or send(*a, **k)
+    )
+    monkeypatch.setattr(
+        client, "pipeline", lambda *a, **k: pipelines.append(a) or pipeline(*a, **k)
+    )
+    found = leagues.standings_of(client, CONFIG, ana, MONDAY)
+    assert [s.rank for s in found] == [1] * leagues.MAX_LEAGUES
+    assert (commands, len(pipelines)) == (["SMEMBERS"], 1)
+
+
+def test_a_removed_member_stays_out_and_the_owner_renews_the_link(client: redis.Redis) -> None:
+    ana, bo, cy, di = named(client, "Ana", "Bo", "Cy", "Di")
+    league = leagues.create(client, CONFIG, ana, "Club")
+    old = league.invite
+    for player in (bo, cy):
+        leagues.join(client, CONFIG, player, league.id, old)
+    after = leagues.remove(client, CONFIG, ana, league.id, cy)
+    assert after.invite != old and leagues.get(client, bo, league.id).invite == after.invite
+    with pytest.raises(NotFoundError, match="invite link was renewed"):
+        leagues.join(client, CONFIG, cy, league.id, old)  # the link Cy had
+    with pytest.raises(NotFoundError, match="invite link was renewed"):
+        leagues.get(client, cy, league.id, old)
+    assert leagues.find(client, cy, league.id, old) is None
+    assert league_boards.leagues_of(client, cy) == []
+    leagues.join(client, CONFIG, bo, league.id, old)  # a member joining again needs none
+    renewed = leagues.renew(client, CONFIG, ana, league.id)
+    assert renewed.invite not in (old, after.invite)
+    with pytest.raises(NotFoundError):
+        leagues.join(client, CONFIG, di, league.id, after.invite)
+    joined = leagues.join(client, CONFIG, di, league.id, renewed.invite)
+    assert [m.name for m in joined.members] == ["Ana", "Bo", "Di"]
+    before = dump(client, league.id)
+    with pytest.raises(NotOwnerError):
+        leagues.renew(client, CONFIG, bo, league.id)
+    with pytest.raises(NotFoundError):
+        leagues.renew(client, CONFIG, ana, "AAAAAAAAAAA")
+    assert dump(client, league.id) == before
+
+
+def test_a_league_from_before_invite_tokens_takes_its_id_until_renewed(
+    client: redis.Redis,
+) -> None:
+    ana, bo, cy = named(client, "Ana", "Bo", "Cy")
+    league = leagues.create(client, CONFIG, ana, "Old")
+    client.hdel(keys.league(league.id), "invite")  # as stored before the tokens
+    assert leagues.get(client, bo, league.id).invite == league.id  # the link of the id alone
+    leagues.join(client, CONFIG, bo, league.id, None)
+    renewed = leagues.renew(client, CONFIG, ana, league.id)
+    with pytest.raises(NotFoundError):
+        leagues.join(client, CONFIG, cy, league.id, None)
+    assert leagues.join(client, CONFIG, cy, league.id, renewed.invite).size == 3
+
+
+def test_joining_counts_the_daily_played_earlier_that_day(client: redis.Redis) -> None:
+    ana, bo, cy, di = named(client, "Ana", "Bo", "Cy", "Di")
+    sunday = MONDAY - timedelta(days=1)
+    board_counts.submit(client, daily(bo, 180, sunday))  # the day before: never counts here
+    for player, total in ((ana, 250), (bo, 280), (cy, 300)):
+        board_counts.submit(client, daily(player, total, MONDAY, minute=total // 100))
+    # Di's game is held for review: not on the public board, so on no league either.
+    league = leagues.create(client, CONFIG, ana, "Club")
+    for player in (bo, cy, di):
+        leagues.join(client, CONFIG, player, league.id, league.invite)
+    expected = [(1, "Cy", 300), (2, "Bo", 280), (3, "Ana", 250)]
+    assert lines(leagues.day_standing(client, CONFIG, di, league.id, MONDAY)) == expected
+    assert lines(leagues.week_standing(client, CONFIG, di, league.id, MONDAY)) == expected
+    assert lines(leagues.day_standing(client, CONFIG, di, league.id, sunday)) == []
+    assert leagues.standings_of(client, CONFIG, ana, MONDAY) == [
+        leagues.Standing(league.id, "Club", 3, 4, 3)
+    ]
+    # Its finish counted again later (a retried submit) changes nothing; the finish time stands.
+    league_boards.count(client, daily(bo, 280, MONDAY, minute=2), zone=UTC)
+    leagues.join(client, CONFIG, bo, league.id, None)  # again: no change
+    assert lines(leagues.day_standing(client, CONFIG, di, league.id, MONDAY)) == expected
+    board_counts.submit(client, daily(di, 320, MONDAY))  # released: counted where Di is now
+    league_boards.count(client, daily(di, 320, MONDAY), zone=UTC)
+    assert lines(leagues.day_standing(client, CONFIG, di, league.id, MONDAY))[0] == (1, "Di", 320)
+
+
+def test_a_withdrawn_daily_leaves_the_league_day_and_week(client: redis.Redis) -> None:
+    ana, bo = named(client, "Ana", "Bo")
+    league = leagues.create(client, CONFIG, ana, "Club")
+    leagues.join(client, CONFIG, bo, league.id, league.invite)
+    totals = [300, 100, 200, 150, 250, 50]  # Monday to Saturday: the best five make 1000
+    results = [daily(ana, t, MONDAY + timedelta(days=n), n) for n, t in enumerate(totals)]
+    for result in [*results, daily(bo, 400, MONDAY)]:
+        board_counts.submit(client, result)
+        league_boards.count(client, result, zone=UTC)
+    assert lines(leagues.week_standing(client, CONFIG, ana, league.id, MONDAY)) == [
+        (1, "Ana", 1000),
+        (2, "Bo", 400),
+    ]
+    board_counts.withdraw(client, results[0])  # Monday's 300: Saturday's 50 counts instead
+    board_counts.withdraw(client, results[0])  # again: no change
+    assert lines(leagues.day_standing(client, CONFIG, ana, league.id, MONDAY)) == [(1, "Bo", 400)]
+    assert lines(leagues.week_standing(client, CONFIG, ana, league.id, MONDAY)) == [
+        (1, "Ana", 750),
+        (2, "Bo", 400),
+    ]
+    # The week entry is what counting the five days left would have made, tie-break included.
+    fresh = leagues.create(client, CONFIG, ana, "Fresh")
+    for result in results[1:]:
+        league_boards.count(client, result, [fresh.id], zone=UTC)
+    week_keys = [keys.league_week(i, MONDAY.isoformat()) for i in (league.id, fresh.id)]
+    assert len({client.zscore(key, member(ana)) for key in week_keys}) == 1
+    for result in results[1:]:
+        board_counts.withdraw(client, result)
+    assert lines(leagues.week_standing(client, CONFIG, ana, league.id, MONDAY)) == [(1, "Bo", 400)]
+    assert leagues.standings_of(client, CONFIG, ana, MONDAY + timedelta(days=1))[0].rank is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,8 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from daily.core.errors import StorageError
-from daily.store import keys, players
+from daily.core.record import Record
+from daily.store import game_fields, keys, played_days, players, saved_games
 from daily.store.connection import connect
 
 pytestmark = pytest.mark.redis
@@ -54,3 +57,20 @@ def test_redis_down_is_a_storage_error() -> None:
     dead = redis.Redis(port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0))
     with pytest.raises(StorageError):
         players.get(dead, "p1")
+
+
+def test_delete_leaves_a_tombstone_and_nothing_else(client: redis.Redis) -> None:
+    ana = players.create(client, "Ana")
+    day = date(2026, 11, 30)
+    record = Record(id=game_fields.new_id(), mode="daily", ruleset="maxi", options={},
+                    player_id=ana.id, seed_ref=f"daily:{day}", created=time.time(), day=day,
+                    replayed=True)  # fmt: skip
+    practice = keys.player_practice(ana.id, day.isoformat())  # a past day replayed
+    saved_games.start(client, record, 3600, [practice])
+    played_days.note(client, ana.id, played_days.PlayedDay(day, 250, True), day)
+    assert client.exists(practice, keys.player_dailies(ana.id)) == 2
+    players.delete(client, ana.id, time.time())
+    left = sorted(client.scan_iter(f"daily:player:{{{ana.id}}}*"))
+    assert left == [keys.player(ana.id)]  # the tombstone: its token stays refused
+    assert list(client.hgetall(keys.player(ana.id))) == [players.DELETED]
+    assert client.exists(keys.game(record.id))  # the game stays (anonymous), till it expires

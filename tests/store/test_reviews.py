@@ -14,10 +14,11 @@ import redis
 
 from daily import cli
 from daily.core import config, dice
+from daily.core.errors import ReviewError
 from daily.core.record import OnCode, Record
 from daily.core.rules import Move, Roll, find_ruleset
 from daily.service import games, results, reviews
-from daily.store import boards, game_fields, keys, review_queue, saved_games
+from daily.store import game_fields, keys, members, review_queue, saved_games
 from daily.store.connection import connect
 from daily.strategy import clairvoyant, luck, solver
 from daily.strategy.solver import Table, load_table
@@ -41,7 +42,7 @@ def table(small_tables: Path) -> Table:
 
 
 def settings() -> config.Config:
-    return config.load({}, env="testing", secret_key=SECRET, clock=lambda: NOON)
+    return config.load({}, env="testing", secret_key=SECRET, clock=lambda: NOON, established_days=1)
 
 
 def friend_record(player: str, code: str = CODE) -> Record:
@@ -76,7 +77,7 @@ def play(client: redis.Redis, player: str, moves: Sequence[Move], code: str = CO
 
 
 def on_board(client: redis.Redis, player: str, code: str = CODE) -> bool:
-    return client.zscore(keys.board_friend(code), boards.member(player)) is not None
+    return client.zscore(keys.board_friend(code), members.member(player)) is not None
 
 
 def test_a_clairvoyant_game_is_held_and_an_honest_one_counts(
@@ -110,7 +111,7 @@ def test_release_counts_the_game_once(client: redis.Redis, table: Table) -> None
     assert record is not None and review_queue.status_of(record) == review_queue.RELEASED
     assert review_queue.shown_status(record) is None and results.rank_of(client, record) == 1
     assert reviews.held(client) == []
-    with pytest.raises(reviews.ReviewError, match="not under review"):
+    with pytest.raises(ReviewError, match="not under review"):
         reviews.release(client, settings(), seer.id)
     reviews.submit(client, settings(), record)  # a late retry: still one entry
     assert client.zcard(keys.board_friend(CODE)) == 1
@@ -127,9 +128,9 @@ def test_remove_keeps_the_record_and_never_ranks_it(client: redis.Redis, table: 
     )
     reviews.submit(client, settings(), record)
     assert not on_board(client, "seer") and reviews.held(client) == []
-    with pytest.raises(reviews.ReviewError):
+    with pytest.raises(ReviewError):
         reviews.release(client, settings(), seer.id)
-    with pytest.raises(reviews.ReviewError, match="no such game"):
+    with pytest.raises(ReviewError, match="no such game"):
         reviews.remove(client, "nope")
 
 
@@ -179,7 +180,7 @@ def test_a_maxi_daily_without_its_table_counts_and_waits(client: redis.Redis) ->
     while not state.is_finished:
         move = Roll(()) if state.rolls_left else None
         record, state = games.play(client, settings(), record, move or _first_row(state))
-    assert client.zscore(keys.board_daily(str(day)), boards.member("p1")) is not None
+    assert client.zscore(keys.board_daily(str(day)), members.member("p1")) is not None
     assert review_queue.unchecked(client) == 1
     assert reviews.check_unchecked(client, settings()) == 0 and review_queue.unchecked(client) == 1
 
@@ -247,4 +248,24 @@ def test_games_without_a_table_never_stall_the_sweep(
     assert reviews.sweep_unchecked(client, settings()) == 1  # one sweep, no operator's command
     assert not on_board(client, "seer") and [h.game_id for h in reviews.held(client)] == [seer.id]
     assert review_queue.unchecked(client) == 12  # the variants wait, at the back of the list
-    assert reviews.sweep_unchecked(client, settings()) is None  # once a minute at most
+    # The next sweep may run at once (the variants still wait); one running keeps others off.
+    assert reviews.sweep_unchecked(client, settings()) == 0
+    assert review_queue.claim_sweep(client, 30)
+    assert reviews.sweep_unchecked(client, settings()) is None
+
+
+def test_one_sweep_checks_every_game_whose_table_is_ready(
+    client: redis.Redis, table: Table, strategy_cache: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    # Forty honest games and a clairvoyant one, all waiting for a table that comes later:
+    # one sweep checks them all (it checked 25 a minute before), the seer last in line.
+    monkeypatch.setenv("DAILY_CACHE", str(tmp_path / "empty"))
+    for n in range(40):
+        play(client, f"p{n}", line(table, foresight=False))
+    seer = play(client, "seer", line(table, foresight=True))
+    assert review_queue.unchecked(client) == 41
+    monkeypatch.setenv("DAILY_CACHE", str(strategy_cache))
+    assert reviews.sweep_unchecked(client, settings()) == 1
+    assert review_queue.unchecked(client) == 0
+    assert [h.game_id for h in reviews.held(client)] == [seer.id]

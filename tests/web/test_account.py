@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from daily.store import keys
-from tests.web.helpers import play_daily
+from daily.service import history
+from daily.store import keys, saved_games
+from daily.web import current_config, current_redis
+from tests.web.helpers import play_daily, start
 
 DECEMBER = datetime(2026, 12, 5, 10, 0, tzinfo=UTC)
 
@@ -120,6 +122,71 @@ def test_history_figures(make_app: Any) -> None:
     # The chart, drawn on the server: a bar a day.
     assert page.count('<rect class="') == 3 and 'role="img"' in page
     assert figures["bonus"].endswith(" %")
+
+
+@pytest.mark.redis
+def test_history_is_read_a_page_at_a_time_with_the_figures_of_all(
+    make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(history, "HISTORY_PAGE", 2)
+    clock = Clock(DECEMBER)
+    app = make_app(clock=clock)
+    client = app.test_client()
+    totals = []
+    for day in range(3):
+        clock.at = DECEMBER + timedelta(days=day)
+        totals.append(play_daily(client)["total"])
+    with client.session_transaction() as session:
+        player_id = session["player_id"]
+    with app.app_context():
+        redis, config = current_redis(), current_config()
+        first = history.history_of(redis, config, player_id)
+        assert [p.total for p in first.played] == totals[:0:-1]  # the newest two
+        assert first.summary.days == 3 and first.summary.best == max(totals)  # of them all
+        assert first.older == (DECEMBER + timedelta(days=1)).date()
+        second = history.history_of(redis, config, player_id, before=first.older)
+        assert [p.total for p in second.played] == totals[:1] and second.older is None
+        assert second.summary == first.summary
+    # The page links to the older days, and that page to none.
+    page = client.get("/me/history").get_data(as_text=True)
+    link = f'href="/me/history?before={first.older.isoformat()}" id="older"'
+    assert link in page and page.count('<rect class="') == 2
+    older = client.get(f"/me/history?before={first.older.isoformat()}").get_data(as_text=True)
+    assert 'id="older"' not in older and older.count('<rect class="') == 1
+    assert client.get("/me/history?before=yesterday").status_code == 400
+
+
+@pytest.mark.redis
+def test_history_figures_and_home_read_none_of_the_stored_games(
+    make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = Clock(DECEMBER)
+    client = make_app(clock=clock).test_client()
+    totals = []
+    for day in range(2):
+        clock.at = DECEMBER + timedelta(days=day)
+        totals.append(play_daily(client)["total"])
+    for _ in range(30):  # on the player's list too, and no daily: no page of theirs reads them
+        start(client, mode="solo")
+    read: list[str] = []
+    locate, load = saved_games.locate_many, saved_games.load
+
+    def located(redis: Any, game_ids: Any) -> Any:
+        read.extend(game_ids)
+        return locate(redis, game_ids)
+
+    def loaded(redis: Any, game_id: str, archive: Any = None) -> Any:
+        read.append(game_id)
+        return load(redis, game_id, archive)
+
+    monkeypatch.setattr(saved_games, "locate_many", located)
+    monkeypatch.setattr(saved_games, "load", loaded)
+    figures = _history_figures(client)
+    assert figures["days"] == "2" and figures["best"] == str(max(totals))
+    assert client.get("/me").status_code == 200
+    assert read == []  # the dailies as their player's notes keep them: no game read
+    assert client.get("/").status_code == 200
+    assert len(read) == 1  # today's game, its sheet shown
 
 
 @pytest.mark.redis

@@ -84,7 +84,7 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     capsys: pytest.CaptureFixture[str],
     small_tables: Path,
 ) -> None:
-    monkeypatch.setattr(friend_codes, "new_code", lambda: CODE)
+    monkeypatch.setattr(friend_codes, "dated_code", lambda made: CODE)
     table = load_table(YATZY, small_tables)
     client = make_app(now=NOON, metrics_token="scrape-token").test_client()
     held_before = held_count(client)

@@ -24,6 +24,8 @@ from werkzeug.serving import make_server
 
 from daily.web import openapi
 
+from .helpers import api_blueprints_app
+
 pytestmark = pytest.mark.redis
 
 PACKAGE = "daily_api"
@@ -34,7 +36,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     """The client package generated from the document (its modules imported on demand)."""
     folder = tmp_path_factory.mktemp("client")
     document = folder / "openapi.json"
-    document.write_text(json.dumps(openapi.document(openapi.api_blueprints_app())))
+    document.write_text(json.dumps(openapi.document(api_blueprints_app())))
     config = folder / "config.yaml"
     config.write_text("post_hooks: []\n")  # the generated code is used, not linted
     tool = shutil.which("openapi-python-client", path=str(Path(sys.executable).parent))
@@ -130,7 +132,7 @@ def test_a_generated_client_plays_every_kind_of_game(api: ModuleType, base_url: 
 
 
 def test_every_operation_is_named(api: ModuleType) -> None:
-    document = openapi.document(openapi.api_blueprints_app())
+    document = openapi.document(api_blueprints_app())
     names = [op["operationId"] for item in document["paths"].values() for op in item.values()]
     assert len(names) == len(set(names))
     for name in names:  # each a function of the client, named as the view

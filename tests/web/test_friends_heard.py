@@ -105,3 +105,20 @@ def test_only_recent_codes_are_followed(make_app: Any, monkeypatch: pytest.Monke
         player_id = client.get("/api/v1/players/me").get_json()["player_id"]
         assert redis.zcard(keys.player_codes(player_id)) == 1
         assert 0 < redis.ttl(keys.player_codes(player_id)) <= 8 * 86400
+
+
+def test_a_code_past_its_ranked_life_is_told_apart(make_app: Any) -> None:
+    # The home page folds such codes away ("Older challenges"): the answer says which they are.
+    ana = make_app(now=NOON).test_client()
+    code = play(ana, mode="friend", ruleset="yacht")["share_code"]
+    bo = make_app(now=NOON).test_client()
+    play(bo, mode="friend", code=code)
+    assert [(c["code"], c["open"]) for c in ana.get(URL).get_json()["challenges"]] == [(code, True)]
+    later = make_app(now=NOON + timedelta(days=7, hours=12))  # the week over, within a day
+    with later.test_client() as client:
+        with ana.session_transaction() as theirs, client.session_transaction() as session:
+            session.update(theirs)
+        found = client.get(URL).get_json()["challenges"]
+        assert [(c["code"], c["open"], c["players"]) for c in found] == [(code, False, 1)]
+        home = client.get("/").get_data(as_text=True)
+        assert '<details class="older" hidden><summary>Older challenges</summary>' in home

@@ -21,7 +21,7 @@ from werkzeug.serving import make_server
 from daily.core import dice
 from daily.core.record import Record
 from daily.service import games
-from daily.store import boards, friend_codes, game_fields, keys, saved_games
+from daily.store import boards, friend_codes, game_fields, keys, members, saved_games
 from daily.web import current_redis, limits
 
 pytestmark = pytest.mark.redis
@@ -158,7 +158,7 @@ def test_a_dailys_code_is_played_as_the_daily(make_app: Any) -> None:
     assert board_members(app, boards.Board.daily(DAY)) == 2
     assert board_members(app, boards.Board.friend(code.replace("-", ""))) == 2
     with app.app_context():
-        assert current_redis().zscore(keys.board_best_day(), boards.member(final_player(bo)))
+        assert current_redis().zscore(keys.board_best_day(), members.member(final_player(bo)))
 
 
 def final_player(who: dict[str, str]) -> str:

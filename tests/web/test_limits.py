@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import logging
 import sys
-from datetime import UTC, datetime
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from daily.core.config import ConfigError, load
+from daily.core.config import load
+from daily.core.errors import ConfigError
 from daily.store import keys
 from daily.web import current_redis, limits
 
@@ -23,11 +27,11 @@ def limited(make_app: Any, **chosen: str) -> Any:
     return make_app(now=NOON, rate_limits={**OFF, **chosen})
 
 
-def assert_429(response: Any, message: str) -> None:
+def assert_429(response: Any, message: str, most: int = 3600) -> None:
     assert response.status_code == 429
     error = response.get_json()["error"]
     assert error["code"] == "too_many_requests" and message in error["message"]
-    assert 1 <= int(response.headers["Retry-After"]) <= 3600
+    assert 1 <= int(response.headers["Retry-After"]) <= most
 
 
 def test_player_creation_is_limited_per_address(make_app: Any) -> None:
@@ -184,19 +188,23 @@ def test_limits_reset_after_their_window(make_app: Any) -> None:
 
 def test_defaults_are_generous(make_app: Any) -> None:
     client = make_app(now=NOON, rate_limits={}).test_client()
-    for _ in range(40):
+    for _ in range(20):  # a second's burst of pages: far more than a person asks for
         assert client.get("/rules/maxi").status_code == 200
-    assert limits.Limits.from_config(client.application.extensions["daily.config"]) == (
-        limits.Limits(
-            "30 per hour", "120 per minute", "600 per minute", "50 per day", "10 per hour"
-        )
-    )
+    chosen = limits.Limits.from_config(client.application.extensions["daily.config"])
+    assert chosen == limits.Limits(limits.DEFAULTS)
+    assert (chosen["players"], chosen["moves"], chosen["dailies"]) == (
+        "30 per hour", "120 per minute", "50 per day"
+    )  # fmt: skip
 
 
 def test_limits_come_from_the_environment() -> None:
     environ = {"DAILY_LIMIT_MOVES": "7/second", "DAILY_LIMIT_PAGES": "off"}
     chosen = limits.Limits.from_config(load(environ))
-    assert (chosen.moves, chosen.pages, chosen.players) == ("7/second", None, "30 per hour")
+    assert (chosen["moves"], chosen["pages"], chosen["players"]) == (
+        "7/second",
+        None,
+        "30 per hour",
+    )
 
 
 @pytest.mark.parametrize(
@@ -266,3 +274,226 @@ def test_behind_a_trusted_proxy_the_forwarded_address_counts(make_app: Any) -> N
     untrusted.post("/api/v1/players", json={"name": "A"}, headers=headers)
     spoofed = {"X-Forwarded-For": "198.51.100.4"}  # without a trusted proxy the header is ignored
     assert untrusted.post("/api/v1/players", json={"name": "A"}, headers=spoofed).status_code == 429
+
+
+def _burst(count: int, send: Any) -> list[int]:
+    """Sends *count* requests at once from as many threads, each released by one barrier."""
+    barrier = threading.Barrier(count)
+
+    def one(n: int) -> int:
+        barrier.wait()
+        return int(send(n))
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def assert_exactly(statuses: list[int], limit: int) -> None:
+    """Exactly *limit* of a burst's requests were served and every other refused: a 429, or
+    a 503 when the store did not take a connection in time (a hundred threads connecting to
+    one socket at once on a loaded machine), which spends nothing either."""
+    assert statuses.count(201) == limit, statuses
+    assert set(statuses) <= {201, 429, 503}, statuses
+    assert statuses.count(503) <= len(statuses) // 20, statuses  # now and then, not the rule
+
+
+def test_a_burst_of_new_players_gets_exactly_the_limit(make_app: Any) -> None:
+    app = limited(make_app, players="30 per hour")
+    statuses = _burst(100, lambda n: app.test_client().post(
+        "/api/v1/players", json={"name": f"P{n}"}).status_code)  # fmt: skip
+    assert_exactly(statuses, 30)
+    with app.app_context():
+        assert len(list(current_redis().scan_iter(keys.player("*")))) == 30
+
+
+def test_a_burst_of_guests_gets_exactly_the_limit(make_app: Any) -> None:
+    app = limited(make_app, players="20 per hour")
+    statuses = _burst(64, lambda n: app.test_client().post(
+        "/api/v1/games", json={"mode": "solo", "ruleset": "yatzy"}).status_code)  # fmt: skip
+    assert_exactly(statuses, 20)
+
+
+def test_a_burst_of_dailies_gets_exactly_the_limit(make_app: Any) -> None:
+    app = limited(make_app, dailies="25 per day")
+    tokens = [app.test_client().post("/api/v1/players", json={"name": f"P{n}"}).get_json()["token"]
+              for n in range(100)]  # fmt: skip
+
+    def start(n: int) -> int:
+        headers = {"Authorization": f"Bearer {tokens[n]}"}
+        client = app.test_client()
+        return int(
+            client.post("/api/v1/games", json={"mode": "daily"}, headers=headers).status_code
+        )
+
+    statuses = _burst(100, start)
+    assert_exactly(statuses, 25)
+
+
+def test_a_daily_started_again_costs_nothing(make_app: Any) -> None:
+    client = limited(make_app, dailies="1 per day").test_client()
+    assert client.post("/api/v1/games", json={"mode": "daily"}).status_code == 201
+    # The same player's second start answers 409 with their game; it spends no budget.
+    assert client.post("/api/v1/games", json={"mode": "daily"}).status_code == 409
+    assert client.post("/api/v1/games", json={"mode": "daily"}).status_code == 409
+    other = limited(make_app, dailies="1 per day").test_client()
+    # Refused until the puzzle's day closes (midnight UTC: twelve hours after noon).
+    assert_429(other.post("/api/v1/games", json={"mode": "daily"}), "daily games", 12 * 3600)
+
+
+def test_the_dailies_window_is_the_puzzle_day(make_app: Any) -> None:
+    late = datetime(2026, 12, 3, 23, 50, tzinfo=UTC)
+    app = make_app(now=late, rate_limits={**OFF, "dailies": "2 per day"})
+    for _ in range(2):
+        assert app.test_client().post("/api/v1/games", json={"mode": "daily"}).status_code == 201
+    assert_429(app.test_client().post("/api/v1/games", json={"mode": "daily"}), "daily games", 600)
+    # Ten minutes later it is the next puzzle's day: a budget of its own, whole.
+    tomorrow = make_app(
+        now=late + timedelta(minutes=11), rate_limits={**OFF, "dailies": "2 per day"}
+    )
+    for _ in range(2):
+        assert (
+            tomorrow.test_client().post("/api/v1/games", json={"mode": "daily"}).status_code == 201
+        )
+    assert tomorrow.test_client().post("/api/v1/games", json={"mode": "daily"}).status_code == 429
+
+
+def _from(app: Any, address: str) -> Any:
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return client
+
+
+@pytest.mark.parametrize(
+    ("addresses", "other"),
+    [(["198.51.100.1", "198.51.100.2", "198.51.100.3"], "198.51.101.1"),
+     (["2001:db8:1:10::1", "2001:db8:1:20::1", "2001:db8:1:30::1"], "2001:db8:2::1")],
+    ids=["ipv4-24", "ipv6-56"],
+)  # fmt: skip
+def test_new_players_are_limited_per_network(
+    make_app: Any, addresses: list[str], other: str
+) -> None:
+    app = limited(make_app, players="2 per hour", network_players="4 per hour")
+    made = [_from(app, a).post("/api/v1/players", json={"name": "A"}).status_code
+            for a in addresses for _ in range(2)]  # fmt: skip
+    assert made == [201, 201, 201, 201, 429, 429]
+    assert_429(_from(app, addresses[2]).post("/api/v1/players", json={"name": "A"}), "network")
+    # Another network has a budget of its own.
+    assert _from(app, other).post("/api/v1/players", json={"name": "A"}).status_code == 201
+
+
+def test_an_ipv6_48_shares_one_budget_across_its_56s(make_app: Any) -> None:
+    app = make_app(now=NOON, rate_limits={**OFF, "network_dailies": "3 per day"},
+                   networks="ipv6/48")  # fmt: skip
+    starts = [_from(app, f"2001:db8:1:{n:x}00::1").post("/api/v1/games", json={"mode": "daily"})
+              for n in range(1, 6)]  # fmt: skip
+    assert [r.status_code for r in starts] == [201, 201, 201, 429, 429]
+
+
+def test_a_refusal_by_the_network_spends_nothing_of_the_address(make_app: Any) -> None:
+    app = limited(make_app, players="2 per hour", network_players="1 per hour")
+    assert _from(app, "198.51.100.1").post("/api/v1/players", json={"name": "A"}).status_code == 201
+    assert _from(app, "198.51.100.2").post("/api/v1/players", json={"name": "A"}).status_code == 429
+    with app.app_context():
+        found = {k: v for k in current_redis().scan_iter(keys.quota("*", "*", "*", "*"))
+                 if (v := current_redis().get(k)) is not None}  # fmt: skip
+    # The refused request counted nowhere: not on its address, not on the network again.
+    assert sorted(found.values()) == ["1", "1"]
+    assert not any(k.endswith(":198.51.100.2") for k in found)
+
+
+def test_networks_come_from_the_environment() -> None:
+    assert load({"DAILY_NETWORKS": "ipv4/16, ipv6/32"}).networks == ((4, 16), (6, 32))
+    with pytest.raises(ConfigError, match="DAILY_NETWORKS"):
+        load({"DAILY_NETWORKS": "/24"})
+
+
+def _solo(client: Any, **body: Any) -> str:
+    answer = client.post("/api/v1/games", json={"mode": "solo", **body})
+    assert answer.status_code == 201, answer.get_json()
+    return str(answer.get_json()["id"])
+
+
+def test_hints_are_limited_per_player_and_per_address(make_app: Any, small_tables: Any) -> None:
+    app = limited(make_app, hints="3 per minute")
+    ana, bo = app.test_client(), app.test_client()
+    game, other = _solo(ana, ruleset="yatzy"), _solo(bo, ruleset="yatzy")
+    assert [ana.get(f"/api/v1/games/{game}/hint").status_code for _ in range(3)] == [200] * 3
+    assert_429(ana.get(f"/api/v1/games/{game}/hint"), "hints")
+    # Bo plays from the same address: its budget is spent too, not only Ana's.
+    assert_429(bo.get(f"/api/v1/games/{other}/hint"), "hints")
+    elsewhere = _from(app, "10.9.9.9")
+    elsewhere.get("/")  # a guest of its own
+    third = _solo(elsewhere, ruleset="yatzy")
+    assert elsewhere.get(f"/api/v1/games/{third}/hint").status_code == 200
+
+
+@pytest.mark.one_redis
+@pytest.mark.slow
+def test_table_builds_asked_for_are_limited(
+    make_app: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DAILY_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("DAILY_TABLES", "yatzy,yacht")
+    client = limited(make_app, builds="1 per hour").test_client()
+    # The configured tables are the service's own builds, started with it: no request pays.
+    plain = _solo(client, ruleset="yatzy")
+    _until_ready(client, plain)
+    yatzy, yacht = (_solo(client, ruleset=name, options={"forced": True})
+                    for name in ("yatzy", "yacht"))  # fmt: skip
+    first = client.get(f"/api/v1/games/{yatzy}/hint")
+    assert first.status_code == 503  # a variant's build, the one this address may start
+    # A second missing table is a second build: refused before anything starts.
+    assert_429(client.get(f"/api/v1/games/{yacht}/hint"), "strategy tables")
+    _until_ready(client, yatzy)
+    # A ready table costs no build: its hints answer at once, the budget spent or not.
+    assert client.get(f"/api/v1/games/{yatzy}/hint").status_code == 200
+    assert_429(client.get(f"/api/v1/games/{yacht}/hint"), "strategy tables")
+
+
+def _until_ready(client: Any, game: str) -> None:
+    """Asks for *game*'s hint until its table is built (a 503 meanwhile)."""
+    started = time.monotonic()
+    while client.get(f"/api/v1/games/{game}/hint").status_code == 503:
+        assert time.monotonic() - started < 300, "the background build never finished"
+        time.sleep(0.5)
+
+
+def test_analyses_are_limited_per_player(make_app: Any, small_tables: Any) -> None:
+    app = limited(make_app, analyses="2 per minute")
+    client = app.test_client()
+    game = _solo(client, ruleset="yacht")
+    state = client.get(f"/api/v1/games/{game}").get_json()
+    while not state["finished"]:
+        row = next(iter(state["potential"]))
+        state = client.post(f"/api/v1/games/{game}/score", json={"category": row}).get_json()
+    assert [client.get(f"/api/v1/games/{game}/analysis").status_code for _ in range(2)] == [200] * 2
+    assert_429(client.get(f"/api/v1/games/{game}/analysis"), "analyses")
+
+
+def test_games_and_codes_are_limited_per_player(make_app: Any) -> None:
+    client = limited(make_app, games="3 per hour", codes="1 per hour").test_client()
+    made = [client.post("/api/v1/games", json={"mode": "solo", "ruleset": "yatzy"}).status_code
+            for _ in range(3)]  # fmt: skip
+    assert made == [201, 201, 201]
+    assert_429(client.post("/api/v1/games", json={"mode": "solo", "ruleset": "yatzy"}), "games")
+    other = limited(make_app, codes="1 per hour").test_client()
+    assert other.post("/api/v1/games", json={"mode": "friend"}).status_code == 201
+    assert_429(other.post("/api/v1/games", json={"mode": "friend"}), "friend codes")
+
+
+def test_league_joins_are_limited_per_address_and_network(make_app: Any) -> None:
+    # The bounded-cost issue's attack: 48 accounts from 2 addresses filled a league in 0.7 s.
+    app = limited(make_app, joins="3 per hour", network_joins="5 per hour")
+    owner = _from(app, "192.0.2.1")
+    league = owner.post("/api/v1/leagues", json={"name": "Friday"}).get_json()
+    invite = league["invite"].split("invite=")[1]
+
+    def join(address: str) -> int:
+        client = _from(app, address)  # a fresh account each time
+        token = client.post("/api/v1/players", json={"name": "Bot"}).get_json()["token"]
+        url = f"/api/v1/leagues/{league['id']}/members?invite={invite}"
+        return int(client.post(url, headers={"Authorization": f"Bearer {token}"}).status_code)
+
+    assert [join("198.51.100.1") for _ in range(4)] == [200, 200, 200, 429]
+    assert [join("198.51.100.2") for _ in range(3)] == [200, 200, 429]  # the /24's budget
+    assert join("203.0.113.1") == 200  # another network

@@ -7,8 +7,11 @@ from typing import Any
 import pytest
 
 from daily.core import dice
-from daily.core.modes import MODES, ModeError, find_mode
+from daily.core.errors import ModeError
+from daily.core.modes import MODES, find_mode
 from daily.web import api, bodies, openapi
+
+from .helpers import api_blueprints_app
 
 
 def test_every_mode_has_a_body_and_a_starter() -> None:
@@ -20,7 +23,7 @@ def test_every_mode_has_a_body_and_a_starter() -> None:
 
 
 def test_the_document_lists_every_mode_and_each_start_body() -> None:
-    document = openapi.document(openapi.api_blueprints_app())
+    document = openapi.document(api_blueprints_app())
     schemas_ = document["components"]["schemas"]
     assert schemas_["GameState"]["properties"]["mode"]["enum"] == list(MODES)
     new_game = schemas_["NewGame"]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from daily.core import dice
-from daily.core.config import ConfigError
+from daily.core.errors import ConfigError
 from daily.core.verify import verify
 from daily.store import keys
 from daily.store.connection import connect

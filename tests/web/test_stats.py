@@ -1,4 +1,4 @@
-"""A player's figures on /me and, once today's daily is finished, on the home page: games,
+"""A player's figures on /me and on the home page (before and after the day's game): games,
 mean, best, streaks and the spread of their daily scores with today's marked (several days
 played on a frozen clock; a practice game is not counted)."""
 
@@ -35,7 +35,13 @@ def test_figures_after_several_days(make_app: Any) -> None:
     totals = []
     for n in range(3):
         client = make_app(now=DEC1 + timedelta(days=n)).test_client()
-        assert 'id="stats"' not in client.get("/", headers=headers).get_data(as_text=True)
+        before = client.get("/", headers=headers).get_data(as_text=True)
+        # A returning player's figures show before they play: none on the very first day.
+        assert ('id="stats"' in before) is (n > 0) and ('id="top-figures"' in before) is (n > 0)
+        if n > 0:
+            assert re.search(r'id="top-figures".*?data-figure="streak">(\d+)<', before, re.S)[
+                1
+            ] == str(n)
         totals.append(play(client, headers))
     play(client, headers, day="2026-11-30")  # practice: not counted
     home = client.get("/", headers=headers).get_data(as_text=True)

@@ -1,0 +1,228 @@
+"""A bystander's moves while two addresses flood the expensive routes at their limits.
+
+The service runs as in production (gunicorn with gunicorn.conf.py's gthread workers, a real
+redis-server, the default rate limits on, a trusted proxy so that each client names its
+address in ``X-Forwarded-For``). A bystander plays daily moves one after another and times
+each (a brisk player's pace, a move every 0.15 s); two attackers, each from an address of
+its own network with 8 threads, ask for what costs the server most at their limits (20
+requests a second each: 2 analyses of a finished game, 5 hints, and the day's distribution,
+their history and figures). Rounds alternate quiet (the bystander alone) and flooded, and
+the bench prints each round's move p50 and p95 and the flooded / quiet ratio of the p50s
+(aim: at most 2), with how many of the attackers' requests were served and refused (429).
+``--beyond``: the attackers send as fast as they can instead, far past their limits.
+
+Run: .venv/bin/python bench/bench_flood.py [--rounds 3] [--seconds 15] [--ruleset yatzy]
+[--beyond]
+
+``--ruleset`` is the solo game the attackers finish and analyse (its table must be in
+``$DAILY_CACHE``; ``yatzy`` builds in seconds, ``maxi`` takes minutes once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from servers import free_port, redis_server
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+SECRET = "bench-flood-" + "s" * 40
+ATTACKERS = ("198.51.100.7", "203.0.113.9")
+#: Requests a second an attacking address sends: its ``pages`` limit (20 a second).
+ATTACKS_PER_SECOND = 20
+BYSTANDER = "192.0.2.44"
+
+
+def call(port: int, method: str, path: str, address: str, body: Any = None,
+         token: str | None = None) -> tuple[int, Any]:  # fmt: skip
+    """One request from *address* (as the trusted proxy forwards it); status and JSON."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Type": "application/json", "X-Forwarded-For": address}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        connection.request(method, path, None if body is None else json.dumps(body), headers)
+        response = connection.getresponse()
+        raw = response.read()
+        try:
+            return response.status, json.loads(raw or b"null")
+        except ValueError:
+            return response.status, None
+    finally:
+        connection.close()
+
+
+def player(port: int, address: str) -> str:
+    status, answer = call(port, "POST", "/api/v1/players", address, {"name": "Bench"})
+    assert status == 201, answer
+    return str(answer["token"])
+
+
+def finish(port: int, address: str, token: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Starts a game and plays it out, scoring the first open row each turn."""
+    status, state = call(port, "POST", "/api/v1/games", address, body, token)
+    assert status == 201, state
+    while not state["finished"]:
+        row = next(iter(state["potential"]))
+        status, changed = call(port, "POST", f"/api/v1/games/{state['id']}/score", address,
+                               {"category": row}, token)  # fmt: skip
+        assert status == 200, changed
+        status, state = call(port, "GET", f"/api/v1/games/{state['id']}", address, None, token)
+    return dict(state)
+
+
+class Attacker:
+    """One address of its own with a finished game to analyse and one under way to hint."""
+
+    def __init__(self, port: int, address: str, ruleset: str) -> None:
+        self.port, self.address = port, address
+        self.token = player(port, address)
+        self.done = finish(port, address, self.token, {"mode": "solo", "ruleset": ruleset})
+        status, self.open = call(port, "POST", "/api/v1/games", address,
+                                 {"mode": "solo", "ruleset": ruleset}, self.token)  # fmt: skip
+        assert status == 201, self.open
+        self.served = self.refused = self.sent = 0
+        self.lock = threading.Lock()
+
+    def paths(self) -> list[str]:
+        """A second's requests at the address's limits: 20 (``pages``), of which 2 analyses
+        and 5 hints (their own limits), the rest the day's distribution and the player's
+        history and figures."""
+        done, under_way = self.done["id"], self.open["id"]
+        return ([f"/api/v1/games/{done}/analysis"] * 2 + [f"/api/v1/games/{under_way}/hint"] * 5
+                + ["/api/v1/daily/2026-12-03/distribution"] * 5 + ["/me/history"] * 4
+                + ["/me"] * 4)  # fmt: skip
+
+    def flood(self, until: float, interval: float) -> None:
+        """Sends the :meth:`paths` in turn until *until*, one every *interval* seconds from
+        this thread (0: as fast as it can)."""
+        paths = self.paths()
+        while time.monotonic() < until:
+            started = time.monotonic()
+            with self.lock:
+                path = paths[self.sent % len(paths)]
+                self.sent += 1
+            status, _ = call(self.port, "GET", path, self.address, None, self.token)
+            with self.lock:
+                if status == 429:
+                    self.refused += 1
+                else:
+                    self.served += 1
+            time.sleep(max(0.0, interval - (time.monotonic() - started)))
+
+
+#: Seconds from one of the bystander's moves to the next: a brisk player, under its address's
+#: budget of moves (20 a second, 600 a minute) over a quiet and a flooded round.
+PACE = 0.15
+
+
+def bystander(port: int, seconds: float) -> list[float]:
+    """Plays dailies move by move for *seconds*, each from a new player, a move every
+    :data:`PACE` seconds; each move's seconds."""
+    times: list[float] = []
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        token = player(port, BYSTANDER)
+        status, state = call(port, "POST", "/api/v1/games", BYSTANDER, {"mode": "daily"}, token)
+        assert status == 201, state
+        while not state["finished"] and time.monotonic() < until:
+            row = next(iter(state["potential"]))
+            started = time.perf_counter()
+            status, changed = call(port, "POST", f"/api/v1/games/{state['id']}/score",
+                                   BYSTANDER, {"category": row}, token)  # fmt: skip
+            times.append(time.perf_counter() - started)
+            assert status == 200, changed
+            time.sleep(max(0.0, PACE - times[-1]))
+            state = {**state, **changed, "potential": changed.get("potential", {})}
+            if not state["potential"] and not state["finished"]:
+                status, state = call(port, "GET", f"/api/v1/games/{state['id']}", BYSTANDER,
+                                     None, token)  # fmt: skip
+    return times
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--threads", type=int, default=8, help="threads per attacker")
+    parser.add_argument("--ruleset", default="yatzy")
+    parser.add_argument("--beyond", action="store_true",
+                        help="attackers send as fast as they can, far past their limits "
+                        "(a flood for a proxy to stop), not at their limits")  # fmt: skip
+    args = parser.parse_args()
+    print(f"load before: {os.getloadavg()[0]:.1f}")
+    with redis_server() as url:
+        port = free_port()
+        env = {**os.environ, "REDIS_URL": url, "SECRET_KEY": SECRET, "DAILY_ENV": "development",
+               "DAILY_NOW": "2026-12-03T12:00:00", "DAILY_TRUSTED_PROXIES": "127.0.0.1",
+               "DAILY_TABLES": "", "PORT": str(port)}  # fmt: skip
+        # Generous budgets for the bystander's own new players and dailies (one address).
+        env |= {"DAILY_LIMIT_PLAYERS": "100000 per hour",
+                "DAILY_LIMIT_NETWORK_PLAYERS": "100000 per hour",
+                "DAILY_LIMIT_DAILIES": "100000 per day",
+                "DAILY_LIMIT_NETWORK_DAILIES": "100000 per day"}  # fmt: skip
+        server = subprocess.Popen(
+            [str(BIN / "gunicorn"), "--config", str(ROOT / "gunicorn.conf.py"),
+             "--bind", f"127.0.0.1:{port}"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            for _ in range(200):
+                try:
+                    call(port, "GET", "/healthz", BYSTANDER)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            attackers = [Attacker(port, a, args.ruleset) for a in ATTACKERS]
+            bystander(port, 3.0)  # warm both workers
+            run_rounds(port, attackers, args)
+        finally:
+            server.terminate()
+            server.wait(30)
+    print(f"load after: {os.getloadavg()[0]:.1f}")
+
+
+def run_rounds(port: int, attackers: list[Attacker], args: argparse.Namespace) -> None:
+    ratios = []
+    for n in range(args.rounds):
+        quiet = bystander(port, args.seconds)
+        until = time.monotonic() + args.seconds
+        # At the limits: each address sends its 20 requests a second over its threads.
+        interval = 0.0 if args.beyond else args.threads / ATTACKS_PER_SECOND
+        threads = [threading.Thread(target=a.flood, args=(until, interval))
+                   for a in attackers for _ in range(args.threads)]  # fmt: skip
+        for thread in threads:
+            thread.start()
+        flooded = bystander(port, args.seconds)
+        for thread in threads:
+            thread.join()
+        ratio = statistics.median(flooded) / statistics.median(quiet)
+        ratios.append(ratio)
+        print(f"round {n + 1}: quiet p50 {1000 * statistics.median(quiet):.1f} ms "
+              f"p95 {1000 * percentile(quiet, 0.95):.1f} ms ({len(quiet)} moves); flooded "
+              f"p50 {1000 * statistics.median(flooded):.1f} ms p95 "
+              f"{1000 * percentile(flooded, 0.95):.1f} ms ({len(flooded)} moves); "
+              f"ratio {ratio:.2f}")  # fmt: skip
+    served = sum(a.served for a in attackers)
+    refused = sum(a.refused for a in attackers)
+    print(f"attackers: {served} requests served, {refused} refused (429)")
+    print(f"flooded / quiet p50: median {statistics.median(ratios):.2f} (aim: at most 2)")
+
+
+if __name__ == "__main__":
+    main()
