@@ -1,28 +1,48 @@
-"""The analysis service: which finished games may be analysed, and the Expert's daily game.
+"""The analysis service: which finished games may be analysed, their skill and luck, and the
+Expert's daily game; each computed once and kept.
 
 A game is analysed once it is finished and only if its mode allows it; a daily game's
 analysis also shows the Expert's own game on the same dice, but only once the day has closed
-(before, it would tell the day's dice to a player who can still play them elsewhere).
+(before, it would tell the day's dice to a player who can still play them elsewhere). Its
+score alone tells no die, so a daily's skill and luck carry it from the finish on.
+
+The first ask computes a game's analysis (its table must be built: about 0.1 s for a Maxi
+game) and keeps it (:mod:`daily.store.kept_analyses`): the summary with the game, the
+decisions beside it, both copied to the archive; every later ask reads them back and replays
+the moves for the dice, without the solver. The Expert's game of a day is the same for every
+player: computed once per day and stream, and kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date
-from typing import Final
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
 from daily.core import dice
 from daily.core.config import Config
-from daily.core.errors import ConflictError, ErrorCode, NotAllowedError
+from daily.core.errors import ConflictError, ErrorCode, NotAllowedError, ReplayError, RulesError
 from daily.core.modes import OnePer
-from daily.core.record import Record
-from daily.core.rules import Move, find_ruleset
+from daily.core.record import Record, decode_moves, encode_moves
+from daily.core.rules import Move, find_ruleset, replay
 from daily.service import tables
+from daily.store import kept_analyses
 from daily.strategy import analysis, bots
 from daily.strategy.analysis import Analysis
+from daily.strategy.skill import (
+    Skill,
+    decisions_str,
+    parse_decisions,
+    parse_skill,
+    skill_of,
+    skill_str,
+)
+
+if TYPE_CHECKING:  # the service only hands the client on to the store
+    import redis
 
 #: The ruleset of the daily dice the Expert plays.
 EXPERT_RULES: Final = "maxi"
@@ -42,37 +62,131 @@ class ExpertGame:
 
 @dataclass(frozen=True, slots=True)
 class GameAnalysis:
-    """A finished game analysed: its player's decisions, the computer's, the Expert's game.
+    """A finished game analysed: its player's decisions and their skill and luck, the
+    computer's decisions, the Expert's game.
 
     *has_expert* says whether the game's mode shows the Expert at all (a daily game);
-    *expert* is None until the day has closed.
+    *expert* is None until the day has closed (its score is in *skill* from the finish on).
     """
 
     record: Record
     mine: Analysis
+    skill: Skill
     computer: Analysis | None = None
     has_expert: bool = False
     expert: ExpertGame | None = None
 
 
-def analyse(config: Config, record: Record) -> GameAnalysis:
-    """The analysis of the finished game *record*; NotAllowedError in a mode without one,
-    ConflictError while the game goes on, TableMissingError while its table is not built."""
+#: How long a game's kept decisions outlive the day it may be archived (the archive copies
+#: them; a game kept in Redis longer, one held for review, computes them again if asked).
+KEEP_PAST_ARCHIVE = timedelta(days=14)
+
+
+def analyse(client: redis.Redis, config: Config, record: Record) -> GameAnalysis:
+    """The analysis of the finished game *record*, computed on the first ask and kept;
+    NotAllowedError in a mode without one, ConflictError while the game goes on,
+    TableMissingError while its table is not built (and nothing was kept)."""
     if not record.kind.analysis:
         raise NotAllowedError(ErrorCode.NO_ANALYSIS, f"{record.mode} games are not analysed")
-    if not record.finished:
+    if not record.finished or record.total is None:
         raise ConflictError("the game is not finished yet")
+    # As kept, else computed and kept: either way read from the kept text, so the first
+    # answer is the one every later ask gets, to the last decimal.
+    sides = _read(config, record, _kept_body(client, record))
+    if sides is None:
+        sides = _read(config, record, _compute(client, config, record))
+    if sides is None:
+        raise ReplayError(0, f"the analysis of game {record.id} does not read back")
+    mine, computer, skill = sides
+    found = GameAnalysis(record, mine, skill, computer)
+    if _is_daily(record):
+        assert record.day is not None
+        closed = is_closed(config, record.day)
+        expert = expert_game(config, record.day, record.stream, client) if closed else None
+        found = GameAnalysis(record, mine, skill, computer, True, expert)
+    return found
+
+
+def kept_skill(record: Record) -> Skill | None:
+    """The skill and luck kept with *record*, once its analysis was asked for (no table is
+    read); None before, and in modes without an analysis."""
+    text = record.extra.get(kept_analyses.SUMMARY)
+    if text is None or record.total is None or not record.kind.analysis:
+        return None
+    try:
+        return parse_skill(text, record.total)
+    except ValueError:  # written by another version: asked again, it is computed again
+        return None
+
+
+def is_ready(record: Record) -> bool:
+    """Whether the skill and luck of *record* can be had without a wait once it is finished:
+    kept already, or its table is built (the first ask then computes them in a moment)."""
+    if kept_skill(record) is not None:
+        return True
+    if not record.kind.analysis:
+        return False
+    try:
+        return tables.status(record.rules).state == "ready"
+    except RulesError:  # rules no table can value (saved rolls): no analysis
+        return False
+
+
+def _is_daily(record: Record) -> bool:
+    return record.kind.one_per is OnePer.DAY and record.day is not None
+
+
+Sides = tuple[Analysis, Analysis | None, Skill]
+
+
+def _compute(client: redis.Redis, config: Config, record: Record) -> str:
+    # The analysis of both sides and the Expert's score, kept; the kept text is returned.
     table = tables.exact_table(record.rules)
     source = record.source(config.secret_key)
-    found = GameAnalysis(record, analysis.analyse(table, source, record.moves))
-    if record.kind.is_computer:
-        theirs = analysis.analyse(table, source, record.computer_moves)
-        found = GameAnalysis(record, found.mine, theirs)
-    if record.kind.one_per is OnePer.DAY and record.day is not None:
-        closed = is_closed(config, record.day)
-        expert = expert_game(config, record.day, record.stream) if closed else None
-        found = GameAnalysis(record, found.mine, found.computer, True, expert)
-    return found
+    mine = analysis.analyse(table, source, record.moves)
+    theirs = analysis.analyse(table, source, record.computer_moves) if record.kind.is_computer \
+        else None  # fmt: skip
+    expert = None
+    if _is_daily(record):
+        assert record.day is not None
+        expert = expert_game(config, record.day, record.stream, client).total
+    summary = skill_str(skill_of(mine, expert))
+    # One text: the summary, the player's decisions, the computer's (none: empty).
+    sides = [decisions_str(record.rules, side) if side else "" for side in (mine, theirs)]
+    body = "|".join([summary, *sides])
+    kept_analyses.keep(client, record.id, summary, body, _lifetime_s(config))
+    return body
+
+
+def _lifetime_s(config: Config) -> float:
+    """How long a kept analysis stays in Redis: past the archiving of its game, which copies
+    it; the Expert's game of a day as long (asked after that, it is played again)."""
+    return (timedelta(days=config.archive_days) + KEEP_PAST_ARCHIVE).total_seconds()
+
+
+def _kept_body(client: redis.Redis, record: Record) -> str | None:
+    # As archived with the record, else as kept beside it in Redis.
+    found = record.extra.get(kept_analyses.DECISIONS)
+    return found or kept_analyses.decisions_of(client, record.id)
+
+
+def _read(config: Config, record: Record, body: str | None) -> Sides | None:
+    # A kept text read back by replaying the game; None: nothing kept, or kept by another
+    # version or for fewer moves (then it is computed again).
+    if not body or record.total is None:
+        return None
+    rules, source = record.rules, record.source(config.secret_key)
+    try:
+        summary, mine_text, theirs_text = body.split("|")
+        skill = parse_skill(summary, record.total)
+        mine = parse_decisions(mine_text, rules, source, record.moves, skill.optimum)
+        theirs = None
+        if record.kind.is_computer:
+            moves = record.computer_moves
+            theirs = parse_decisions(theirs_text, rules, source, moves, skill.optimum)
+    except (ValueError, ReplayError):
+        return None
+    return mine, theirs, skill
 
 
 def is_closed(config: Config, day: date) -> bool:
@@ -80,14 +194,29 @@ def is_closed(config: Config, day: date) -> bool:
     return dice.Day(day, config.timezone).is_revealed(config.now())
 
 
-def expert_game(config: Config, day: date, stream: str = dice.CURRENT) -> ExpertGame:
+def expert_game(config: Config, day: date, stream: str = dice.CURRENT,
+                client: redis.Redis | None = None) -> ExpertGame:  # fmt: skip
     """The Expert's own game on the daily dice of *day*, in dice stream *stream* (the one
-    the player's game was dealt from, so both see the same re-rolls for the same holds)."""
+    the player's game was dealt from, so both see the same re-rolls for the same holds);
+    with *client*, played once and kept for every later ask of the day."""
     rules = find_ruleset(EXPERT_RULES)
-    table = tables.exact_table(rules)
     source = dice.stream(dice.daily_seed(config.secret_key, day), stream)
+    kept = kept_analyses.expert_of(client, day.isoformat(), stream) if client else None
+    if kept is not None:
+        try:
+            total, optimum, log = kept.split()
+            moves = decode_moves(rules, log)
+            state = replay(rules, source, moves)
+            return ExpertGame(day, rules.id, moves, state.scorecard(), int(total),
+                              float(optimum))  # fmt: skip
+        except (ValueError, ReplayError):
+            pass  # written by another version: played again below
+    table = tables.exact_table(rules)
     # The Expert never draws: its generator is only there for the bots' common signature.
     played = bots.play_games(table, bots.LEVELS["expert"], [source], np.random.default_rng(0))[0]
     state = played.state
+    if client is not None:
+        text = f"{state.total} {table.optimum!r} {encode_moves(rules, played.moves)}"
+        kept_analyses.keep_expert(client, day.isoformat(), stream, text, _lifetime_s(config))
     return ExpertGame(day, rules.id, tuple(played.moves), state.scorecard(), state.total,
                       table.optimum)  # fmt: skip

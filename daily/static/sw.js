@@ -5,7 +5,7 @@
 'use strict';
 const CACHE = 'daily-shell-__VERSION__';
 const MODULES = ['__MODULES__']; // the play script's modules, /js/<version>/*.js (web/assets.py)
-const SHELL = ['/offline', '/static/site.css', '/static/theme.css', ...MODULES,
+const SHELL = ['/offline', '/static/site.css', '/static/theme.css', '/static/pages.css', ...MODULES,
   '/static/account.js', '/static/icon.svg', '/static/icon-192.png'];
 
 self.addEventListener('install', (event) => {

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from flask import Blueprint, render_template
 from flask_babel import gettext
 
+from daily.core.errors import TableBuildingError
 from daily.service import tables
-from daily.strategy.solver import TableBuildingError
-from daily.web import answers, auth, strategy_answers
+from daily.web import answers, auth, limits, strategy_answers
 from daily.web.i18n import row_name
 
 bp = Blueprint("analyses", __name__)
@@ -38,6 +38,8 @@ def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
     While the table is being built: a 503 page with the minutes left, refreshing itself.
     """
     record = auth.own_game(game_id)
+    limits.take("analyses", record.player_id)
+    limits.take_build(record.rules, record.player_id)
     try:
         body = strategy_answers.analysis_of(record)
     except TableBuildingError:  # not an error page: a wait that refreshes itself

@@ -157,6 +157,39 @@ class Target(Answer):
     finished: bool
 
 
+class Skill(Answer):
+    """A finished game's score split by the exact solver: optimum - lost + luck = total."""
+
+    skill: float = Field(
+        ge=0, le=100,
+        description="percent of the optimum's expected points the decisions kept (100: every "
+        "decision a best one)",
+    )  # fmt: skip
+    luck: float = Field(description="the total less what the decisions expected")
+    optimum: float = Field(description="expected score of optimal play")
+    lost: float = Field(description="expected points the decisions gave away")
+    expert: int | None = Field(None, description="daily games: the Expert's score on the same dice")
+
+
+class LeaguePlace(Answer):
+    """Where the player stands in one of their leagues on a finished daily's day."""
+
+    league: str = Field(description="the league's id")
+    name: str
+    rank: int | None = Field(ge=1, description="null: not ranked there that day")
+    members: Count
+    played: Count = Field(description="members who played that day")
+
+
+class Newcomer(Answer):
+    """A finished daily of a player whose dailies do not rank on the world boards yet."""
+
+    would_rank: int = Field(ge=1, description="where it would rank on its day's board")
+    days_left: int = Field(
+        ge=1, description="on how many more days the player must finish a ranked daily first"
+    )
+
+
 class Played(Totals):
     """What a move changed: the sheet (of its scorecard, only the row the move scored; a
     party's: the whole sheet of the player to move), the dice, the number of moves, the
@@ -172,6 +205,11 @@ class Played(Totals):
     share_code: str | None = None
     board: str | None = None
     rank: int | None = None
+    newcomer: Newcomer | None = Field(
+        None,
+        description="a finished daily of a player not yet established: it ranks on friend "
+        "codes' boards and leagues, not yet on the world boards (docs/integrity.md)",
+    )
     review: Review | None = Field(
         None,
         description="finished games: held (kept off the rankings while an operator reviews "
@@ -188,6 +226,14 @@ class Played(Totals):
     computer: ComputerSide | None = None
     winner: Winner | None = Field(
         None, description="computer games: who won, once both sheets are full"
+    )
+    skill: Skill | None = Field(
+        None,
+        description="finished games with an analysis: skill and luck, once the analysis "
+        "was asked for (it is then kept)",
+    )
+    leagues: list[LeaguePlace] | None = Field(
+        None, description="a finished ranked daily: the player's place in each league"
     )
 
 
@@ -300,6 +346,7 @@ class Analysis(Analysed):
     id: str
     mode: ModeId
     ruleset: str
+    skill: Skill = Field(description="the player's skill and luck")
     computer: Analysed | None = Field(None, description="computer games: its own analysis")
     expert: Expert | None = Field(
         None,
@@ -396,6 +443,7 @@ class Challenge(Answer):
     players: int = Field(ge=0, description="the others with a score on it")
     plays: list[ChallengePlay] = Field(max_length=friends.PLAYS_SHOWN,
                                        description="the best of them, best first")  # fmt: skip
+    open: bool = Field(description="still ranked: a game on it counts on its board")
 
 
 class Challenges(Answer):

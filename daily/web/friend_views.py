@@ -108,6 +108,7 @@ def _challenge(found: friends.Challenge) -> answers.Challenge:
         mine=found.mine,
         players=found.players,
         plays=plays,
+        open=found.is_open,
     )
 
 

@@ -9,17 +9,17 @@ that only some games have is passed only when the game has it, so the answer lea
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TypedDict
 
 from daily.core import computer, dice
 from daily.core.codes import code_str
-from daily.core.modes import SeedKind
+from daily.core.modes import BoardKind, SeedKind
 from daily.core.party import Party
 from daily.core.record import Record
 from daily.core.rules import GameState, Move, MoveEntry, Roll, Score
-from daily.service import games, results
-from daily.web import answers, current_config, current_redis
+from daily.service import analyses, games, leagues, results
+from daily.web import answers, current_config, current_redis, strategy_answers
 
 #: The keyword arguments of an answer being built, each field only when the game has it.
 Fields = dict[str, object]
@@ -89,7 +89,16 @@ def _changed(found: games.View) -> Fields:
         fields["share_code"] = code_str(share) if share else None
         fields["board"] = results.board_id(record)
         fields["rank"] = found.rank
+        if found.newcomer is not None:
+            fields["newcomer"] = answers.Newcomer(
+                would_rank=found.newcomer.would_rank, days_left=found.newcomer.days_left
+            )
         fields["review"] = results.review_of(current_redis(), record.id, record)
+        skill = analyses.kept_skill(record)
+        if skill is not None:  # the result asks for the analysis once; kept, it comes along
+            fields["skill"] = strategy_answers.skill_answer(skill)
+        if record.is_ranked and record.kind.board is BoardKind.DAILY and record.day:
+            fields["leagues"] = _leagues(record.player_id, record.day)
     if record.code and (record.target or record.finished):
         fields["target"] = _target(found.target)
     if found.party is not None:
@@ -98,6 +107,13 @@ def _changed(found: games.View) -> Fields:
         fields["computer"] = _computer(found, found.computer)
         fields["winner"] = computer.outcome(found.state, found.computer.state)
     return fields
+
+
+def _leagues(player_id: str, day: date) -> list[answers.LeaguePlace]:
+    """The player's place in each of their leagues on *day* (members who played it)."""
+    found = leagues.standings_of(current_redis(), current_config(), player_id, day)
+    return [answers.LeaguePlace(league=s.league_id, name=s.name, rank=s.rank, members=s.members,
+                                played=s.played) for s in found]  # fmt: skip
 
 
 def _computer(found: games.View, side: computer.Side) -> answers.ComputerSide:

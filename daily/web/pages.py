@@ -8,10 +8,11 @@ so the browser never holds a rule or a die the server did not send.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
-from flask_babel import get_locale, get_translations, gettext, ngettext
+from flask_babel import format_date, get_locale, get_translations, gettext, ngettext
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
@@ -19,8 +20,16 @@ from daily import __version__
 from daily.core import dice
 from daily.core.errors import DailyError
 from daily.core.rules import find_ruleset
-from daily.service import friends, history, stats
-from daily.web import auth, current_config, current_redis, friend_views, sheets
+from daily.service import analyses, friends, history, leagues, past_days, stats
+from daily.strategy.skill import Skill
+from daily.web import (
+    auth,
+    current_config,
+    current_redis,
+    friend_views,
+    sheets,
+    strategy_answers,
+)
 from daily.web.http_errors import bad_request
 from daily.web.i18n import (
     ERROR_MESSAGES,
@@ -211,6 +220,24 @@ def _hint_strings() -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class SkillView:
+    """A game's skill and luck as a page writes them (the script writes them the same way)."""
+
+    share: str  # "93%", in the page's language
+    luck: str  # whole points with a sign: "+12", "−41"
+    expert: int | None
+
+
+def skill_view(skill: Skill | None) -> SkillView | None:
+    """How the page shows *skill* (None: not kept yet, the script asks for it)."""
+    if skill is None:
+        return None
+    luck = round(skill.luck)
+    shown = f"+{luck}" if luck > 0 else str(luck).replace("-", "\u2212")
+    return SkillView(gettext("%(n)s%%", n=round(100 * skill.share)), shown, skill.expert)
+
+
 # -- pages ---------------------------------------------------------------------------------
 
 
@@ -221,36 +248,45 @@ def _today() -> dice.Day:
 
 @bp.get("/")
 def today() -> str:
-    """Today's puzzle: its number and date, Play, the countdown, and your result."""
+    """Today's puzzle: its number and date, Play, the countdown, and your result; for a
+    returning player, their streak, figures and leagues at the top before and after playing."""
     day = _today()
     player_id = auth.current_player_id()
-    mine = history.daily_of(current_redis(), player_id, day.date)
-    doors = history.advent_doors(current_redis(), day.date, player_id, current_config())
-    seconds_left = int((day.closes_at - current_config().now()).total_seconds())
-    boot = {
+    client, config = current_redis(), current_config()
+    mine = history.daily_of(client, player_id, day.date)
+    doors = history.advent_doors(client, day.date, player_id, config)
+    seconds_left = int((day.closes_at - config.now()).total_seconds())
+    finished = bool(mine and mine.finished)
+    boot: dict[str, object] = {
         "date": day.date.isoformat(),
         "number": day.number,
         "secondsLeft": seconds_left,
         "game": mine.id if mine else None,
-        "finished": bool(mine and mine.finished),
+        "finished": finished,
     }
-    finished = bool(mine and mine.finished)
-    config = current_config()
+    skill = analyses.kept_skill(mine) if mine is not None and finished else None
     if mine is not None and finished:
-        # The share grid as the result screen draws it: the sheet and the scored rows.
+        # The share grid as the result screen draws it: the sheet, the scored rows, and the
+        # skill and luck once kept (else the script asks for them: the first ask computes).
         card = friends.card_of(config, mine)
         boot["sheet"] = sheet_meta(mine.rules)
         boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
-    figures = stats.stats_of(current_redis(), config, player_id, day.date) if finished else None
-    heard = friends.challenges(current_redis(), config, player_id)
+        boot["skill"] = None if skill is None else strategy_answers.skill_answer(skill).model_dump()
+        boot["skillReady"] = analyses.is_ready(mine)
+    figures = stats.stats_of(client, config, player_id, day.date) if player_id else None
+    standings = leagues.standings_of(client, config, player_id, day.date) if player_id else []
+    heard = friends.challenges(client, config, player_id)
     if heard:  # the page follows who played them (static/js/challenge.js)
         boot["challenges"] = friend_views.challenges_answer(heard).model_dump()["challenges"]
         boot["rulesetNames"] = {c.ruleset: ruleset_name(c.ruleset) for c in heard}
     return render_template(
         "today.html",
         day=day,
-        stats=figures,
+        stats=figures if figures and figures.games + figures.best_streak else None,
+        standings=standings,
         mine=mine,
+        skill=skill_view(skill),
+        held=bool(mine and mine.extra.get("review") == "held"),
         doors=doors,
         boot=boot,
         rulesets=sheets.ruleset_choices(),
@@ -273,6 +309,10 @@ def play(game_id: str) -> str | Response:
     }
     if record.day is not None:
         boot["number"] = dice.Day(record.day, current_config().timezone).number
+        if record.practice:  # a past day replayed: its result names the day
+            boot["dayName"] = format_date(record.day, "long")
+    # Skill and luck are asked for at the finish where the solver's table is there.
+    boot["skillReady"] = analyses.is_ready(record)
     target = friends.target_of(current_redis(), current_config(), record)
     if target is not None:
         name = target.name or gettext("your friend")
@@ -285,10 +325,16 @@ def advent() -> str:
     """The advent calendar in December: 24 doors, today's opens the daily."""
     day = _today()
     player_id = auth.current_player_id()
-    doors = history.advent_doors(current_redis(), day.date, player_id, current_config())
+    client, config = current_redis(), current_config()
+    doors = history.advent_doors(client, day.date, player_id, config)
     december = history.december_of(doors)
+    # What each door's day holds beyond its score: a practice game (a missed door opens as
+    # practice), a daily held for review.
+    days = (
+        past_days.month_of(client, config, player_id, day.date.replace(day=1)).days if doors else ()
+    )
     return render_template(
-        "advent.html", day=day, doors=doors, december=december, year=day.date.year
+        "advent.html", day=day, doors=doors, december=december, year=day.date.year, days=days
     )
 
 

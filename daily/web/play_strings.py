@@ -27,6 +27,18 @@ def play_strings() -> dict[str, str]:
         "needTwo": gettext("Name at least two players."),
         "passTo": gettext("Pass the phone to %(name)s", name="{name}"),
         "iAm": gettext("I am %(name)s: show my dice", name="{name}"),
+        **_verdict_strings(),
+        # A request that did not get through: the move waits and goes out again by itself.
+        "offlineWait": gettext(
+            "No connection: your move is kept and goes out when the network is back."
+        ),
+        "online": gettext("Connected again."),
+    }
+
+
+def _verdict_strings() -> dict[str, str]:
+    """The end of a game: verdicts, celebrations, the share, skill and luck, leagues."""
+    return {
         # The verdict of a finished game.
         "percentile": gettext("better than %(n)s%% of today's players", n="{n}"),
         "beat": gettext(
@@ -50,6 +62,41 @@ def play_strings() -> dict[str, str]:
             "Daily Maxi Yatzy #%(number)s: %(total)s", number="{number}", total="{total}"
         ),
         "shareGame": gettext("%(ruleset)s: %(total)s", ruleset="{ruleset}", total="{total}"),
+        # Skill and luck (docs/strategy.md): on the head line of the shared text, after the
+        # score, and on the result (its labels are the page's).
+        "shareSkill": gettext("skill %(n)s%%", n="{n}"),
+        "shareLuck": gettext("luck %(n)s", n="{n}"),
+        "shareExpert": gettext("Expert %(n)s", n="{n}"),
+        "percentValue": gettext("%(n)s%%", n="{n}"),
+        # A past day replayed: its date, and where the score would have ranked that day.
+        "practiceRank": gettext(
+            "Practice, %(day)s: you would have ranked %(rank)s of %(total)s",
+            day="{day}",
+            rank="{rank}",
+            total="{total}",
+        ),
+        # A new player's daily: where it would rank; it ranks once they have played on a few
+        # different days (docs/integrity.md, Second accounts).
+        "newcomerRank": gettext(
+            "New player: you would rank %(rank)s of %(total)s. Days to play before your "
+            "dailies join the rankings: %(days)s",
+            rank="{rank}",
+            total="{total}",
+            days="{days}",
+        ),
+        # The player's place in each of their leagues, under a daily's verdict.
+        "leagueRank": gettext(
+            "%(name)s: rank %(rank)s of %(total)s", name="{name}", rank="{rank}", total="{total}"
+        ),
+        "leaguePlayed": gettext(
+            "%(name)s: %(played)s of %(total)s have played",
+            name="{name}",
+            played="{played}",
+            total="{total}",
+        ),
+        # Joins the clauses of the day's verdict ("Rank 2 of 5, tied with ..."): a comma and a
+        # space in most languages, "、" in Japanese.
+        "clauseSep": gettext(", "),
         "shared": gettext("Shared"),
         # Against the computer: the verdict with both scores.
         "youWinBy": gettext("You win, %(you)s to %(them)s", you="{you}", them="{them}"),
@@ -57,13 +104,12 @@ def play_strings() -> dict[str, str]:
             "The computer wins, %(them)s to your %(you)s", you="{you}", them="{them}"
         ),
         "tieBoth": gettext("A tie: %(you)s each", you="{you}"),
+        # The computer's last turn, in one line over the sheet.
+        "computerScored": gettext(
+            "The computer scored %(points)s in %(row)s", points="{points}", row="{row}"
+        ),
         # The day's verdict, honest about a board of one and about ties.
         "firstToday": gettext("You are the first to finish today's puzzle"),
         "tiedOne": gettext("tied with one other player"),
         "tiedMany": gettext("tied with %(n)s other players", n="{n}"),
-        # A request that did not get through: the move waits and goes out again by itself.
-        "offlineWait": gettext(
-            "No connection: your move is kept and goes out when the network is back."
-        ),
-        "online": gettext("Connected again."),
     }

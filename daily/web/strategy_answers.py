@@ -8,21 +8,20 @@ built inside a request: a missing table starts its background build
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 
-from daily.core.errors import ErrorCode
 from daily.core.record import Record
-from daily.core.rules import Move, Ruleset, Score, find_ruleset
+from daily.core.rules import Ruleset
 from daily.core.rules.scoring import Dice
 from daily.service import analyses, tables
 from daily.strategy.analysis import Analysis, Decision
 from daily.strategy.builder import TableStatus
 from daily.strategy.hints import Action, hold_positions
+from daily.strategy.skill import Skill
 from daily.strategy.solver import Table
-from daily.web import answers, current_config
-from daily.web.http_errors import HttpError
+from daily.web import answers, current_config, current_redis
+from daily.web.http_errors import retry_after
 
 
 def strategy_table(rules: Ruleset) -> Table:
@@ -31,57 +30,10 @@ def strategy_table(rules: Ruleset) -> Table:
     return tables.exact_table(rules)
 
 
-def retry_after(status: TableStatus) -> int:
-    """The seconds a client should wait before asking again: the estimate, within 2 to 60.
-
-    >>> retry_after(TableStatus("maxi", "building", 50.0, 30.0, 30.0))
-    30
-    >>> retry_after(TableStatus("maxi", "building", 0.0, 1.0, None))
-    5
-    """
-    if status.eta is None:
-        return 5
-    return int(min(60, max(2, round(status.eta))))
-
-
-def building_error(status: TableStatus) -> HttpError:
-    """The 503 of a table being built, with its progress and when to ask again."""
-    progress = {"percent": round(status.percent or 0.0, 1), "eta": None}
-    if status.eta is not None:
-        progress["eta"] = round(status.eta)
-    return HttpError(
-        503,
-        ErrorCode.STRATEGY_TABLE_BUILDING,
-        f"the strategy table of {status.ruleset} is being built: "
-        f"{progress['percent']}% done, try again in {retry_after(status)} s",
-        progress=progress,
-        retry_after=retry_after(status),
-    )
-
-
-def missing_error(rules: Ruleset) -> HttpError:
-    """The 503 of a table nobody builds: the command that would build it."""
-    return HttpError(
-        503,
-        ErrorCode.STRATEGY_TABLE_MISSING,
-        f"the strategy table of {rules.id} is not built yet: run `{solve_command(rules)}`",
-    )
-
-
-def solve_command(rules: Ruleset) -> str:
-    """The ``daily solve`` command line that builds the table of *rules*."""
-    base = find_ruleset(rules.id).options_dict()
-    changed = [
-        f" --option {name}={value if isinstance(value, str) else json.dumps(value)}"
-        for name, value in rules.options_dict().items()
-        if base.get(name) != value
-    ]
-    return f"daily solve {rules.id}" + "".join(changed)
-
-
 def analysis_of(record: Record) -> answers.Analysis:
-    """The analysis of a finished game as the API answers it (see :func:`analysis_answer`)."""
-    return analysis_answer(analyses.analyse(current_config(), record))
+    """The analysis of a finished game as the API answers it (see :func:`analysis_answer`):
+    computed on the first ask, then kept."""
+    return analysis_answer(analyses.analyse(current_redis(), current_config(), record))
 
 
 def analysis_answer(found: analyses.GameAnalysis) -> answers.Analysis:
@@ -90,12 +42,28 @@ def analysis_answer(found: analyses.GameAnalysis) -> answers.Analysis:
     record = found.record
     mine = analysed_answer(found.mine)
     fields: dict[str, object] = {"id": record.id, "mode": record.kind.id,
-                                 "ruleset": record.ruleset, **dict(mine)}  # fmt: skip
+                                 "ruleset": record.ruleset, **dict(mine),
+                                 "skill": skill_answer(found.skill)}  # fmt: skip
     if found.computer is not None:
         fields["computer"] = analysed_answer(found.computer)
     if found.has_expert:
         fields["expert"] = None if found.expert is None else expert_answer(found.expert)
     return answers.Analysis.model_validate(fields)
+
+
+def skill_answer(skill: Skill) -> answers.Skill:
+    """A game's skill and luck as the answers give them: skill in percent, a decimal each.
+
+    >>> skill_answer(Skill(307, 394.5575, 72.3, 390)).model_dump()
+    {'skill': 81.7, 'luck': -15.3, 'optimum': 394.5575, 'lost': 72.3, 'expert': 390}
+    """
+    return answers.Skill(
+        skill=round(100 * skill.share, 1),
+        luck=round(skill.luck, 1),
+        optimum=round(skill.optimum, 4),
+        lost=round(skill.lost, 4),
+        expert=skill.expert,
+    )
 
 
 def analysed_answer(found: Analysis) -> answers.Analysed:
@@ -146,18 +114,11 @@ def expert_answer(game: analyses.ExpertGame) -> answers.Expert:
     return answers.Expert(
         date=game.day.isoformat(),
         ruleset=analyses.EXPERT_RULES,
-        moves=[move_answer(move) for move in game.moves],
+        moves=[answers.Move.model_validate(move.to_dict()) for move in game.moves],
         scorecard=dict(game.scorecard),
         total=game.total,
         optimum=round(game.optimum, 4),
     )
-
-
-def move_answer(move: Move) -> answers.Move:
-    """A move of a log: a re-roll's held positions, or the row scored."""
-    if isinstance(move, Score):
-        return answers.Move(answers.ScoreMove(score=move.row))
-    return answers.Move(answers.HoldMove(hold=list(move.hold)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,12 +39,12 @@ def test_advent_doors_and_christmas_dice(
     doors = page.locator(".doors li")
     assert doors.count() == 24
     texts = [" ".join(t.split()) for t in doors.all_inner_texts()]
-    assert texts[0] == "1 missed"
+    assert texts[0] == "1 missed Play as practice"  # a missed door opens as practice
     # Behind the played door: the day's top (alone on the board: the score itself), the
     # score and the Christmas die (a six for the top).
     assert texts[1] == f"Door 2: your {door_2}, the day's top {door_2} 2 {door_2} top {door_2}"
     assert page.locator(".door.played .door-die use").get_attribute("href") == "#x6"
-    assert texts[2:4] == ["3 missed", "4 missed"]
+    assert texts[2:4] == ["3 missed Play as practice", "4 missed Play as practice"]
     assert texts[4] == "Door 5, today: play 5 Play"  # the hidden label, then the door
     assert all(t.endswith("locked") for t in texts[5:])
     assert page.locator(".doors a").count() == 1  # only today's door opens
@@ -60,6 +60,19 @@ def test_advent_doors_and_christmas_dice(
     assert phone.locator(".december .month rect.best").count() == 1
     assert f"1 of 24 doors played, {door_2} points in all" in phone.inner_text(".december")
     shoot(phone, "advent-december-390")
+    # A missed door opens as practice; finished, it shows the practice score.
+    page.locator(".doors li").nth(2).get_by_role("button").click()
+    page.wait_for_url("**/play/*")
+    practice = page.request.get(f"{december_5}/api/v1/games/{page.url.rsplit('/', 1)[1]}").json()
+    assert practice["practice"] and practice["date"] == "2026-12-03"
+    while not practice["finished"]:
+        url = f"{december_5}/api/v1/games/{practice['id']}/score"
+        row = next(iter(practice["potential"]))
+        practice = page.request.post(url, data={"category": row}).json()
+    page.goto(december_5 + "/advent")
+    door_3 = " ".join(page.locator(".doors li").nth(2).inner_text().split())
+    assert door_3 == f"3 {practice['total']} practice"
+    shoot(page, "advent-practice")
 
     page.get_by_role("button", name="Play with Christmas dice").click()
     page.wait_for_selector("body.dice-x")

@@ -62,6 +62,10 @@ def test_a_computer_game_with_hints_to_the_analysis(
         )
         assert filled == turn
         assert page.locator("#their-turn li").count() >= 1
+        if turn < YACHT_ROWS:  # its last row in one line over the sheet, in sight on a phone
+            scored = page.locator("#their-turn li").last.inner_text().split(" in ")[-1]
+            assert page.inner_text("#versus").startswith("The computer scored ")
+            assert page.inner_text("#versus").endswith(f" in {scored}")
     page.wait_for_selector("#results:not([hidden])")
     mine, theirs = (int(page.inner_text(f"tr[data-sum='total'] [data-cell='{p}']")) for p in (0, 1))
     winner = page.inner_text("#winner")  # who won, in words, with both scores

@@ -209,6 +209,11 @@ def test_the_result_shares_a_spoiler_free_grid(
     page.wait_for_selector("#results:not([hidden])")
     assert page.inner_text("#final-total") == str(final["total"])
     page.wait_for_selector("#facts li >> nth=2")  # bonus, streak, best day
+    # Skill and luck come where the session has the Maxi table (test_ritual.py builds it).
+    page.wait_for_function(
+        "() => !JSON.parse(document.getElementById('boot').textContent).skillReady"
+        " || !document.querySelector('#skill-line').hidden"
+    )
     facts = page.inner_text("#facts")
     assert "Days in a row: 1" in facts and f"Your best day: {final['total']}" in facts
     # Alone on the day's board: the first to finish, not "better than 100%" of nobody.
@@ -227,12 +232,13 @@ def test_the_result_shares_a_spoiler_free_grid(
     page.wait_for_function("window.sharedText !== undefined")
     text = page.evaluate("window.sharedText")
     link = f"{base}/f/{final['share_code']}"
-    assert (
-        text
-        == f"Daily Maxi Yatzy #{final['number']}: {final['total']}\nDays in a row: 1\n"
-        + "\n".join(grid)
-        + f"\n{link}"
-    )
+    head = f"Daily Maxi Yatzy #{final['number']}: {final['total']}"
+    skill = page.request.get(f"{base}/api/v1/games/{final['id']}").json().get("skill")
+    if skill:
+        luck = round(skill["luck"])
+        head += (f" · skill {round(skill['skill'])}% · luck {'+' if luck > 0 else ''}{luck}"
+                 f" · Expert {skill['expert']}")  # fmt: skip
+    assert text == f"{head}\nDays in a row: 1\n" + "\n".join(grid) + f"\n{link}"
     shoot(page, f"screen-result-{size}")
 
 

@@ -161,7 +161,8 @@ def _pages(world: dict[str, Any]) -> list[str]:
     return [
         "/", "/me", "/me/history", "/me/delete", "/offline", "/solo", "/party", "/computer",
         "/rules/maxi", "/advent", "/leaderboards", f"/leaderboards/daily/{day}",
-        f"/f/{daily['share_code']}", "/f/hello", f"/play/{friend['id']}",
+        f"/f/{daily['share_code']}", "/f/hello", f"/play/{friend['id']}", "/archive",
+        "/archive/2026-11",
     ]  # fmt: skip
 
 

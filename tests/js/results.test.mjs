@@ -3,7 +3,7 @@ import { beforeEach, test } from 'node:test';
 import { FIXTURE, module, scorecard } from './helpers.mjs';
 
 const { loadStrings } = await module('page.js');
-const { bandOf, computerVerdict, dayVerdict, grade, percentileOf, shareGrid, shareLink, shareText, targetVerdict } = await module('results.js');
+const { bandOf, computerVerdict, dayVerdict, grade, leagueWords, newcomerVerdict, percentileOf, practiceVerdict, shareGrid, shareLink, shareText, signed, skillWords, spanBands, targetVerdict } = await module('results.js');
 const { PAR } = await module('par.js');
 const YATZY = FIXTURE.sheets.yatzy;
 
@@ -55,11 +55,24 @@ test('the shared text: the head line, the grid, the link', () => {
   assert.equal(shareText({ daily: true, number: 12, total: 301, grid, link }),
     `Daily Maxi Yatzy #12: 301\n${grid}\n${link}`);
   assert.equal(shareText({ daily: false, ruleset: 'Yatzy', total: 240, grid, link }), `Yatzy: 240\n${grid}\n${link}`);
-  // The day's percentile on the head line, the streak under it; neither where unknown.
+  // The percentile and the streak on a line under the head line; neither where unknown.
   assert.equal(shareText({ daily: true, number: 12, total: 301, grid, link, percentile: 83, streak: 5 }),
-    `Daily Maxi Yatzy #12: 301, better than 83% of today's players\nDays in a row: 5\n${grid}\n${link}`);
+    `Daily Maxi Yatzy #12: 301\nbetter than 83% of today's players · Days in a row: 5\n${grid}\n${link}`);
   assert.equal(shareText({ daily: true, number: 12, total: 301, grid, link, percentile: null, streak: 0 }),
     `Daily Maxi Yatzy #12: 301\n${grid}\n${link}`);
+});
+
+test('the head line says skill, luck and the Expert\'s score', () => {
+  const skill = { skill: 92.6, luck: -40.6, optimum: 394.6, lost: 29.2, expert: 390 };
+  assert.equal(skillWords(skill), 'skill 93% · luck -41 · Expert 390');
+  assert.equal(skillWords({ ...skill, luck: 12.4, expert: null }), 'skill 93% · luck +12');
+  assert.equal(skillWords(null), '');
+  assert.deepEqual([signed(0.4), signed(-0.6), signed(7)], ['0', '-1', '+7']);
+  const grid = '🟩';
+  assert.equal(shareText({ daily: true, number: 340, total: 307, grid, link: 'L', skill, percentile: 62, streak: 2 }),
+    `Daily Maxi Yatzy #340: 307 · skill 93% · luck -41 · Expert 390\nbetter than 62% of today's players · Days in a row: 2\n${grid}\nL`);
+  assert.equal(shareText({ daily: false, ruleset: 'Yatzy', total: 240, grid, link: 'L', skill: { ...skill, expert: null } }),
+    `Yatzy: 240 · skill 93% · luck -41\n${grid}\nL`);
 });
 
 test('against a friend\'s score: win, lose, tie, or nothing before they finished', () => {
@@ -69,6 +82,9 @@ test('against a friend\'s score: win, lose, tie, or nothing before they finished
   assert.equal(targetVerdict(target, 200), 'A tie with Guest 00ff at 200');
   assert.equal(targetVerdict({ ...target, finished: false }, 300), '');
   assert.equal(targetVerdict(null, 300), '');
+  // The game's own target (a daily played from its share link): the friend's sheet and total.
+  assert.equal(targetVerdict({ name: 'Maja', finished: true, total: 286 }, 282), 'Maja wins: 286 to your 282');
+  assert.equal(targetVerdict({ name: 'Maja', finished: false, total: 120 }, 282), '');
 });
 
 test('the player\'s band holds the total at either edge', () => {
@@ -84,17 +100,48 @@ const scores = (...totals) => totals.map((t) => ({ from: t, to: t, players: 1 })
 
 test('the day\'s verdict counts ties and a board of one honestly', () => {
   assert.equal(dayVerdict(1, 1, scores(200), 200), "You are the first to finish today's puzzle");
-  // Tied for first of two: nobody beaten, so no "better than 100%".
+  // Tied for first of two: nobody beaten, so no percentile at all.
   assert.equal(dayVerdict(1, 2, scores(200, 200), 200), 'Rank 1 of 2, tied with one other player');
-  assert.equal(dayVerdict(1, 3, scores(200, 200, 150), 200), "Rank 1 of 3, tied with one other player, better than 50% of today's players");
-  assert.equal(dayVerdict(2, 5, scores(250, 200, 200, 200, 100), 200), "Rank 2 of 5, tied with 2 other players, better than 25% of today's players");
-  assert.equal(dayVerdict(1, 2, scores(220, 100), 220), "Rank 1 of 2, better than 100% of today's players");
+  assert.equal(dayVerdict(1, 3, scores(200, 200, 150), 200), "Rank 1 of 3, tied with one other player, better than 66% of today's players");
+  assert.equal(dayVerdict(2, 5, scores(250, 200, 200, 200, 100), 200), "Rank 2 of 5, tied with 2 other players, better than 50% of today's players");
+  // The best of two is not better than 100% of a field that holds them: ties count half.
+  assert.equal(dayVerdict(1, 2, scores(220, 100), 220), "Rank 1 of 2, better than 75% of today's players");
   assert.equal(dayVerdict(2, 2, scores(220, 100), 100), 'Rank 2 of 2');
   assert.equal(dayVerdict(3, 9, null, 100), 'Rank 3 of 9'); // no distribution: the rank alone
-  assert.equal(percentileOf(5, scores(250, 200, 200, 200, 100), 200), 25);
+  assert.equal(percentileOf(5, scores(250, 200, 200, 200, 100), 200), 50);
   assert.equal(percentileOf(2, scores(200, 200), 200), null); // nobody beaten: no percentile
   assert.equal(percentileOf(1, scores(200), 200), null);
   assert.equal(percentileOf(9, null, 100), null);
+  // However large the field, the best of it is never better than 100% of it.
+  const field = Array.from({ length: 1000 }, (_, i) => i);
+  assert.equal(percentileOf(1000, scores(...field), 999), 99);
+});
+
+test('Japanese joins the verdict\'s clauses with its own mark', () => {
+  loadStrings({ ...FIXTURE.strings, clauseSep: '、' });
+  assert.equal(dayVerdict(1, 3, scores(200, 200, 150), 200), "Rank 1 of 3、tied with one other player、better than 66% of today's players");
+});
+
+test('a practice game says where it would have ranked on its day', () => {
+  assert.equal(practiceVerdict('5 December 2026', scores(300, 250, 200), 260), 'Practice, 5 December 2026: you would have ranked 2 of 4');
+  assert.equal(practiceVerdict('5 December 2026', scores(300), 300), 'Practice, 5 December 2026: you would have ranked 1 of 2');
+  assert.equal(practiceVerdict('5 December 2026', [], 100), 'Practice, 5 December 2026: you would have ranked 1 of 1');
+});
+
+test('the histogram spans the day\'s scores, not 0 to the game\'s top', () => {
+  const ones = Array.from({ length: 650 }, (_, t) => ({ from: t, to: t, players: [282, 286, 300].includes(t) ? 1 : 0 }));
+  const bands = spanBands(ones);
+  assert.equal(bands[0].from, 282);
+  assert.equal(bands[bands.length - 1].to, 300);
+  assert.ok(bands.length > 1 && bands.length <= 16, bands.length);
+  assert.equal(bands.reduce((n, b) => n + b.players, 0), 3);
+  assert.deepEqual(spanBands(ones.map((b) => ({ ...b, players: b.from === 286 ? 2 : 0 }))), [{ from: 286, to: 286, players: 2 }]);
+  assert.deepEqual(spanBands([]), []);
+});
+
+test('a league\'s line: the rank among those who played, or how many played', () => {
+  assert.equal(leagueWords({ name: 'Office', rank: 2, members: 5, played: 4 }), 'Office: rank 2 of 4');
+  assert.equal(leagueWords({ name: 'Office', rank: null, members: 5, played: 3 }), 'Office: 3 of 5 have played');
 });
 
 test('the computer\'s verdict gives both scores', () => {
@@ -103,4 +150,9 @@ test('the computer\'s verdict gives both scores', () => {
   assert.equal(computerVerdict(game('computer', 200, 231)), 'The computer wins, 231 to your 200');
   assert.equal(computerVerdict(game('tie', 240, 240)), 'A tie: 240 each');
   assert.equal(computerVerdict(game(null, 10, 20)), '');
+});
+
+test('a new player\'s daily says where it would rank and how many more days it takes', () => {
+  assert.equal(newcomerVerdict({ would_rank: 3, days_left: 2 }, 40),
+    'New player: you would rank 3 of 41. Days to play before your dailies join the rankings: 2');
 });

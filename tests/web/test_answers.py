@@ -7,6 +7,8 @@ import pytest
 
 from daily.web import answers, openapi
 
+from .helpers import api_blueprints_app
+
 
 def test_an_explicit_null_stays_and_an_unset_field_is_left_out() -> None:
     entry = {"rank": 1, "player_id": "p", "name": "Ann", "score": 300}
@@ -33,7 +35,7 @@ def test_a_body_off_its_model_is_refused(change: dict[str, object]) -> None:
 
 
 def test_the_document_is_generated_from_the_models() -> None:
-    found = openapi.document(openapi.api_blueprints_app())["components"]["schemas"]
+    found = openapi.document(api_blueprints_app())["components"]["schemas"]
     for name in ("GameState", "Hint", "Analysis", "BoardPage", "Distribution", "Record"):
         schema = dict(getattr(answers, name).model_json_schema(
             ref_template="#/components/schemas/{model}"))  # fmt: skip

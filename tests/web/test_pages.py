@@ -125,9 +125,47 @@ def test_today_shows_number_date_countdown_and_then_your_score(client: Any) -> N
     assert 'id="play"' in text and 'id="my-total"' not in text
     state = play_daily(client)
     text = html(client.get("/"))
-    assert f'<p class="score-big" id="my-total">{state["total"]}</p>' in text
+    assert f'<span class="score-big" id="my-total">{state["total"]}</span>' in text
     assert f"/play/{state['id']}" in text
     assert 'data-code="' + state["share_code"].replace("-", "") + '"' in text
+    # The score leads: the share follows it in the same card, before the day's scores.
+    assert text.index('id="my-total"') < text.index('id="share-now"') < text.index('id="chart"')
+    assert boot(text)["skill"] is None  # not kept yet: the script asks (the first ask computes)
+
+
+def _top_figure(text: str, name: str) -> str:
+    found = re.search(rf'id="top-figures".*?data-figure="{name}">([^<]*)<', text, re.S)
+    assert found, f"no top figure {name}"
+    return found[1]
+
+
+def test_a_returning_player_sees_their_streak_and_figures_before_playing(
+    client: Any, make_app: Any
+) -> None:
+    assert 'id="top-figures"' not in html(client.get("/"))  # a newcomer: nothing to show yet
+    state = play_daily(client)
+    tomorrow = make_app(now=datetime(2026, 12, 1, 9, tzinfo=UTC)).test_client()
+    tomorrow.set_cookie("session", client.get_cookie("session").value)
+    text = html(tomorrow.get("/"))
+    assert 'id="play"' in text  # not played today: Play, and the figures above it
+    assert text.index('id="top-figures"') < text.index('id="play"')
+    assert _top_figure(text, "streak") == "1"
+    assert _top_figure(text, "best") == str(state["total"])
+    assert _top_figure(text, "games") == "1"
+    # Leagues are one tap from home: in the header, and under the figures.
+    assert '<a href="/leagues">Leagues</a>' in text
+    assert 'id="league-places"' not in text  # in no league yet
+
+
+def test_the_home_page_lists_the_players_place_in_each_league(client: Any) -> None:
+    made = client.post("/api/v1/leagues", json={"name": "Office"})
+    assert made.status_code == 201, made.get_json()
+    league = made.get_json()["id"]
+    text = html(client.get("/"))
+    assert f'href="/leagues/{league}">Office: 0 of 1 have played</a>' in text
+    play_daily(client)
+    text = html(client.get("/"))
+    assert f'href="/leagues/{league}">Office: rank 1 of 1</a>' in text
 
 
 def test_play_page_is_its_players_only(client: Any, make_app: Any) -> None:

@@ -115,12 +115,19 @@ function challengeItem(challenge, names) {
 
 /** Keeps *card* listing who played the player's codes (only the code *only*, if given), from
     *first* (the page's own copy) and then the API; the card shows once anyone has played.
-    Stops when *only* is not one of the player's codes. */
+    Codes no longer ranked fold into the card's "older" box, if it has one. Stops when *only*
+    is not one of the player's codes. */
 export function followChallenges(card, first, names = {}, only = null) {
   const list = $('ul.challenges', card);
+  const older = $('details.older', card); // codes past their ranked life fold in here
   const show = (challenges) => {
     const heard = challenges.filter((c) => c.players > 0 && (!only || c.code === only));
-    list.replaceChildren(...heard.map((c) => challengeItem(c, names)));
+    const old = older ? heard.filter((c) => c.open === false) : [];
+    list.replaceChildren(...heard.filter((c) => !old.includes(c)).map((c) => challengeItem(c, names)));
+    if (older) {
+      $('ul', older).replaceChildren(...old.map((c) => challengeItem(c, names)));
+      older.hidden = !old.length;
+    }
     card.hidden = !heard.length;
   };
   if (first) show(first);

@@ -1,8 +1,8 @@
 /* daily: the pages' script, as native ES modules (no build step). This entry reads the
    page's strings and boot data, wires the header and the start buttons, and runs the page's
    part: the game screen (play.js) for every mode, imported with it; the party set-up and
-   hand-over (party.js), today's, a friend's, the solo and computer pages (pages.js), fetched
-   only where they run. */
+   hand-over (party.js), today's, a friend's, the solo and computer pages (pages.js), a
+   league's invite (league.js), fetched only where they run. */
 import { $, $$, S, errorText, loadStrings, readJson } from './page.js';
 import { api, start, waitForNetwork } from './net.js';
 import { playPage } from './play.js';
@@ -61,4 +61,5 @@ const page = document.body.dataset.page;
 if (page === 'play' || (page === 'party' && boot.game)) playPage(boot);
 else if (page === 'party' && $('#party-setup')) import('./party.js').then((party) => party.partySetup($('#party-setup')));
 else if (['today', 'friend', 'solo', 'computer'].includes(page)) otherPage(page, boot);
+else if (page === 'league') import('./league.js').then((league) => league.leaguePage());
 else if (page === 'offline' && location.pathname !== '/offline') reloadWhenOnline(); // a stand-in

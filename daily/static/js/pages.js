@@ -3,7 +3,7 @@
    the solo and computer pages' start forms. */
 import { $, $$, S, armForm, fmt, playerName } from './page.js';
 import { start } from './net.js';
-import { fillShare, shareDay, showDistribution, showRank } from './results.js';
+import { askSkill, fillShare, shareDay, showDistribution, showRank, showSkill } from './results.js';
 import { followChallenges, verdicts, watchBoard } from './challenge.js';
 
 /** The time to the next puzzle as h:mm:ss, from the seconds left. */
@@ -40,12 +40,18 @@ export function todayPage(boot) {
   if (boot.challenges) followChallenges($('#heard-back'), boot.challenges, boot.rulesetNames);
   if (!boot.finished) return;
   const share = $('#share');
-  if (boot.card) shareDay(share, boot, dashed(share.dataset.code));
-  else fillShare(share, {
-    code: dashed(share.dataset.code), total: share.dataset.total, number: share.dataset.number, daily: true,
-  });
+  const total = Number(share.dataset.total);
   showRank($('#my-rank'), `daily/${boot.date}`);
-  showDistribution(boot.date, Number(share.dataset.total));
+  // Skill and luck come with the page once kept; else the first ask computes them.
+  let skill = Promise.resolve(boot.skill || null);
+  if (!boot.skill && boot.skillReady) skill = askSkill(boot.game);
+  if (!boot.skill) skill.then(showSkill);
+  if (boot.card) {
+    shareDay(share, boot, dashed(share.dataset.code), skill).then((bands) => showDistribution(boot.date, total, bands));
+    return;
+  }
+  fillShare(share, { code: dashed(share.dataset.code), total, number: share.dataset.number, daily: true });
+  showDistribution(boot.date, total);
 }
 
 function boardRow(entry, me) {

@@ -11,7 +11,7 @@ import * as feel from './feel.js';
 import { askName } from './name.js';
 
 // mode: the mode's flags (web/sheets.mode_meta), never its id; state: the server's last answer
-const game = { id: '', sheet: null, mode: null, target: null, state: null };
+const game = { id: '', sheet: null, mode: null, target: null, state: null, dayName: null, skillReady: false };
 let results = null; // the results module, once the game has ended
 let rowNames = {};
 let busy = false; // a roll or a score is on its way
@@ -113,7 +113,8 @@ function drawStatus() {
     $('#announce').textContent = rolled;
   }
   const scored = sheet.rows.filter((r) => state.scorecard && state.scorecard[r.id] !== null).length;
-  if (target && scored > 0 && target.byTurn.length) {
+  if (state.finished) $('#versus').hidden = true; // once over, the verdict says who won
+  else if (target && scored > 0 && target.byTurn.length) {
     const t = Math.min(scored, target.byTurn.length);
     const versus = $('#versus');
     versus.hidden = false;
@@ -145,6 +146,12 @@ function drawOpponent() {
     item.appendChild(document.createTextNode(` ${text}`));
     list.appendChild(item);
   });
+  // Its last row in one line over the sheet: the steps under it are below the fold on a phone.
+  const last = them.last_turn[them.last_turn.length - 1];
+  if (last && last.score && !game.state.finished) {
+    $('#versus').hidden = false;
+    $('#versus').textContent = fmt(S.computerScored, { points: last.points, row: rowNames[last.score] });
+  }
 }
 
 function drawEnd() {
@@ -316,7 +323,7 @@ function onKey(event) {
 
 export async function playPage(boot) {
   if (boot.mode.opponent === 'party') party = await import('./party.js');
-  Object.assign(game, { id: boot.game, sheet: boot.sheet, mode: boot.mode, target: boot.target || null, state: null });
+  Object.assign(game, { id: boot.game, sheet: boot.sheet, mode: boot.mode, target: boot.target || null, state: null, dayName: boot.dayName || null, skillReady: Boolean(boot.skillReady) });
   rowNames = Object.fromEntries(boot.sheet.rows.map((r) => [r.id, r.name]));
   tray.openTray(boot.game);
   document.addEventListener('keydown', onKey);

@@ -1,5 +1,6 @@
-/* Results and sharing: the end of a game (final score, rank, facts, the cheer) and the share
-   block (code, link, text and the grid of squares), also used by today's and a friend's page. */
+/* Results and sharing: the end of a game (final score, skill and luck, the verdict, facts, the
+   cheer) and the share block (code, link, text and the grid of squares), also used by today's
+   and a friend's page. */
 import { $, $$, fmt, playerName, S } from './page.js';
 import { cheerOnce } from './cheer.js';
 import { followChallenges } from './challenge.js';
@@ -41,14 +42,31 @@ export function shareGrid(sheet, mine) {
 
 export const shareLink = (origin, code) => `${origin}/f/${code}`;
 
-/** What a finished game shares: a head line (the day's puzzle, or the ruleset) with the
-    percentile where there is one, the streak, the grid, the link. */
-export function shareText({ daily, number, ruleset, total, grid, link, percentile, streak }) {
-  let head = daily ? fmt(S.shareDaily, { number, total }) : fmt(S.shareGame, { ruleset, total });
-  if (percentile !== undefined && percentile !== null) head += `, ${fmt(S.percentile, { n: percentile })}`;
-  const lines = [head];
-  if (streak) lines.push(fmt(S.streak, { n: streak }));
-  return [...lines, grid, link].join('\n');
+/** Luck in whole points with its sign: '+12', '-41', '0' (plain ASCII: it is pasted). */
+export const signed = (points) => {
+  const n = Math.round(points);
+  return n > 0 ? `+${n}` : String(n);
+};
+
+/** A game's skill, luck and the Expert's score as the head line says them (*skill*: the
+    answer's `skill`); '' without one. */
+export function skillWords(skill) {
+  if (!skill) return '';
+  const parts = [fmt(S.shareSkill, { n: Math.round(skill.skill) }), fmt(S.shareLuck, { n: signed(skill.luck) })];
+  if (skill.expert !== null && skill.expert !== undefined) parts.push(fmt(S.shareExpert, { n: skill.expert }));
+  return parts.join(' · ');
+}
+
+/** What a finished game shares: a head line (the day's puzzle, or the ruleset) with the skill,
+    luck and the Expert's score where known, then the percentile and the streak, the grid, the
+    link. */
+export function shareText({ daily, number, ruleset, total, grid, link, percentile, streak, skill }) {
+  const head = [daily ? fmt(S.shareDaily, { number, total }) : fmt(S.shareGame, { ruleset, total })];
+  if (skill) head.push(skillWords(skill));
+  const standing = [];
+  if (percentile !== undefined && percentile !== null) standing.push(fmt(S.percentile, { n: percentile }));
+  if (streak) standing.push(fmt(S.streak, { n: streak }));
+  return [head.join(' · '), ...(standing.length ? [standing.join(' · ')] : []), grid, link].join('\n');
 }
 
 /* "Copied" shows beside the button that copied: its own line's status, else the block's. */
@@ -100,19 +118,28 @@ function wireShareNow(share) {
 }
 
 /** The home page's share after the day's game: the same grid, Share button and text as the
-    result screen (*boot*: the day's date and number, the sheet and the scored card). */
-export async function shareDay(share, boot, code) {
+    result screen (*boot*: the day's date and number, the sheet, the scored card and the
+    kept skill). Gives the day's one-point bands, for the distribution. */
+export async function shareDay(share, boot, code, asked = Promise.resolve(boot.skill)) {
   const grid = shareGrid(boot.sheet, boot.card);
   $('#share-grid').textContent = grid;
   const link = shareLink(location.origin, code);
-  const words = (extras) => shareText({ daily: true, number: boot.number, total: Number(share.dataset.total), grid, link, ...extras });
+  const words = (extras) => shareText({ daily: true, number: boot.number, total: Number(share.dataset.total), grid, link, skill: boot.skill, ...extras });
   fillShare(share, { code, text: words({}) });
   wireShareNow(share);
-  const [day, streak, scores] = await Promise.all([
-    myEntry(`daily/${boot.date}`), myEntry('streak'), api('GET', `/daily/${boot.date}/distribution?band=1`),
+  const [day, streak, scores, skill] = await Promise.all([
+    myEntry(`daily/${boot.date}`), myEntry('streak'), api('GET', `/daily/${boot.date}/distribution?band=1`), asked,
   ]);
   const percentile = day.me && scores.ok ? percentileOf(day.total, scores.data.bands, day.me.score) : null;
-  $('[data-share-text]', share).value = words({ percentile, streak: streak.me ? streak.me.score : 0 });
+  $('[data-share-text]', share).value = words({ percentile, streak: streak.me ? streak.me.score : 0, skill });
+  return scores.ok ? scores.data.bands : null;
+}
+
+/** A finished game's skill and luck, asked of its analysis (the first ask computes and keeps
+    it); null where it has none, or its table is not ready. */
+export async function askSkill(gameId) {
+  const result = await api('GET', `/games/${gameId}/analysis`);
+  return result.ok ? result.data.skill : null;
 }
 
 export async function showRank(el, board) {
@@ -125,8 +152,26 @@ export async function showRank(el, board) {
 
 export const bandOf = (bands, total) => bands.find((b) => total >= b.from && total <= b.to);
 
+/** The day's scores (*bands*: one point wide, as the API sends them) in about *most* bars
+    spanning the lowest score to the highest, not 0 to the game's top; [] with no score. */
+export function spanBands(bands, most = 16) {
+  const scored = bands.filter((b) => b.players > 0);
+  if (!scored.length) return [];
+  const low = scored[0].from;
+  const high = scored[scored.length - 1].to;
+  const width = Math.max(1, Math.ceil((high - low + 1) / most));
+  const found = [];
+  for (let from = low; from <= high; from += width) {
+    const to = Math.min(from + width - 1, high);
+    const players = scored.filter((b) => b.from >= from && b.to <= to).reduce((n, b) => n + b.players, 0);
+    found.push({ from, to, players });
+  }
+  return found;
+}
+
 function drawBars(chart, bands, total) {
   const most = Math.max(1, ...bands.map((b) => b.players));
+  chart.replaceChildren();
   bands.forEach((band) => {
     const bar = document.createElement('div');
     bar.className = 'bar';
@@ -140,25 +185,32 @@ function drawBars(chart, bands, total) {
   });
 }
 
-/* Draws the score distribution: one bar per band, the player's band marked. */
-export async function showDistribution(date, total) {
+/* Draws the day's score distribution from the lowest score to the highest, the player's
+   band marked (*ones*: the day's one-point bands if already fetched). */
+export async function showDistribution(date, total, ones = null) {
   const chart = $('#chart');
   if (!chart) return;
-  const result = await api('GET', `/daily/${date}/distribution?band=25`);
-  if (!result.ok) return;
-  const bands = result.data.bands || [];
+  let fine = ones;
+  if (!fine) {
+    const result = await api('GET', `/daily/${date}/distribution?band=1`);
+    if (!result.ok) return;
+    fine = result.data.bands || [];
+  }
+  const bands = spanBands(fine);
   drawBars(chart, bands, total);
   if (!bands.length) return;
-  $('#chart-axis').innerHTML = '';
-  [bands[0].from, bands[bands.length - 1].to].forEach((label) => {
+  $('#chart-axis').replaceChildren(...[bands[0].from, bands[bands.length - 1].to].map((label) => {
     const span = document.createElement('span');
     span.textContent = label;
-    $('#chart-axis').appendChild(span);
-  });
-  const players = fmt(result.data.players === 1 ? S.playersOne : S.playersMany, { n: result.data.players });
+    return span;
+  }));
+  const count = bands.reduce((n, b) => n + b.players, 0);
+  const players = fmt(count === 1 ? S.playersOne : S.playersMany, { n: count });
   const mine = bandOf(bands, total);
   $('#chart-text').textContent = mine ? `${players}. ${fmt(S.yourBand, { low: mine.from, high: mine.to })}` : players;
-  chart.setAttribute('aria-label', `${chart.getAttribute('aria-label')}: ${bands.map((b) => `${b.from}–${b.to}: ${b.players}`).join(', ')}`);
+  const label = chart.dataset.label || chart.getAttribute('aria-label');
+  chart.dataset.label = label;
+  chart.setAttribute('aria-label', `${label}: ${bands.map((b) => `${b.from}–${b.to}: ${b.players}`).join(', ')}`);
 }
 
 async function myEntry(board) {
@@ -166,16 +218,19 @@ async function myEntry(board) {
   return result.ok ? { me: result.data.me, total: result.data.total } : { me: null, total: 0 };
 }
 
-function fact(text) {
+function fact(text, box = $('#facts')) {
   const item = document.createElement('li');
   item.textContent = text;
-  $('#facts').appendChild(item);
+  box.appendChild(item);
+  return item;
 }
 
-/** Win, lose or tie against the friend's score, in words (target games); '' without one. */
+/** Win, lose or tie against the friend whose code the game was played on, in words: from the
+    page's target (their running totals) or the game's (their sheet); '' before they finished. */
 export function targetVerdict(target, total) {
-  if (!target || !target.finished || !target.byTurn.length) return '';
-  const them = target.byTurn[target.byTurn.length - 1];
+  if (!target || !target.finished) return '';
+  const them = target.byTurn ? target.byTurn[target.byTurn.length - 1] : target.total;
+  if (them === undefined) return '';
   const values = { name: playerName(target.name), you: total, them };
   if (total > them) return fmt(S.beat, values);
   if (total < them) return fmt(S.lost, values);
@@ -193,25 +248,64 @@ export function dayVerdict(rank, players, bands, score) {
   const tied = count((b) => b.from <= score && score <= b.to) - 1;
   if (tied > 0) parts.push(tied === 1 ? S.tiedOne : fmt(S.tiedMany, { n: tied }));
   if (below > 0) parts.push(fmt(S.percentile, { n: percentileOf(players, bands, score) }));
-  return parts.join(', ');
+  return parts.join(S.clauseSep || ', ');
 }
 
-/** The share of the day's other players who scored less, in whole percent (*bands*: the
-    day's scores one point wide); null on a board of one, without bands, or with none beaten. */
+/** The day's percentile of *score*, in whole percent rounded down: the players who scored
+    less, and half of those who tied (the player among them), out of every player of the day
+    (*bands*: one point wide). A field that holds the player is never beaten whole: the best
+    of two is better than 75%, never 100%. Null on a board of one, without bands, or with
+    nobody beaten. */
 export function percentileOf(players, bands, score) {
   if (players < 2 || !bands) return null;
-  const below = bands.filter((b) => b.to < score).reduce((n, b) => n + b.players, 0);
-  return below > 0 ? Math.round((100 * below) / (players - 1)) : null;
+  const count = (test) => bands.filter(test).reduce((n, b) => n + b.players, 0);
+  const below = count((b) => b.to < score);
+  const tied = Math.max(1, count((b) => b.from <= score && score <= b.to));
+  return below > 0 ? Math.floor((100 * (below + tied / 2)) / players) : null;
+}
+
+/** Where a practice game would have ranked on its day (*bands*: that day's scores one point
+    wide), with the day's date: "Practice, 5 December 2026: you would have ranked 2 of 4". */
+export function practiceVerdict(day, bands, score) {
+  const count = (test) => (bands || []).filter(test).reduce((n, b) => n + b.players, 0);
+  const players = count(() => true);
+  const rank = count((b) => b.from > score) + 1;
+  return fmt(S.practiceRank, { day, rank, total: players + 1 });
+}
+
+/** A line a league gives the result: the player's rank among the members who played, or how
+    many played so far. */
+export function leagueWords(place) {
+  if (place.rank) return fmt(S.leagueRank, { name: place.name, rank: place.rank, total: place.played });
+  return fmt(S.leaguePlayed, { name: place.name, played: place.played, total: place.members });
+}
+
+/* The player's place in each league, under the verdict, each a link to its league. */
+function showLeagues(places) {
+  const box = $('#leagues-today');
+  if (!box || !places || !places.length) return;
+  box.replaceChildren(...places.map((place) => {
+    const item = document.createElement('li');
+    const link = document.createElement('a');
+    link.href = `/leagues/${place.league}`;
+    link.textContent = leagueWords(place);
+    item.appendChild(link);
+    return item;
+  }));
+  box.hidden = false;
 }
 
 /* The day's verdict: rank and percentile, streak and best day (a streak milestone or a best
-   day gets a cheer), then the distribution; gives the percentile and streak for the share. */
-async function dailyVerdict(state, rankBox, yay) {
+   day gets a cheer), then the distribution; gives the percentile and streak for the share.
+   *box*: where the rank goes (the head-to-head may have the verdict's own line). */
+async function dailyVerdict(state, box, yay) {
   const [day, streak, best, scores] = await Promise.all([
     myEntry(`daily/${state.date}`), myEntry('streak'), myEntry('best-day'),
     api('GET', `/daily/${state.date}/distribution?band=1`),
   ]);
-  if (day.me) rankBox.textContent = dayVerdict(day.me.rank, day.total, scores.ok ? scores.data.bands : null, day.me.score);
+  const bands = scores.ok ? scores.data.bands : null;
+  if (day.me) box.textContent = dayVerdict(day.me.rank, day.total, bands, day.me.score);
+  else if (state.newcomer) box.textContent = newcomerVerdict(state.newcomer, day.total);
   if (streak.me) {
     fact(fmt(S.streak, { n: streak.me.score }));
     if ([3, 7, 14, 30, 50, 100, 200, 365].includes(streak.me.score)) yay.push(fmt(S.yayStreak, { n: streak.me.score }));
@@ -221,11 +315,31 @@ async function dailyVerdict(state, rankBox, yay) {
     if (best.me.score === state.total && streak.me && streak.me.score > 1) yay.push(S.yayBest);
   }
   $('#dist').hidden = false;
-  showDistribution(state.date, state.total);
+  showDistribution(state.date, state.total, bands);
   return {
-    percentile: day.me && scores.ok ? percentileOf(day.total, scores.data.bands, day.me.score) : null,
+    percentile: day.me && bands ? percentileOf(day.total, bands, day.me.score) : null,
     streak: streak.me ? streak.me.score : 0,
   };
+}
+
+/** A new player's daily, which ranks nowhere in the world yet: where it would rank among the
+    *players* on its day's board, and how many more days it takes. */
+export function newcomerVerdict(newcomer, players) {
+  const values = { rank: newcomer.would_rank, total: players + 1, days: newcomer.days_left };
+  return fmt(S.newcomerRank, values);
+}
+
+/* A practice replay of a past day: labelled with its date, and where it would have ranked
+   then; no streak or best day (it counts on neither). */
+async function practiceResult(game, box) {
+  const { state } = game;
+  const scores = await api('GET', `/daily/${state.date}/distribution?band=1`);
+  const bands = scores.ok ? scores.data.bands : [];
+  box.textContent = practiceVerdict(game.dayName || state.date, bands, state.total);
+  if (!bands.some((b) => b.players > 0)) return {}; // nobody played that day: no chart
+  $('#dist').hidden = false;
+  showDistribution(state.date, state.total, bands);
+  return {};
 }
 
 /** Who won against the computer, with both scores; '' while it is undecided. */
@@ -235,28 +349,49 @@ export function computerVerdict(state) {
   return state.winner ? fmt(said[state.winner], values) : '';
 }
 
-/* The verdict under the final score: the bonus, the rank where the game has one, the winner
-   against the computer; nothing to celebrate while the game is held for review. Gives what
-   the share text adds (the daily's percentile and streak), {} elsewhere. */
+/** Fills the skill line (*skill*: the answer's, or null: the line stays hidden). */
+export function showSkill(skill) {
+  const line = $('#skill-line');
+  if (!line || !skill) return;
+  $('#skill').textContent = fmt(S.percentValue, { n: Math.round(skill.skill) });
+  $('#luck').textContent = signed(skill.luck).replace('-', '−');
+  const expert = skill.expert !== null && skill.expert !== undefined;
+  if (expert) $('#expert').textContent = skill.expert;
+  $('#expert-chip').hidden = !expert;
+  line.hidden = false;
+}
+
+/* The game's skill and luck: kept with the game once asked for, else asked for now (the
+   first ask computes them); null where the mode has none or its table is not ready. */
+async function skillOf(game) {
+  if (game.state.skill) return game.state.skill;
+  return game.mode.analysis && game.skillReady ? askSkill(game.id) : null;
+}
+
+/* The verdict under the final score: the bonus, the head-to-head on a friend's code, the rank
+   where the game has one, the winner against the computer; nothing to celebrate while the
+   game is held for review. Gives what the share text adds (the daily's percentile and
+   streak), {} elsewhere. */
 async function drawVerdict(game) {
-  const { sheet, state, target, mode } = game;
+  const { sheet, state, mode } = game;
   const rankBox = $('#final-rank');
   const yay = [];
   const allSame = sheet.rows[sheet.rows.length - 1];
   if (state.bonus > 0) { fact(fmt(S.bonusGot, { n: state.bonus })); yay.push(S.yayBonus); }
   else fact(fmt(S.bonusShort, { n: Math.max(0, sheet.threshold - state.upper) }));
   if (state.scorecard[allSame.id] > 0) yay.push(fmt(S.yayAllSame, { row: allSame.name }));
-  const words = targetVerdict(target, state.total);
+  // A friend's code (a daily's share link too): the head-to-head leads, the day's rank after.
+  const words = targetVerdict(game.target || state.target, state.total);
   if (words) rankBox.textContent = words;
-  if (mode.opponent === 'computer') {
-    $('#winner').textContent = computerVerdict(state);
-  }
+  if (mode.opponent === 'computer') $('#winner').textContent = computerVerdict(state);
   if (state.review) {
     rankBox.textContent = state.review === 'held' ? S.underReview : S.reviewRemoved;
     return {};
   }
+  showLeagues(state.leagues);
   let extras = {};
-  if (mode.board === 'daily') extras = await dailyVerdict(state, rankBox, yay);
+  if (mode.board === 'daily' && state.practice) extras = await practiceResult(game, rankBox);
+  else if (mode.board === 'daily') extras = await dailyVerdict(state, words ? $('#day-rank') : rankBox, yay);
   else if (state.rank && !words) rankBox.textContent = fmt(S.rankOnly, { rank: state.rank });
   else if (mode.board === 'friend' && state.code && !words) showRank(rankBox, `friend/${state.code.replace('-', '')}`);
   cheerOnce(game.id, yay);
@@ -267,9 +402,12 @@ export function drawResults(game) {
   const { sheet, state } = game;
   $('#final-total').textContent = state.total;
   let verdict = Promise.resolve({});
+  let skill = Promise.resolve(null);
   if (!$('#results').dataset.drawn) {
     $('#results').dataset.drawn = 'yes';
     verdict = drawVerdict(game);
+    skill = skillOf(game);
+    skill.then(showSkill);
     // The game that made a code hears who played it, live (a friend's game on someone
     // else's code is not the player's: the first answer says so and the watch stops).
     if (state.share_code && $('#heard-back')) followChallenges($('#heard-back'), null, {}, state.share_code);
@@ -284,6 +422,9 @@ export function drawResults(game) {
   });
   fillShare(share, { code: state.share_code, text: words({}) });
   wireShareNow(share);
-  // The percentile and streak join the text once the day's verdict has come.
-  verdict.then((extras) => { if (extras.percentile || extras.streak) $('[data-share-text]', share).value = words(extras); });
+  // The skill, percentile and streak join the text as each comes.
+  const known = { skill: null };
+  const refresh = (found) => { Object.assign(known, found); $('[data-share-text]', share).value = words(known); };
+  verdict.then(refresh);
+  skill.then((found) => refresh({ skill: found }));
 }
