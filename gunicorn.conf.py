@@ -17,6 +17,10 @@ too, should a command line turn it on) pass through :mod:`daily.core.redact`.
 
 Metrics: every worker writes its Prometheus values to files in ``PROMETHEUS_MULTIPROC_DIR``
 (a fresh temporary folder when it is unset), which a scrape of ``/metrics`` adds up.
+
+Strategy tables: every worker, as it starts, asks for the tables still missing; one builder
+process a host builds them (the first worker to ask hands it the build lock, the others find
+it held), at a lower CPU priority than the workers, and the master stops it on exit.
 """
 
 from __future__ import annotations
@@ -111,3 +115,11 @@ def child_exit(server: Any, worker: Any) -> None:
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server: Any) -> None:
+    """Stops this host's strategy table builder (a worker started it, in a session of its
+    own): it must not build on, at full speed, after the server is gone."""
+    from daily.service import tables
+
+    tables.stop_builds()

@@ -9,7 +9,14 @@ yatzy, yahtzee, yacht, maxi, maxi:bonus=50@75) with:
 ``--rust``       times the Rust ``yatzy-solver`` on yatzy alternately with ours (it is not a
                  dependency: the bench installs it with pip when it is missing);
 ``--reference``  builds each ruleset once more in float64 and prints both optima to 7
-                 decimals and the largest difference of the served table from the reference.
+                 decimals and the largest difference of the served table from the reference;
+``--layouts``    builds each ruleset in the compact layout and in the dense one (the tables
+                 before it), alternating within each round, and prints for each the build,
+                 the file's size, the time to map it, to read it through from a cold page
+                 cache and to download it from a local S3 server (moto), and the largest
+                 difference between the two over every state;
+``--against F``  with ``--layouts``: also compares the compact table with the dense table
+                 file F that an older checkout built (today's table), over every state.
 
 Each table is solved from scratch into a temporary folder. Peak memory is the largest sum of
 the proportional set sizes (PSS: shared pages of the memory-mapped table counted once) of
@@ -24,7 +31,9 @@ Aims: ``maxi`` at most 60 s wall and 1 GB on 2 cores; ``yatzy`` at most half the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import hashlib
 import importlib
 import os
 import resource
@@ -43,8 +52,8 @@ import numpy as np
 from daily.core.rules import Ruleset
 from daily.strategy import model, solver
 from daily.strategy.builder import parse_spec, spec_str
-from daily.strategy.model import model_of
-from daily.strategy.solver import Table, fill, solve, state_count
+from daily.strategy.model import Model, level_states, model_of, with_layout
+from daily.strategy.solver import Table, fill, mapped_table, solve, state_count, write_table
 
 PUBLISHED = {"yatzy": 248.4399894, "yahtzee": 254.5877287}
 
@@ -222,6 +231,107 @@ def reference(ruleset: Ruleset, workers: int) -> None:
         )
 
 
+def layouts(spec: str, args: argparse.Namespace) -> None:
+    """Builds *spec* in both layouts, alternating; prints each side and their differences."""
+    ruleset = parse_spec(spec)
+    models = {"compact": model_of(ruleset), "dense": with_layout(model_of(ruleset), "dense")}
+    print(f"{spec_str(ruleset)}: {state_count(ruleset):,} states", flush=True)
+    runs: dict[str, list[Run]] = {kind: [] for kind in models}
+    with tempfile.TemporaryDirectory() as scratch:
+        paths = {kind: Path(scratch) / f"{m.key}.npy" for kind, m in models.items()}
+        for _ in range(args.rounds):
+            for kind, m in models.items():  # alternating: the load changes under both alike
+                paths[kind].unlink(missing_ok=True)
+                runs[kind].append(timed(built(m, paths[kind], args.workers)))
+        tables = {}
+        for kind, m in models.items():
+            size = paths[kind].stat().st_size
+            opened, read = cold_load(m, paths[kind])
+            fetched = f", fetched from S3 in {download(paths[kind]):.2f} s" if args.fetch else ""
+            print(line(kind, runs[kind]), flush=True)
+            print(f"    {kind}: {size / 1e6:.1f} MB, mapped in {opened * 1e3:.2f} ms, read "
+                  f"through cold in {read:.2f} s{fetched}", flush=True)  # fmt: skip
+            tables[kind] = mapped_table(m, paths[kind])
+        for what in ("wall", "cpu"):
+            ratio = [getattr(a, what) / getattr(b, what)
+                     for a, b in zip(runs["compact"], runs["dense"], strict=True)]  # fmt: skip
+            print(f"  compact / dense {what}: median {statistics.median(ratio):.3f} "
+                  f"({', '.join(f'{r:.3f}' for r in ratio)})")  # fmt: skip
+        print(f"  largest difference over every state: "
+              f"{difference(tables['compact'], tables['dense']):.2e}", flush=True)  # fmt: skip
+        if args.against:
+            older = mapped_table(models["dense"], Path(args.against))
+            print(f"  against {args.against}: largest difference over every state "
+                  f"{difference(tables['compact'], older):.2e}", flush=True)  # fmt: skip
+
+
+def built(model: Model, path: Path, workers: int) -> Callable[[], float]:
+    """A from-scratch build of *model* (in its layout) into *path*."""
+
+    def build() -> float:
+        write_table(model, path, workers=workers)
+        return mapped_table(model, path).optimum
+
+    return build
+
+
+def cold_load(model: Model, path: Path) -> tuple[float, float]:
+    """Seconds to map the table at *path*, and to read every value of it from the disk (its
+    pages are dropped from the page cache first)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    started = time.perf_counter()
+    table = mapped_table(model, path)
+    opened = time.perf_counter() - started
+    started = time.perf_counter()
+    float(np.add.reduce(table.values, dtype=np.float64))
+    return opened, time.perf_counter() - started
+
+
+def download(path: Path) -> float:
+    """Seconds to download the file at *path* from a local S3 server (moto), as a host
+    fetches a table: in chunks, checked against its SHA-256."""
+    from moto.server import ThreadedMotoServer
+
+    from daily.strategy import shelf
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    os.environ.update(AWS_ENDPOINT_URL=f"http://{host}:{port}", AWS_ACCESS_KEY_ID="bench",
+                      AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1")  # fmt: skip
+    try:
+        store = shelf.Shelf("s3://bench-tables/daily")
+        with contextlib.suppress(FileExistsError):  # moto's buckets live in the process
+            store.fs.mkdir("bench-tables")
+        store.fs.put_file(str(path), "bench-tables/daily/table.npy")
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        meta = {"size": path.stat().st_size, "sha256": digest}
+        with tempfile.TemporaryDirectory() as scratch:
+            started = time.perf_counter()
+            store._download("bench-tables/daily/table.npy", Path(scratch) / "t", meta, None)
+            return time.perf_counter() - started
+    finally:
+        server.stop()
+
+
+def difference(one: Table, other: Table) -> float:
+    """The largest difference between two tables of one ruleset (any layouts), every state."""
+    worst = 0.0
+    for k in range(one.model.rows + 1):
+        states = level_states(one.model, k)
+        for i in range(0, len(states), 1 << 20):
+            part = states[i : i + (1 << 20)]
+            a = one.values[one.model.entry(part[:, 0], part[:, 1], part[:, 2])]
+            b = other.values[other.model.entry(part[:, 0], part[:, 1], part[:, 2])]
+            worst = max(worst, float(np.max(np.abs(a.astype(np.float64) - b))))
+    return worst
+
+
 def main() -> None:
     """Runs the benchmark from the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -232,10 +342,13 @@ def main() -> None:
     parser.add_argument("--numpy", action="store_true", help="also time the numpy path")
     parser.add_argument("--rust", action="store_true", help="also time yatzy-solver on yatzy")
     parser.add_argument("--reference", action="store_true", help="float64 reference builds")
+    parser.add_argument("--layouts", action="store_true", help="compact against dense")
+    parser.add_argument("--fetch", action="store_true", help="--layouts: time an S3 download")
+    parser.add_argument("--against", help="--layouts: a dense table file an older checkout built")
     args = parser.parse_args()
     print(f"cpus {os.cpu_count()}, workers {args.workers}, load {os.getloadavg()[0]:.1f}")
     for spec in args.rulesets:
-        bench(spec, args)
+        (layouts if args.layouts else bench)(spec, args)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from daily.core.errors import DailyError
+from daily.core.errors import DailyError, UsageError
 from daily.core.rules import BASE_RULESETS, Ruleset, find_ruleset, parse_dice
 
 EXIT_BAD_INPUT = 2
-
-
-class UsageError(DailyError):
-    """Bad input to a command; its message is the one line the user sees."""
 
 
 def score_lines(ruleset_id: str, lines: TextIO, out: TextIO) -> None:
@@ -76,9 +72,10 @@ def parse_option(text: str) -> tuple[str, int | bool | str]:
 
 def _cmd_solve(args: argparse.Namespace) -> None:
     from daily.strategy import builder
-    from daily.strategy.solver import load_table
+    from daily.strategy.solver import load_table, tables_url
 
     cache = Path(args.cache) if args.cache else default_cache()
+    store = tables_url() if args.store is None else args.store.strip() or None
     if args.missing:
         if args.ruleset or args.option:
             raise UsageError("--missing builds the configured tables: give no ruleset")
@@ -88,7 +85,7 @@ def _cmd_solve(args: argparse.Namespace) -> None:
     else:
         todo = (find_ruleset(args.ruleset, dict(parse_option(o) for o in args.option)),)
     for ruleset in todo:
-        _solve_one(ruleset, cache, args.workers)
+        _solve_one(ruleset, cache, args.workers, store)
         table = load_table(ruleset, cache, build=False)
         print(f"{ruleset.id} {dict(ruleset.options)}: optimum {table.optimum:.7f}")
 
@@ -100,8 +97,9 @@ def default_cache() -> Path:
     return default_cache_dir()
 
 
-def _solve_one(ruleset: Ruleset, cache: Path, workers: int) -> None:
-    """Builds one table (or waits for the build running elsewhere) behind a progress bar."""
+def _solve_one(ruleset: Ruleset, cache: Path, workers: int, store: str | None) -> None:
+    """Builds one table (or waits for the build running elsewhere) behind a progress bar;
+    with a *store*, fetches it from there, or builds it and uploads it (the release step)."""
     import time
 
     from tqdm import tqdm
@@ -127,7 +125,7 @@ def _solve_one(ruleset: Ruleset, cache: Path, workers: int) -> None:
         while (found := builder.status(ruleset, cache)).state == "building":
             progress(found.percent or 0.0, 100.0)
             time.sleep(0.5)
-        builder.build(ruleset, cache, progress=progress, workers=workers)
+        builder.obtain(ruleset, cache, progress=progress, workers=workers, store=store)
         bar.update(100.0 - bar.n)
 
 
@@ -195,7 +193,7 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     from werkzeug.serving import WSGIRequestHandler
 
     from daily import create_app
-    from daily.service import backend
+    from daily.service import backend, tables
 
     class QuietHandler(WSGIRequestHandler):
         """Werkzeug's handler without its own access line: the app writes a JSON one."""
@@ -214,6 +212,9 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     try:
         app.run(host=args.host, port=args.port, threaded=True, request_handler=QuietHandler)
     finally:
+        # The table builder runs in a session of its own (a Ctrl-C is not for it): it is
+        # stopped here, or it would build on, at full speed, after the server is gone.
+        tables.stop_builds()
         backend.release(app.extensions["daily.redis"])
 
 
@@ -230,6 +231,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     solve.add_argument("--cache", help="cache folder (default $DAILY_CACHE or ~/.cache/daily)")
+    solve.add_argument(
+        "--store", help="the tables' store to fetch from and upload to (default $DAILY_TABLES_URL)"
+    )
     solve.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     solve.set_defaults(run=_cmd_solve)
     verify = commands.add_parser("verify", help="replay a game record on stdin, print its sheet")

@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -173,10 +174,45 @@ def small_tables(strategy_cache: Path) -> Path:
     return strategy_cache
 
 
+#: Where the tests keep the Maxi table between runs and workers: the one Maxi build of a run
+#: (a minute or more of both cores; the builder's lock has every other worker wait for it),
+#: for the browser tests' skill and luck and for the several-hosts test's release step.
+MAXI_CACHE = Path(tempfile.gettempdir()) / "daily-test-tables"
+
+
+@pytest.fixture(scope="session")
+def maxi_built() -> Path:
+    """The daily's Maxi table file: built once (or found) under :data:`MAXI_CACHE`."""
+    from daily.core.rules import find_ruleset
+    from daily.strategy.solver import load_table, table_path
+
+    maxi = find_ruleset("maxi")
+    load_table(maxi, MAXI_CACHE, build=True)
+    return table_path(maxi, MAXI_CACHE)
+
+
+@pytest.fixture
+def maxi_table(strategy_cache: Path, maxi_built: Path) -> Iterator[Path]:
+    """The session cache with the daily's Maxi table in it, for one test: skill, luck and the
+    Expert's score need the exact solver's table. Taken out again after the test, and
+    forgotten by this process, so that a later test of a missing Maxi table finds none."""
+    from daily.core.rules import find_ruleset
+    from daily.strategy.solver import table_for, table_path
+
+    used = table_path(find_ruleset("maxi"), strategy_cache)
+    used.unlink(missing_ok=True)
+    used.symlink_to(maxi_built)
+    table_for.cache_clear()
+    yield strategy_cache
+    used.unlink(missing_ok=True)
+    table_for.cache_clear()
+
+
 @pytest.fixture
 def make_app(redis_url: str, tmp_path: Path) -> Iterator[Any]:
     """Builds an app on the test Redis; keyword arguments override settings."""
     from daily import create_app
+    from daily.web import limits
 
     apps: list[Any] = []
 
@@ -188,7 +224,10 @@ def make_app(redis_url: str, tmp_path: Path) -> Iterator[Any]:
             "data_dir": tmp_path / "data",
             # Rate limits would count (and store) every request of a long test; the tests of
             # tests/web/test_limits.py turn them on with their own small limits.
-            "rate_limits": dict.fromkeys(("players", "moves", "pages", "dailies"), "off"),
+            "rate_limits": dict.fromkeys(limits.DEFAULTS, "off"),
+            # A player's first daily ranks on the world boards at once (tests of the rule
+            # for new players, tests/web/test_newcomers.py, set the service's default).
+            "established_days": 1,
         }
         settings.update(overrides)
         if isinstance(settings.get("now"), datetime):

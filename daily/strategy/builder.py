@@ -2,12 +2,17 @@
 
 A build holds an exclusive ``flock`` on ``<cache>/<key>.lock`` for its whole run. The lock
 lives next to the table it guards, so it is exactly as shared as the table: every process
-and every host that reads this cache folder (a shared volume) waits for the same build, and a
-host with its own folder builds its own copy (a Redis lock would make it wait for a file it
-can never see). The kernel drops the lock when the builder dies, however it dies: that is the
-lease a crashed builder gives up, with no clock to tune. The table is written under a
-temporary name and renamed into place when complete, so a half-written table is never read;
-the next builder, holding the lock, deletes every temporary file a dead one left.
+that reads this cache folder waits for the same build. The kernel drops the lock when the
+builder dies, however it dies: that is the lease a crashed builder gives up, with no clock to
+tune. The table is written under a temporary name and renamed into place when complete, so a
+half-written table is never read; the next builder, holding the lock, deletes every temporary
+file a dead one left.
+
+Several hosts share their tables through a store (``$DAILY_TABLES_URL``,
+:mod:`daily.strategy.shelf`): a table the store holds is fetched (:func:`fetch`, in a thread
+of the process that needs it: no builder starts), and one it does not is built under the
+store's lease, which every host sees, then uploaded; a host that finds another building it
+waits for that build and fetches its table.
 
 Progress goes to ``<key>.progress`` (JSON, replaced atomically) for :func:`status` to read;
 the build time goes to ``<key>.json`` once the table is done.
@@ -16,29 +21,30 @@ One build at a time per cache folder: every build also holds ``<cache>/build.loc
 its memory (under 1 GiB for ``maxi`` and each of its variants, docs/strategy.md) is the
 ceiling whatever clients ask. Tables asked for while a build runs wait in a queue, one file
 each under ``<cache>/queue/``, oldest first; one background process (:func:`start`) builds
-them in turn, and any request that finds the queue without its builder starts a new one.
+them in turn, at a lower CPU priority than the web workers (:data:`NICE`). It is started
+holding ``build.lock`` already (the lock is handed to it), so however many server processes
+ask at once, a host starts one; :func:`stop` ends it with the server.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import fcntl
 import json
+import logging
 import os
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from daily.core import metrics
-from daily.core.errors import RulesError
+from daily.core.errors import RulesError, TableStoreError
 from daily.core.rules import OptionValue, Ruleset, find_ruleset
 from daily.strategy.model import model_of
+from daily.strategy.shelf import Progress, Shelf, open_shelf
 
 #: The variable listing the tables the service builds by itself, in order (``maxi`` first).
 TABLES_VAR = "DAILY_TABLES"
@@ -133,7 +139,7 @@ def temp_files(ruleset: Ruleset, cache_dir: Path) -> list[Path]:
 
 
 @contextlib.contextmanager
-def _locked(path: Path, *, wait: bool) -> Iterator[bool]:
+def locked(path: Path, *, wait: bool) -> Iterator[bool]:
     """Holds the build lock of *path* while the block runs; yields whether it got it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -152,7 +158,7 @@ def _locked(path: Path, *, wait: bool) -> Iterator[bool]:
 def holding(ruleset: Ruleset, cache_dir: Path) -> Iterator[None]:
     """Holds the build lock of *ruleset*'s table (waiting for it): the table counts as
     being built meanwhile, and no other builder starts."""
-    with _locked(_paths(ruleset, cache_dir)["lock"], wait=True):
+    with locked(_paths(ruleset, cache_dir)["lock"], wait=True):
         yield
 
 
@@ -183,7 +189,7 @@ def status(ruleset: Ruleset, cache_dir: Path) -> TableStatus:
     # No lock file: no builder ever came (a probe creates nothing in the folder).
     if not paths["lock"].exists():
         return TableStatus(spec, "missing")
-    with _locked(paths["lock"], wait=False) as free:
+    with locked(paths["lock"], wait=False) as free:
         if free:
             return TableStatus(spec, "missing")
     progress = _read_json(paths["progress"])
@@ -202,8 +208,12 @@ def statuses(rulesets: Sequence[Ruleset], cache_dir: Path) -> list[TableStatus]:
 
 # Building
 
+#: What obtaining a table did: built it, fetched it from the store, or found it here.
+Outcome = Literal["built", "fetched", "found"]
+log = logging.getLogger(__name__)
 
-def _host_lock(cache_dir: Path) -> Path:
+
+def host_lock(cache_dir: Path) -> Path:
     """The lock that lets one build run at a time over everything using *cache_dir*."""
     return Path(cache_dir) / "build.lock"
 
@@ -214,44 +224,174 @@ def build(
     *,
     progress: Any = None,
     workers: int = 1,
+    store: str | None = None,
 ) -> bool:
     """Builds the table of *ruleset* unless it exists, holding the lock; waits for a running
     build (of this table or any other in *cache_dir*) instead of starting a second.
-    Returns whether this call built it.
+    Returns whether this call built it (see :func:`obtain`).
 
     *progress* is called with (done, total) in units of work, as :func:`solver.solve` does.
     """
-    with _locked(_host_lock(cache_dir), wait=True):
-        return _build(ruleset, cache_dir, progress=progress, workers=workers)
+    return obtain(ruleset, cache_dir, progress=progress, workers=workers, store=store) == "built"
 
 
-def _build(ruleset: Ruleset, cache_dir: Path, *, progress: Any = None, workers: int = 1) -> bool:
-    """:func:`build`, the caller holding the host's build lock."""
-    from daily.strategy.solver import solve
+def obtain(
+    ruleset: Ruleset,
+    cache_dir: Path,
+    *,
+    progress: Any = None,
+    workers: int = 1,
+    store: str | None = None,
+    strict: bool = True,
+) -> Outcome:
+    """Makes the table of *ruleset* ready in *cache_dir*, and in the store at *store* if one is
+    named: fetched from the store, else built (under the store's lease) and uploaded.
 
+    With *strict* false (the background builder) a store that fails is logged and the table
+    built here alone; with it true (``daily solve``) the :class:`TableStoreError` is raised.
+    """
+    with locked(host_lock(cache_dir), wait=True):
+        return obtain_held(ruleset, Path(cache_dir), progress, workers, store, strict)
+
+
+def obtain_held(
+    ruleset: Ruleset,
+    cache_dir: Path,
+    progress: Any,
+    workers: int,
+    store: str | None,
+    strict: bool,
+) -> Outcome:
+    """:func:`obtain`, the caller holding the host's build lock (the queue's builder)."""
     paths = _paths(ruleset, cache_dir)
-    with _locked(paths["lock"], wait=True):
+    with locked(paths["lock"], wait=True):
+        shelf = _opened(store, cache_dir, strict)
         if paths["table"].exists():
-            return False
+            if shelf is not None:
+                _share(ruleset, paths, shelf, strict)
+            return "found"
         for stale in temp_files(ruleset, cache_dir):
             stale.unlink(missing_ok=True)  # we hold the lock: their builder is gone
-        started = time.time()
-        report = _reporter(paths["progress"], started, progress)
+        report = _reporter(paths["progress"], time.time(), progress)
         report(0, 1)
-        metrics.table_build_started(spec_str(ruleset))
         try:
-            solve(ruleset, cache_dir, progress=report, workers=workers)
-            seconds = time.time() - started
-            _write_json(paths["meta"], {"seconds": round(seconds, 1)})
-            metrics.table_build_finished(spec_str(ruleset), seconds)
+            if shelf is None:
+                _solve(ruleset, cache_dir, report, workers)
+                return "built"
+            return _through(shelf, ruleset, cache_dir, report, workers, strict)
         finally:
             paths["progress"].unlink(missing_ok=True)
             for mine in temp_files(ruleset, cache_dir):
                 mine.unlink(missing_ok=True)
+
+
+def _opened(store: str | None, cache_dir: Path, strict: bool) -> Shelf | None:
+    try:
+        return open_shelf(store, cache_dir)
+    except TableStoreError:
+        if strict:
+            raise
+        log.warning("the tables' store %s cannot be opened: tables are built here", store)
+        return None
+
+
+def _through(
+    shelf: Shelf, ruleset: Ruleset, cache_dir: Path, report: Progress, workers: int, strict: bool
+) -> Outcome:
+    """Fetches the store's table, or builds it under the store's lease and uploads it."""
+    paths = _paths(ruleset, cache_dir)
+    try:
+        with shelf.lease(ruleset, waiting=report) as lease:
+            if not lease.held:  # in the store, or another host built it meanwhile
+                _fetch_into(shelf, ruleset, paths, report)
+                return "fetched"
+
+            def shown(done: float, total: float) -> None:
+                lease.share = done / total  # what the lease shows the hosts that wait
+                report(done, total)
+
+            seconds = _solve(ruleset, cache_dir, shown, workers)
+            shelf.upload(ruleset, paths["table"], seconds)
+            return "built"
+    except TableStoreError as e:
+        if strict:
+            raise
+        log.warning("%s: %s", spec_str(ruleset), e)
+        if paths["table"].exists():
+            return "built"  # not uploaded: the next `daily solve` of it here does
+    _solve(ruleset, cache_dir, report, workers)  # no store to be had: this host builds
+    return "built"
+
+
+def _solve(ruleset: Ruleset, cache_dir: Path, report: Progress, workers: int) -> float:
+    """Solves the table into *cache_dir*, counted in the metrics; returns its seconds."""
+    from daily.strategy.solver import solve
+
+    started = time.time()
+    metrics.table_build_started(spec_str(ruleset))
+    solve(ruleset, cache_dir, progress=report, workers=workers)
+    seconds = time.time() - started
+    _write_json(_paths(ruleset, cache_dir)["meta"], {"seconds": round(seconds, 1)})
+    metrics.table_build_finished(spec_str(ruleset), seconds)
+    return seconds
+
+
+def _share(ruleset: Ruleset, paths: dict[str, Path], shelf: Shelf, strict: bool) -> None:
+    """Uploads a table built here to a store that lacks it (built before there was one)."""
+    try:
+        if not shelf.has(ruleset):
+            seconds = float(_read_json(paths["meta"]).get("seconds", 0.0))
+            shelf.upload(ruleset, paths["table"], seconds)
+    except TableStoreError as e:
+        if strict:
+            raise
+        log.warning("%s: %s", spec_str(ruleset), e)
+
+
+def _fetch_into(shelf: Shelf, ruleset: Ruleset, paths: dict[str, Path], report: Progress) -> None:
+    seconds = shelf.fetch(ruleset, paths["table"], progress=report)
+    _write_json(paths["meta"], {"seconds": seconds, "fetched": shelf.url})
+
+
+def fetch(ruleset: Ruleset, cache_dir: Path, shelf: Shelf) -> bool:
+    """Fetches the store's table of *ruleset* into *cache_dir*, unless it is there or on its
+    way (being built or fetched here: then it returns at once); returns whether it did.
+
+    No builder process starts: a host that fetches never builds. Raises
+    :class:`TableStoreError` when the store fails (the copy is then thrown away).
+    """
+    paths = _paths(ruleset, cache_dir)
+    with locked(paths["lock"], wait=False) as mine:
+        if not mine or paths["table"].exists():
+            return False
+        for stale in temp_files(ruleset, cache_dir):
+            stale.unlink(missing_ok=True)
+        try:
+            _fetch_into(shelf, ruleset, paths, _reporter(paths["progress"], time.time(), None))
+        finally:
+            paths["progress"].unlink(missing_ok=True)
+            for mine_left in temp_files(ruleset, cache_dir):
+                mine_left.unlink(missing_ok=True)
     return True
 
 
-def _reporter(path: Path, started: float, progress: Any) -> Callable[[float, float], None]:
+def fetch_soon(ruleset: Ruleset, cache_dir: Path, shelf: Shelf) -> None:
+    """:func:`fetch`, now from a folder (a link), in a thread of this process from an object
+    store (a download: the table shows as building, with its progress, meanwhile)."""
+
+    def run() -> None:
+        try:
+            fetch(ruleset, cache_dir, shelf)
+        except TableStoreError as e:  # asked again, it is tried again
+            log.warning("%s: %s", spec_str(ruleset), e)
+
+    if shelf.local:
+        run()
+    else:
+        threading.Thread(target=run, daemon=True, name=f"fetch-{spec_str(ruleset)}").start()
+
+
+def _reporter(path: Path, started: float, progress: Any) -> Progress:
     """Writes a build's progress to *path* (at most once a second) and hands it on."""
     shown = 0.0
 
@@ -265,152 +405,3 @@ def _reporter(path: Path, started: float, progress: Any) -> Callable[[float, flo
             progress(done, total)
 
     return report
-
-
-# The queue: one file per table asked for, named by its key, holding its spec.
-
-
-def _queue_dir(cache_dir: Path) -> Path:
-    return Path(cache_dir) / "queue"
-
-
-def enqueue(rulesets: Sequence[Ruleset], cache_dir: Path) -> None:
-    """Queues the tables of *rulesets* (in order, after those queued before; once each)."""
-    folder = _queue_dir(cache_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    base = time.time_ns()
-    for n, ruleset in enumerate(rulesets):
-        entry = folder / model_of(ruleset).key
-        if entry.exists():
-            continue  # queued already: it keeps its place
-        tmp = folder / f".{entry.name}.{os.getpid()}.{threading.get_ident()}"
-        tmp.write_text(spec_str(ruleset))
-        os.utime(tmp, ns=(base + n, base + n))
-        os.replace(tmp, entry)
-
-
-def queued(cache_dir: Path) -> list[Ruleset]:
-    """The tables waiting in the queue, first to build first."""
-    folder = _queue_dir(cache_dir)
-    if not folder.is_dir():
-        return []
-    entries = []
-    for entry in folder.iterdir():
-        if entry.name.startswith("."):
-            continue
-        try:
-            entries.append((entry.stat().st_mtime_ns, entry.name, entry.read_text()))
-        except OSError:  # built and taken off meanwhile
-            continue
-    found = []
-    for _, name, spec in sorted(entries):
-        try:
-            ruleset = parse_spec(spec)
-        except RulesError:  # not a table this version knows: dropped, never retried
-            (folder / name).unlink(missing_ok=True)
-            continue
-        # A client that saw the table missing can queue it just after its build ended:
-        # such an entry is done already, so it is taken off rather than left waiting.
-        if _paths(ruleset, cache_dir)["table"].exists():
-            (folder / name).unlink(missing_ok=True)
-            continue
-        found.append(ruleset)
-    return found
-
-
-def _dequeue(ruleset: Ruleset, cache_dir: Path) -> None:
-    (_queue_dir(cache_dir) / model_of(ruleset).key).unlink(missing_ok=True)
-
-
-def run_queue(cache_dir: Path, workers: int = 1) -> list[str]:
-    """Builds every queued table in turn, if no other builder holds *cache_dir*'s build lock;
-    returns what it did, a line a table (nothing when another builder runs)."""
-    done: list[str] = []
-    # Looked at again after the lock is let go: a table queued while the last build ended
-    # found the lock held and started no builder, so this one takes it.
-    while queued(cache_dir):
-        with _locked(_host_lock(cache_dir), wait=False) as mine:
-            if not mine:
-                return done
-            while todo := queued(cache_dir):
-                ruleset = todo[0]
-                _warm(ruleset)
-                started = time.monotonic()
-                try:
-                    built = _build(ruleset, Path(cache_dir), workers=workers)
-                    took = f"built in {time.monotonic() - started:.1f} s" if built else ""
-                except Exception as e:  # one failed build must not hold up the tables after it
-                    took = f"failed: {type(e).__name__}: {e}"
-                _dequeue(ruleset, cache_dir)
-                done.append(f"{spec_str(ruleset)}: {took or 'already built'}")
-    return done
-
-
-_CHILD: list[subprocess.Popen[bytes]] = []
-_CHILD_LOCK = threading.Lock()
-
-
-def start(rulesets: Sequence[Ruleset], cache_dir: Path) -> bool:
-    """Queues every table of *rulesets* still missing and starts the background process that
-    builds the queue, unless one runs; returns whether it started one. Never waits.
-
-    However many requests ask for however many tables, one build runs at a time.
-    """
-    todo = [r for r in rulesets if status(r, cache_dir).state == "missing"]
-    if not todo:
-        return False
-    enqueue(todo, cache_dir)
-    with _CHILD_LOCK:
-        if _CHILD and _CHILD[0].poll() is None:
-            return False  # this process's builder runs: it takes the new entries too
-        with _locked(_host_lock(cache_dir), wait=False) as free:
-            if not free:
-                return False  # another process's builder runs (it reads the queue to the end)
-        command = [sys.executable, "-m", "daily.strategy.builder", "--cache", str(cache_dir)]
-        child = subprocess.Popen(
-            [*command, "--queue"],
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # a Ctrl-C in the server's terminal does not kill it
-        )
-        _CHILD[:] = [child]
-    # Reaps the child when it ends (no zombie), without blocking anyone.
-    threading.Thread(target=child.wait, daemon=True).start()
-    return True
-
-
-def _warm(ruleset: Ruleset) -> None:
-    """Compiles (and caches on disk) the re-roll kernel the requests use, so that no request
-    pays for it: the heuristic computer runs it on its first game."""
-    import numpy as np
-
-    from daily.strategy import kernels
-
-    c = model_of(ruleset).combos
-    kernels.turn_values(c, np.zeros((c.n_rolls, 1), model_of(ruleset).dtype), 0)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m daily.strategy.builder --cache DIR SPEC...``: builds each missing table;
-    with ``--queue``, builds the queued tables instead (see :func:`run_queue`)."""
-    parser = argparse.ArgumentParser(description="Builds missing strategy tables in order.")
-    parser.add_argument("--cache", required=True)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--queue", action="store_true", help="build the queued tables")
-    parser.add_argument("specs", nargs="*")
-    args = parser.parse_args(argv)
-    if args.queue:
-        for line in run_queue(Path(args.cache), workers=args.workers):
-            print(line, flush=True)
-        return 0
-    for spec in args.specs:
-        ruleset = parse_spec(spec)
-        _warm(ruleset)
-        started = time.monotonic()
-        built = build(ruleset, Path(args.cache), workers=args.workers)
-        done = f"built in {time.monotonic() - started:.1f} s" if built else "already built"
-        print(f"{spec_str(ruleset)}: {done}", flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

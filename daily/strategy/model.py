@@ -4,11 +4,13 @@ A between-turn state is ``(mask, upper, flag)``: *mask* has bit j set while row 
 *upper* is the upper total capped at the bonus threshold, *flag* is 1 once the joker row
 (Yahtzee) holds 50. Its value is the expected points still to come under optimal play.
 Upper totals that can no longer reach the threshold all have the same value, so they share
-the entry of upper total 0 (:meth:`Model.entry`).
+the entry of upper total 0, and a table keeps only the totals a sheet can make
+(:mod:`daily.strategy.layout`, :meth:`Model.entry`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,9 +23,11 @@ from daily.core.errors import RulesError
 from daily.core.rules.rulesets import JOKER_POINTS, Ruleset
 from daily.strategy import kernels
 from daily.strategy.combos import Combos, IntArray, combos
+from daily.strategy.layout import Kind, Layout, compact, dense, kept
 
 FloatArray = npt.NDArray[np.floating]
-SOLVER_VERSION = 1
+#: 2: the compact layout (:mod:`daily.strategy.layout`); a dense table keeps version 1's name.
+SOLVER_VERSION = 2
 _UPPER = 6  # the six upper rows are rows 0 to 5 in every ruleset
 #: Whether :func:`turn` runs the re-roll DP compiled (bench/bench_solver.py turns it off to
 #: time the numpy version, which stays as the reference and serves ``keep_all``).
@@ -43,6 +47,7 @@ class Model:
     points: npt.NDArray[np.float64] = field(repr=False)  # points[r, j] of roll r in row j
     scoring: tuple[IntArray, ...] = field(repr=False)  # scoring[j]: the rolls worth points in j
     dtype: type[np.floating] = field(repr=False)
+    layout: Layout = field(repr=False)
 
     @property
     def uppers(self) -> int:
@@ -50,16 +55,30 @@ class Model:
         return self.threshold + 1
 
     @property
-    def shape(self) -> tuple[int, int, int]:
-        """The shape of the dense value table: masks x upper totals x flags."""
-        return (1 << self.rows, self.uppers, self.flags)
+    def size(self) -> int:
+        """How many values the table holds: a block of slots per lower mask, times flags."""
+        return (1 << (self.rows - _UPPER)) * self.layout.stride * self.flags
+
+    @property
+    def shape(self) -> tuple[int]:
+        """The shape of the flat value table (see :mod:`daily.strategy.layout`)."""
+        return (self.size,)
+
+    @property
+    def start(self) -> int:
+        """The mask of a new game: every row open."""
+        return (1 << self.rows) - 1
 
     @property
     def key(self) -> str:
         """A file name stem that changes whenever the rules or the solver change."""
         r = self.ruleset
+        # A dense table keeps the name it had before the compact layout (version 1), so the
+        # tables an older checkout built stay readable as the reference.
+        dense = self.layout.kind == "dense"
+        version = (1,) if dense else (SOLVER_VERSION, self.layout.kind)
         text = repr(
-            (SOLVER_VERSION, r.id, r.dice, r.row_ids, r.bonus, r.bonus_threshold, r.extra_bonus,
+            (*version, r.id, r.dice, r.row_ids, r.bonus, r.bonus_threshold, r.extra_bonus,
              r.joker_row, r.forced, r.rerolls, np.dtype(self.dtype).str)
         ) + self.points.tobytes().hex()  # fmt: skip
         return f"{r.id}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
@@ -68,10 +87,18 @@ class Model:
         self, mask: npt.NDArray[np.int64], upper: npt.NDArray[np.int64], flag: npt.NDArray[np.int64]
     ) -> npt.NDArray[np.int64]:
         """The flat table index of each state; dead upper totals share upper total 0."""
-        remaining = self.combos.n * _FACE_SUMS[mask & 63]
-        live = upper + remaining >= self.threshold
-        index: npt.NDArray[np.int64] = (mask * self.uppers + np.where(live, upper, 0)) * self.flags
+        block = (mask >> _UPPER) * self.layout.stride
+        index: npt.NDArray[np.int64] = (block + self.layout.slots(mask & 63, upper)) * self.flags
         return index + flag
+
+    def state_at(
+        self, index: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The state ``(mask, upper, flag)`` of each flat index (a dead total reads as 0)."""
+        rest, flag = np.divmod(np.asarray(index, np.int64), self.flags)
+        block, slot = np.divmod(rest, self.layout.stride)
+        mask = block << _UPPER | self.layout.code_of[slot]
+        return mask, self.layout.upper_of[slot], flag
 
     def upper_total(self, upper: int) -> int:
         """The tracked upper total for a sheet's upper sum."""
@@ -81,10 +108,6 @@ class Model:
         """The rows a turn of *mask* may score in, ignoring the joker."""
         rows = [j for j in range(self.rows) if mask >> j & 1]
         return rows[:1] if self.ruleset.forced else rows
-
-
-# _FACE_SUMS[m]: the sum of the faces of the open upper rows in upper mask m.
-_FACE_SUMS = np.array([sum(f + 1 for f in range(6) if m >> f & 1) for m in range(64)], np.int64)
 
 
 @lru_cache(maxsize=16)
@@ -99,17 +122,26 @@ def model_of(ruleset: Ruleset) -> Model:
         raise RulesError(f"{ruleset.id}: the solver needs the upper rows first")
     c = combos(ruleset.dice)
     points = np.array([ruleset.score(k) for k in c.keeps[c.rolls]], dtype=np.float64)
+    threshold = ruleset.bonus_threshold if ruleset.bonus else 0
     return Model(
         ruleset=ruleset,
         combos=c,
         rows=len(ruleset.rows),
-        threshold=ruleset.bonus_threshold if ruleset.bonus else 0,
+        threshold=threshold,
         flags=2 if ruleset.joker_row else 1,
         joker=ruleset.index_of(ruleset.joker_row) if ruleset.joker_row else -1,
         points=points,
         scoring=tuple(np.flatnonzero(points[:, j] > 0) for j in range(len(ruleset.rows))),
         dtype=np.float32 if ruleset.dice > 5 else np.float64,
+        layout=compact(c.n, threshold),
     )
+
+
+def with_layout(model: Model, kind: Kind) -> Model:
+    """*model* with its table laid out the *kind* way: the dense layout is the reference that
+    the tests and ``bench_solver.py --layouts`` hold the compact one to."""
+    make = compact if kind == "compact" else dense
+    return dataclasses.replace(model, layout=make(model.combos.n, model.threshold))
 
 
 def level_states(model: Model, open_count: int) -> npt.NDArray[np.int64]:
@@ -126,9 +158,7 @@ def level_states(model: Model, open_count: int) -> npt.NDArray[np.int64]:
         group = masks[(masks & 63) == code]
         if group.size == 0:
             continue
-        uppers = np.flatnonzero(_reachable(model, code))
-        live = uppers + model.combos.n * _FACE_SUMS[code] >= model.threshold
-        uppers = uppers[live | (uppers == 0)]
+        uppers = kept(model.combos.n, model.threshold, code)
         m = np.repeat(group, uppers.size)
         u = np.tile(uppers, group.size)
         parts.append(np.stack([m, u, np.zeros_like(m)], axis=1))
@@ -145,9 +175,7 @@ def level_size(model: Model, open_count: int) -> int:
     masks = _masks(model, open_count)
     total = 0
     for code, group in zip(*np.unique(masks & 63, return_counts=True), strict=True):
-        uppers = np.flatnonzero(_reachable(model, int(code)))
-        live = uppers + model.combos.n * _FACE_SUMS[code] >= model.threshold
-        size = int(group) * int(np.count_nonzero(live | (uppers == 0)))
+        size = int(group) * kept(model.combos.n, model.threshold, int(code)).size
         if model.joker >= 0:
             size += int(np.count_nonzero((masks[(masks & 63) == code] >> model.joker & 1) == 0)) * (
                 size // int(group)
@@ -167,19 +195,6 @@ def _masks(model: Model, open_count: int) -> npt.NDArray[np.int64]:
         bits += everything >> j & 1
     masks: npt.NDArray[np.int64] = everything[bits == open_count]
     return masks
-
-
-@lru_cache(maxsize=256)
-def _reachable_cached(dice: int, threshold: int, open_code: int) -> tuple[bool, ...]:
-    reach = {0}
-    for f in range(1, 7):
-        if not open_code >> (f - 1) & 1:
-            reach = {min(threshold, u + f * c) for u in reach for c in range(dice + 1)}
-    return tuple(u in reach for u in range(threshold + 1))
-
-
-def _reachable(model: Model, open_code: int) -> npt.NDArray[np.bool_]:
-    return np.array(_reachable_cached(model.combos.n, model.threshold, open_code))
 
 
 @dataclass(slots=True)

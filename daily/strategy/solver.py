@@ -24,11 +24,10 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from daily.core.errors import RulesError
+from daily.core.errors import TableBuildingError, TableMissingError
 from daily.core.rules.game import GameState
 from daily.core.rules.rulesets import Ruleset
 from daily.strategy import builder
-from daily.strategy.builder import TableStatus
 from daily.strategy.model import (
     FloatArray,
     Model,
@@ -55,7 +54,7 @@ class Table:
     @property
     def optimum(self) -> float:
         """The expected final score of a new game under optimal play."""
-        return self.value_of(self.model.shape[0] - 1, 0, 0)
+        return self.value_of(self.model.start, 0, 0)
 
     def value_of(self, mask: int, upper: int, flag: int) -> float:
         """The expected points still to come from one between-turn state."""
@@ -67,6 +66,21 @@ def default_cache_dir(environ: dict[str, str] | None = None) -> Path:
     """The cache folder: ``$DAILY_CACHE``, else ``~/.cache/daily``."""
     env = os.environ if environ is None else environ
     return Path(env.get("DAILY_CACHE") or Path.home() / ".cache" / "daily")
+
+
+#: The variable naming the store that several hosts share their tables through.
+TABLES_URL_VAR = "DAILY_TABLES_URL"
+
+
+def tables_url(environ: dict[str, str] | None = None) -> str | None:
+    """The tables' shared store: ``$DAILY_TABLES_URL`` (an fsspec URL or a folder), else None:
+    then the cache folder is the only place a table is looked for, and built.
+
+    >>> tables_url({"DAILY_TABLES_URL": " s3://bucket/tables "}), tables_url({})
+    ('s3://bucket/tables', None)
+    """
+    env = os.environ if environ is None else environ
+    return env.get(TABLES_URL_VAR, "").strip() or None
 
 
 def table_path(ruleset: Ruleset, cache_dir: Path) -> Path:
@@ -109,22 +123,6 @@ def is_small(ruleset: Ruleset) -> bool:
     return ruleset.dice <= 5
 
 
-class TableMissingError(RulesError):
-    """The table of a ruleset is not built (and nobody is building it)."""
-
-    def __init__(self, ruleset: Ruleset, message: str) -> None:
-        super().__init__(message)
-        self.ruleset = ruleset
-
-
-class TableBuildingError(TableMissingError):
-    """The table of a ruleset is being built; ``status`` tells how far it has got."""
-
-    def __init__(self, ruleset: Ruleset, status: TableStatus) -> None:
-        super().__init__(ruleset, f"the strategy table of {ruleset.id} is being built")
-        self.status = status
-
-
 def load_table(ruleset: Ruleset, cache_dir: Path, *, build: bool | None = None) -> Table:
     """Opens the table of *ruleset*; with *build* true, builds it first if it is missing.
 
@@ -145,7 +143,20 @@ def load_table(ruleset: Ruleset, cache_dir: Path, *, build: bool | None = None) 
                     f"no strategy table for {ruleset.id} yet: the service builds it, "
                     f"or run `daily solve {builder.spec_str(ruleset)}`",
                 )
-    return Table(model_of(ruleset), _mapped(path, "r"))
+    return mapped_table(model_of(ruleset), path)
+
+
+def mapped_table(model: Model, path: Path) -> Table:
+    """The table file at *path* for *model*, memory-mapped read-only; a file of another size or
+    type (another layout's, or damaged) raises :class:`TableMissingError` naming it."""
+    values = _mapped(path, "r")
+    if values.shape != model.shape or values.dtype != model.dtype:
+        raise TableMissingError(
+            model.ruleset,
+            f"the strategy table {path} holds {values.size:,} {values.dtype} values, not "
+            f"{model.size:,} {np.dtype(model.dtype)}: delete it, and it is built again",
+        )
+    return Table(model, values)
 
 
 @lru_cache(maxsize=32)
@@ -166,8 +177,20 @@ def solve(
     batch: int = 0,
 ) -> Table:
     """Solves *ruleset* and writes its table to *cache_dir*; returns it memory-mapped."""
-    model = model_of(ruleset)
-    path = table_path(ruleset, cache_dir)
+    write_table(model_of(ruleset), table_path(ruleset, cache_dir), progress=progress,
+                workers=workers, batch=batch)  # fmt: skip
+    return load_table(ruleset, cache_dir, build=False)
+
+
+def write_table(
+    model: Model,
+    path: Path,
+    *,
+    progress: Progress | None = None,
+    workers: int = 1,
+    batch: int = 0,
+) -> None:
+    """Solves *model* (in its layout) into the ``.npy`` file at *path*, whole or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written under a temporary name in the same folder, renamed when complete: a reader
     # never sees a half-written table (builder.build deletes what a dead builder left).
@@ -182,7 +205,6 @@ def solve(
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    return load_table(ruleset, cache_dir, build=False)
 
 
 def fill(

@@ -4,17 +4,25 @@ Without ``DAILY_METRICS_TOKEN`` the endpoint does not exist (404, like any unkno
 with it, a scrape must send ``Authorization: Bearer <token>`` (else 401). Under gunicorn
 (``PROMETHEUS_MULTIPROC_DIR`` set) a scrape adds up every worker's values, whichever worker
 answers it. Every request is counted here too, by its endpoint name (bounded: never the
-raw path), method and status.
+raw path), method and status. A scrape also reads each configured strategy table's state and
+its build's progress (percent done, seconds left) from the cache folder.
 """
 
 from __future__ import annotations
 
 import hmac
+import math
 import os
 import time
 
 from flask import Blueprint, Flask, Response, abort, g, request
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Gauge,
+    generate_latest,
+)
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from daily.core.metrics import request_answered, table_state
@@ -25,6 +33,19 @@ bp = Blueprint("metrics", __name__)
 MULTIPROC_VAR = "PROMETHEUS_MULTIPROC_DIR"
 #: The endpoint label of a request that matched no route (a 404 or 405 of any path).
 UNMATCHED = "unmatched"
+# Set at each scrape, from the cache folder: the worker that answers it reads them last.
+TABLE_PERCENT = Gauge(
+    "daily_strategy_table_build_percent",
+    "How far a strategy table's build (or download) has got: 0 missing, 100 ready.",
+    ["ruleset"],
+    multiprocess_mode="mostrecent",
+)
+TABLE_ETA = Gauge(
+    "daily_strategy_table_build_eta_seconds",
+    "Estimated seconds left of a strategy table's build; NaN when none runs or not yet known.",
+    ["ruleset"],
+    multiprocess_mode="mostrecent",
+)
 
 
 @bp.get("/metrics")
@@ -49,6 +70,9 @@ def _refresh_tables() -> None:
     # is read from the cache folder at each scrape rather than remembered by a worker.
     for status in tables.statuses():
         table_state(status.ruleset, status.state)
+        done = {"missing": 0.0, "ready": 100.0}.get(status.state, status.percent or 0.0)
+        TABLE_PERCENT.labels(status.ruleset).set(done)
+        TABLE_ETA.labels(status.ruleset).set(math.nan if status.eta is None else status.eta)
 
 
 def is_bearer(header: str, token: str) -> bool:
@@ -71,7 +95,7 @@ def _registry() -> CollectorRegistry:
 
 
 def _count(response: Response) -> Response:
-    started = g.get("started")  # set by daily.web.health's first hook
+    started = g.get("started")  # set by daily.web.access_log's first hook
     seconds = time.perf_counter() - started if started is not None else 0.0
     endpoint = request.endpoint or UNMATCHED
     request_answered(endpoint, request.method, response.status_code, seconds)

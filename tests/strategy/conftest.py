@@ -11,6 +11,7 @@ import pytest
 from daily.core.rules import Ruleset, find_ruleset
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, fill, solve
+from tests.strategy import s3
 
 END_LEVELS = 2  # end-game tables solve the states with up to this many open rows
 
@@ -46,3 +47,10 @@ def end_table(
         return made[ruleset]
 
     yield make
+
+
+@pytest.fixture
+def s3_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A tables' store (an ``s3://`` URL) in a fresh bucket of a local S3 server (moto)."""
+    with s3.bucket(monkeypatch) as url:
+        yield url

@@ -1,7 +1,7 @@
 """Tables built by the service itself: once across processes, never half-read, crash-proof.
 
-Real processes throughout: the builders are ``python -m daily.strategy.builder`` children,
-as ``daily serve`` and the web app start them, sharing one cache folder.
+Real processes throughout: the builders are ``python -m daily.strategy.background``
+children, as ``daily serve`` and the web app start them, sharing one cache folder.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from daily.core.errors import TableBuildingError, TableMissingError
 from daily.core.rules import find_ruleset
-from daily.strategy import builder
-from daily.strategy.solver import TableBuildingError, TableMissingError, load_table, table_path
+from daily.strategy import background, builder
+from daily.strategy.solver import load_table, table_path
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +28,7 @@ YATZY = find_ruleset("yatzy")
 
 
 def spawn(cache: Path, *specs: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "daily.strategy.builder", "--cache", str(cache)]
+    command = [sys.executable, "-m", "daily.strategy.background", "--cache", str(cache)]
     return subprocess.Popen([*command, "--workers", "1", *specs], stdout=subprocess.PIPE, text=True)
 
 
@@ -95,7 +96,7 @@ def test_many_clients_asking_for_many_tables_start_one_build_at_a_time(tmp_path:
     def client(n: int) -> None:  # each asks for every table, in its own order
         barrier.wait()
         for ruleset in wanted[n % 4 :] + wanted[: n % 4]:
-            builder.start([ruleset], tmp_path)
+            background.start([ruleset], tmp_path)
 
     clients = [threading.Thread(target=client, args=(n,)) for n in range(8)]
     for thread in clients:
@@ -107,10 +108,10 @@ def test_many_clients_asking_for_many_tables_start_one_build_at_a_time(tmp_path:
         building = {builder.spec_str(r) for r in wanted
                     if builder.status(r, tmp_path).state == "building"}  # fmt: skip
         most, seen = max(most, len(building)), seen | building
-        builder.start(wanted, tmp_path)  # clients keep asking while they get 503s
+        background.start(wanted, tmp_path)  # clients keep asking while they get 503s
         time.sleep(0.02)
     for thread in clients:
         thread.join()
     assert most == 1 and len(seen) >= 2  # seen building, never two at once
-    assert builder.queued(tmp_path) == []
+    assert background.queued(tmp_path) == []
     assert all(builder.temp_files(r, tmp_path) == [] for r in wanted)

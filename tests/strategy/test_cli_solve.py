@@ -93,3 +93,35 @@ def test_solve_waits_for_a_build_running_elsewhere(tmp_path: Path) -> None:
     assert solving.returncode == 0
     assert out == "yacht {'forced': False}: optimum 191.7743692\n"
     assert builder.temp_files(yacht, tmp_path) == []
+
+
+def test_the_release_step_builds_into_the_store_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The Procfile's release step on a platform whose disk is discarded after it: the table
+    # goes to the store, where the next release (another empty disk) finds it.
+    store = tmp_path / "store"
+    monkeypatch.setenv("DAILY_TABLES", "yacht")
+    monkeypatch.setenv("DAILY_TABLES_URL", str(store))
+    key = table_path(find_ruleset("yacht"), tmp_path).stem
+    procfile = (Path(__file__).parents[2] / "Procfile").read_text().splitlines()
+    command = next(line for line in procfile if line.startswith("release:")).split()[1:]
+    assert command[:3] == ["daily", "solve", "--missing"]
+    for release in ("one", "two"):  # each on a disk of its own, thrown away after
+        assert main([*command[1:], "--cache", str(tmp_path / release)]) == 0
+        assert capsys.readouterr().out == "yacht {'forced': False}: optimum 191.7743692\n"
+    assert {p.name for p in store.iterdir()} >= {f"{key}.npy", f"{key}.json"}
+    assert (tmp_path / "two" / f"{key}.npy").is_symlink()  # fetched: not built again
+    assert not (tmp_path / "two" / f"{key}.npy").resolve().is_relative_to(tmp_path / "two")
+
+
+def test_a_store_that_fails_fails_the_release(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "file"
+    store.write_text("not a folder")
+    assert main(["solve", "yacht", "--cache", str(tmp_path / "c"), "--store", str(store)]) == 2
+    err = capsys.readouterr().err  # the progress bar, then one line
+    assert err.splitlines()[-1].startswith(f"daily solve: the tables' store {store} failed: ")
+    assert "Traceback" not in err
+    assert not table_path(find_ruleset("yacht"), tmp_path / "c").exists()

@@ -9,13 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from daily.core.errors import RulesError
+from daily.core.errors import RulesError, TableMissingError
 from daily.core.rules import Ruleset, find_ruleset
 from daily.strategy.builder import parse_spec
 from daily.strategy.model import level_states, model_of, turn, turn_value
 from daily.strategy.solver import (
     Table,
-    TableMissingError,
     level_work,
     load_table,
     solve,
@@ -73,6 +72,7 @@ def test_yahtzee_reaches_the_published_optima(tmp_path: Path) -> None:
     assert abs(solve(plain, tmp_path).optimum - 245.8708) < 5e-5
 
 
+@pytest.mark.slow  # brute force; the quick loop keeps test_hints.py's brute-force checks
 @pytest.mark.parametrize(("spec", "open_rows", "closed"), END_GAMES, ids=IDS)
 def test_end_games_match_brute_force(
     end_table: Callable[[Ruleset], Table],
