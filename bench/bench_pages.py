@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from daily import create_app
+from daily.web import limits
 
 AIM_BYTES = 100 * 1024
 NOW = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
@@ -70,7 +71,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        app = create_app({"env": "testing", "data_dir": Path(folder), "clock": lambda: NOW})
+        # The limits off: one client asks for one page hundreds of times a second.
+        app = create_app({"env": "testing", "data_dir": Path(folder), "clock": lambda: NOW,
+                          "rate_limits": dict.fromkeys(limits.DEFAULTS, "off")})  # fmt: skip
         client = app.test_client()
         path = f"/play/{started_daily(client)}"
         times, cpu_ms = time_page(client, path, args.requests)

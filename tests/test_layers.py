@@ -257,3 +257,36 @@ def test_the_alias_check_reports_a_probe(tmp_path: Path) -> None:
     (tmp_path / "tests" / "test_x.py").write_text("from daily.core import dice as d\n")
     (tmp_path / "bench" / "b.py").write_text("from daily.core.dice import X as Y\n")
     assert alias_imports(tmp_path) == ["tests/test_x.py:1: daily.core.dice as d"]
+
+
+#: The modules that define error classes: the domain's, under one root, and the web layer's.
+ERROR_MODULES = ("daily/core/errors.py", "daily/web/http_errors.py")
+
+
+def error_classes_elsewhere(root: Path) -> list[str]:
+    """Each class under *root*/daily outside :data:`ERROR_MODULES` that derives from an
+    exception (by its bases' names: ``...Error``, ``Exception``, ``ConflictError``...)."""
+    found = []
+    for path in sorted((root / "daily").rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        if name in ERROR_MODULES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and any(
+                ast.unparse(base).split(".")[-1].endswith(("Error", "Exception"))
+                for base in node.bases
+            ):
+                found.append(f"{name}: {node.name}")
+    return found
+
+
+def test_every_error_class_is_in_an_errors_module() -> None:
+    assert error_classes_elsewhere(ROOT) == []
+
+
+def test_the_error_check_reports_a_probe(tmp_path: Path) -> None:
+    _package(tmp_path)
+    (tmp_path / "daily" / "store" / "games.py").write_text(
+        "from daily.core.errors import ConflictError\nclass Clash(ConflictError): ...\n"
+    )
+    assert error_classes_elsewhere(tmp_path) == ["daily/store/games.py: Clash"]

@@ -1,18 +1,15 @@
-"""The package's error hierarchy: its root, :class:`DailyError`, and every error that more
-than one module raises or maps.
-
-An error that one module alone raises lives beside it, under this root: ``ModeError``
-(:mod:`daily.core.modes`), ``CodeError`` (:mod:`daily.core.codes`), ``ConfigError``
-(:mod:`daily.core.config`), ``VerifyError`` (:mod:`daily.core.verify`), the table errors
-(:mod:`daily.strategy.solver`), ``ReviewError`` (:mod:`daily.service.reviews`),
-``MoveConflict`` (:mod:`daily.store.saved_games`), ``UsageError`` (:mod:`daily.cli`) and
-``HttpError`` (:mod:`daily.web.http_errors`). ``daily.web.http_errors.TABLE`` maps each one a
-request can meet to its status and :class:`ErrorCode`.
+"""The package's error hierarchy, as itsdangerous keeps its in ``exc.py``: the root,
+:class:`DailyError`, and every error the core, the strategy engine, the services, the store
+and the command line raise, each subclassing the built-in its callers already catch and
+carrying its context. The web layer's own, ``HttpError``, is in :mod:`daily.web.http_errors`,
+whose ``TABLE`` maps each error a request can meet to its status and :class:`ErrorCode`;
+``tests/test_layers.py`` fails on an error class anywhere else.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 
 class DailyError(Exception):
@@ -62,6 +59,64 @@ class BoardError(DailyError, ValueError):
 
 class DeletedTodayError(DailyError):
     """A ranked game started on a browser whose player was deleted earlier that day."""
+
+
+# Errors of one module each: its caller meets them, or the command line names them.
+
+
+class ConfigError(DailyError):
+    """A setting is missing or invalid; the app refuses to start."""
+
+
+class ModeError(DailyError, ValueError):
+    """A mode name that no mode has."""
+
+
+class CodeError(DailyError, ValueError):
+    """Text that is not a friend code."""
+
+
+class VerifyError(DailyError, ValueError):
+    """A record that cannot be read, or that does not replay to what it claims."""
+
+
+class ReviewError(DailyError, ValueError):
+    """An operator's review command that does not apply (an unknown or unheld game)."""
+
+
+class AlreadyApplied(DailyError):
+    """The request's idempotency key is the one of the last move stored: it was applied."""
+
+
+class ArchiveError(DailyError):
+    """An archive file that cannot be read back as written (a checksum that does not match)."""
+
+
+class TableMissingError(RulesError):
+    """The strategy table of a ruleset is not built (and nobody is building it)."""
+
+    def __init__(self, ruleset: Any, message: str) -> None:
+        super().__init__(message)
+        #: The :class:`daily.core.rules.Ruleset` (typed loosely: this module imports none).
+        self.ruleset = ruleset
+
+
+class TableBuildingError(TableMissingError):
+    """The strategy table of a ruleset is being built; ``status`` tells how far it has got."""
+
+    def __init__(self, ruleset: Any, status: Any) -> None:
+        super().__init__(ruleset, f"the strategy table of {ruleset.id} is being built")
+        #: The build's :class:`daily.strategy.builder.TableStatus`.
+        self.status = status
+
+
+class UsageError(DailyError):
+    """Bad input to a ``daily`` command; its message is the one line the user sees."""
+
+
+class TableStoreError(DailyError, OSError):
+    """The strategy tables' store (``DAILY_TABLES_URL``, :mod:`daily.strategy.shelf`) failed,
+    or holds a table that does not match its checksum."""
 
 
 class ErrorCode(StrEnum):
@@ -122,6 +177,10 @@ class NotOpenError(DetailedError):
 
 class ConflictError(DetailedError):
     """A move or start that clashes with what is stored (details: the game's id or moves)."""
+
+
+class MoveConflict(ConflictError):
+    """The move does not follow the stored log (a stale, repeated or concurrent move)."""
 
 
 class CodeClosedError(DetailedError):

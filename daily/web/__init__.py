@@ -52,6 +52,7 @@ def _install(app: Flask) -> None:
     """Installs the hooks and blueprints, in the order their hooks must run."""
     # Imported here, not at the top: the views import this module's helpers.
     from daily.web import (
+        access_log,
         account,
         analysis_views,
         api,
@@ -71,11 +72,12 @@ def _install(app: Flask) -> None:
         sweep,
     )
 
-    health.init_app(app)  # first: its timer starts before any other hook runs
+    access_log.init_app(app)  # first: its timer starts before any other hook runs
     metrics_views.init_app(app)
     security.init_app(app)
     app.session_interface = auth.SessionCookies()
     app.register_blueprint(api.bp)
+    app.register_blueprint(health.bp)
     i18n.init_app(app)
     for blueprint in (pages.bp, board_views.bp, party_views.bp, computer_views.bp,
                       analysis_views.bp, account.bp, assets.bp, league_views.bp,

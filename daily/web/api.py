@@ -16,7 +16,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from daily.core import dice, metrics
 from daily.core.errors import ConflictError, NotFoundError, NotOpenError
-from daily.core.modes import find_mode
+from daily.core.modes import OnePer, find_mode
 from daily.core.record import Record
 from daily.core.rules import Roll, Score
 from daily.service import accounts, games, history, new_games
@@ -34,14 +34,7 @@ from daily.web import (
 )
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
 from daily.web.http_errors import bad_request
-from daily.web.limits import (
-    check_daily_limit,
-    check_moves,
-    check_new_player,
-    count_daily,
-    count_new_player,
-    move_counters,
-)
+from daily.web.limits import give_back, spending, take, take_build
 from daily.web.openapi import documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -71,9 +64,8 @@ def openapi_document() -> Response:
 def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
     name = bodies.name(_parse(bodies.NewPlayer).name)
-    check_new_player()
-    player = accounts.create(current_redis(), name)
-    count_new_player()
+    with spending("players"):
+        player = accounts.create(current_redis(), name)
     body = answers.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
     return jsonify(body.model_dump()), 201
 
@@ -186,8 +178,12 @@ def create_game() -> tuple[Response, int]:
     model = bodies.new_game_model(mode.id)
     player_id = require_player_id()  # a guest is made before the body's own fields are read
     body = bodies.parse(model, data)
-    record, created = STARTERS[type(body)](body, player_id)
+    # A ranked daily counts on a budget of its own, the puzzle day's (see _daily_quota).
+    budget = "games" if mode.one_per is not OnePer.DAY or getattr(body, "day", None) else None
+    with spending(budget, player_id) as counted:
+        record, created = STARTERS[type(body)](body, player_id)
     if not created:
+        give_back(counted)
         raise ConflictError("you already have this game", game_id=record.id)
     metrics.game_started(record.mode)
     return jsonify(answers.dump(game_answers.game_answer(_view(record)))), 201
@@ -235,7 +231,7 @@ def _parse(model: type[bodies.B]) -> bodies.B:
 def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     config = current_config()
     key = request.headers.get("Idempotency-Key")
-    before = own_game(game_id, move_counters(), check_moves)
+    before = own_game(game_id, moving=True)
     record, state = games.play(current_redis(), config, before, move, expected, key)
     if record.finished and not before.finished:  # this move finished it
         metrics.game_finished(record.mode)
@@ -261,8 +257,11 @@ def record(game_id: str) -> Response:
 def hint(game_id: str) -> Response:
     """Every legal action now with its expected final score, best first (solo, computer)."""
     found = own_game(game_id)
-    state = games.hint_state(current_config(), found)
-    actions = hints.hint(strategy_answers.strategy_table(found.rules), state)
+    state = games.hint_state(current_config(), found)  # 403 or 409 before any work
+    take_build(found.rules, found.player_id)
+    table = strategy_answers.strategy_table(found.rules)  # a 503 while it is built: free
+    take("hints", found.player_id)
+    actions = hints.hint(table, state)
     answer = answers.Hint(
         id=found.id,
         turn=state.turn,
@@ -281,7 +280,10 @@ def analysis(game_id: str) -> Response:
 
     A daily game also gets the Expert's own game on the same dice, once the day has closed.
     """
-    return jsonify(answers.dump(strategy_answers.analysis_of(own_game(game_id))))
+    found = own_game(game_id)
+    take("analyses", found.player_id)
+    take_build(found.rules, found.player_id)
+    return jsonify(answers.dump(strategy_answers.analysis_of(found)))
 
 
 # Starting each mode: the body, read, then one call of the game service
@@ -291,16 +293,17 @@ def _start_daily(body: bodies.NewDaily, player_id: str) -> tuple[Record, bool]:
     if body.day is not None:
         day = _date(body.day)
         return new_games.start_practice(current_redis(), current_config(), player_id, day)
-    return new_games.start_daily(current_redis(), current_config(), player_id, _DAILY_QUOTA)
+    return new_games.start_daily(current_redis(), current_config(), player_id, _daily_quota)
 
 
 def _start_friend(body: bodies.NewFriend, player_id: str) -> tuple[Record, bool]:
     if body.code is None:  # a fresh code
+        take("codes", player_id)
         rules = bodies.rules(body.ruleset or bodies.DEFAULT_RULESET, body.options)
         return new_games.start_code(current_redis(), current_config(), player_id, *rules)
     code = bodies.code(body.code)
     return new_games.join_code(current_redis(), current_config(), player_id, code, body.target,
-                             _DAILY_QUOTA)  # fmt: skip
+                             _daily_quota)  # fmt: skip
 
 
 def _start_solo(body: bodies.NewSolo, player_id: str) -> tuple[Record, bool]:
@@ -321,7 +324,11 @@ def _start_computer(body: bodies.NewComputer, player_id: str) -> tuple[Record, b
                                   options, body.level)  # fmt: skip
 
 
-_DAILY_QUOTA = new_games.Quota(check_daily_limit, count_daily)
+def _daily_quota(day: date) -> Callable[[], None]:
+    """Takes one of the daily games the address and its networks may start on *day*."""
+    counted = take("dailies", day=day)
+    return lambda: give_back(counted)
+
 
 #: Starts a game from its body and the player id: (record, is it new).
 STARTERS: dict[type[bodies.Body], Callable[[Any, str], tuple[Record, bool]]] = {

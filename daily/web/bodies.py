@@ -11,7 +11,9 @@ field must be.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
+from datetime import date
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from flask import request
@@ -22,9 +24,10 @@ from daily.core import party
 from daily.core.codes import parse_code
 from daily.core.errors import BadInputError, ErrorCode, RulesError
 from daily.core.rules import OptionValue, parse_options
-from daily.service import accounts
+from daily.service import accounts, rankings
 from daily.service.accounts import MAX_NAME
 from daily.strategy.bots import Level
+from daily.web import current_config
 from daily.web.http_errors import HttpError, bad_request
 
 #: A player's name as the document states it.
@@ -214,3 +217,26 @@ def rules(ruleset: str, options: Mapping[str, object]) -> tuple[str, dict[str, O
 def code(text: object) -> str:
     """A friend code, normalized."""
     return parse_code(text)  # a CodeError answers 400 (see daily.web.http_errors)
+
+
+# Days in a path: a board's, a league's, a practice's.
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def today() -> date:
+    """Today's date in the configured zone."""
+    return current_config().now().date()
+
+
+def parse_day(text: str) -> date:
+    """A ``YYYY-MM-DD`` date (or ``today``), or a 400."""
+    if text == "today":
+        return today()
+    try:
+        day = date.fromisoformat(text) if _DATE.fullmatch(text) else None
+    except ValueError:
+        day = None
+    if day is None:
+        raise bad_request(f"not a date (YYYY-MM-DD): {text!r}")
+    return rankings.check_day(day)

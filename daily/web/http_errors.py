@@ -6,6 +6,7 @@ status and :class:`~daily.core.errors.ErrorCode`; views raise, they never catch.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 
@@ -13,11 +14,11 @@ from flask import Flask, Response, jsonify, make_response, render_template, requ
 from werkzeug.exceptions import HTTPException
 
 from daily.core import metrics
-from daily.core.codes import CodeError
 from daily.core.errors import (
     BadInputError,
     BoardError,
     CodeClosedError,
+    CodeError,
     ConflictError,
     ConfusableNameError,
     DailyError,
@@ -27,6 +28,7 @@ from daily.core.errors import (
     InvalidMoveError,
     InvalidNameError,
     LeagueFullError,
+    ModeError,
     NoStrategyError,
     NotAllowedError,
     NotFoundError,
@@ -36,10 +38,12 @@ from daily.core.errors import (
     RulesError,
     SignInLinkError,
     StorageError,
+    TableBuildingError,
+    TableMissingError,
     TooManyLeaguesError,
 )
-from daily.core.modes import ModeError
-from daily.strategy.solver import TableBuildingError, TableMissingError
+from daily.core.rules import Ruleset, find_ruleset
+from daily.strategy.builder import TableStatus
 
 log = logging.getLogger(__name__)
 _CODES = {str(code) for code in ErrorCode}
@@ -59,17 +63,13 @@ class HttpError(DailyError):
 
 
 def _table_building(error: Exception) -> HttpError:
-    from daily.web import strategy_answers  # the progress and when to ask again
-
     assert isinstance(error, TableBuildingError)
-    return strategy_answers.building_error(error.status)
+    return building_error(error.status)
 
 
 def _table_missing(error: Exception) -> HttpError:
-    from daily.web import strategy_answers  # the command that builds the table
-
     assert isinstance(error, TableMissingError)
-    return strategy_answers.missing_error(error.ruleset)
+    return missing_error(error.ruleset)
 
 
 #: How a row answers: None keeps the error's own message, a string replaces it (internals
@@ -172,3 +172,54 @@ def _retry_after(response: Response, http: HttpError) -> None:
 def register(app: Flask) -> None:
     """Installs :func:`handle` for every exception."""
     app.register_error_handler(Exception, handle)
+
+
+# A strategy table a request waits for: how the error table answers it.
+
+
+def retry_after(status: TableStatus) -> int:
+    """The seconds a client should wait before asking again: the estimate, within 2 to 60.
+
+    >>> retry_after(TableStatus("maxi", "building", 50.0, 30.0, 30.0))
+    30
+    >>> retry_after(TableStatus("maxi", "building", 0.0, 1.0, None))
+    5
+    """
+    if status.eta is None:
+        return 5
+    return int(min(60, max(2, round(status.eta))))
+
+
+def building_error(status: TableStatus) -> HttpError:
+    """The 503 of a table being built, with its progress and when to ask again."""
+    progress = {"percent": round(status.percent or 0.0, 1), "eta": None}
+    if status.eta is not None:
+        progress["eta"] = round(status.eta)
+    return HttpError(
+        503,
+        ErrorCode.STRATEGY_TABLE_BUILDING,
+        f"the strategy table of {status.ruleset} is being built: "
+        f"{progress['percent']}% done, try again in {retry_after(status)} s",
+        progress=progress,
+        retry_after=retry_after(status),
+    )
+
+
+def missing_error(rules: Ruleset) -> HttpError:
+    """The 503 of a table nobody builds: the command that would build it."""
+    return HttpError(
+        503,
+        ErrorCode.STRATEGY_TABLE_MISSING,
+        f"the strategy table of {rules.id} is not built yet: run `{solve_command(rules)}`",
+    )
+
+
+def solve_command(rules: Ruleset) -> str:
+    """The ``daily solve`` command line that builds the table of *rules*."""
+    base = find_ruleset(rules.id).options_dict()
+    changed = [
+        f" --option {name}={value if isinstance(value, str) else json.dumps(value)}"
+        for name, value in rules.options_dict().items()
+        if base.get(name) != value
+    ]
+    return f"daily solve {rules.id}" + "".join(changed)

@@ -101,6 +101,8 @@ QUERY: dict[str, JsonDict] = {
                               "else 400)", "schema": {"const": "me"}},
     "band": {"description": "points per band (default 50)",
              "schema": {"type": "integer", "minimum": 1, "maximum": rankings.DAILY_TOP + 1}},
+    "invite": {"description": "the token of the league's current invite link (its `invite`"
+                              " query): a non-member needs it", "schema": {"type": "string"}},
 }  # fmt: skip
 #: Request headers by name.
 HEADERS: dict[str, JsonDict] = {
@@ -210,13 +212,3 @@ def _component(model: type[BaseModel], components: JsonDict) -> JsonDict:
         components.update(cast(JsonDict, schema.pop("$defs", {})))
         components[name] = schema
     return {"$ref": f"#/components/schemas/{name}"}
-
-
-def api_blueprints_app() -> Flask:
-    """A bare app with the blueprints the document covers (no Redis, no settings)."""
-    from daily.web import api, board_views, health, league_views
-
-    app = Flask("daily")
-    for blueprint in (api.bp, board_views.bp, health.bp, league_views.bp):
-        app.register_blueprint(blueprint)
-    return app

@@ -27,6 +27,7 @@ def make(url: str, tmp_path: Path) -> Any:
     return create_app({
         "env": "testing", "secret_key": SECRET, "redis_url": url, "data_dir": tmp_path / "d",
         "clock": lambda: NOON, "rate_limits": {"pages": "off", "moves": "off"},
+        "established_days": 1,  # a first daily ranks on the world board at once
     })  # fmt: skip
 
 

@@ -55,6 +55,7 @@ def test_every_keeps_luck_has_mean_0_and_spread_1_exactly(yatzy_table: Table) ->
                 assert factor[dealt].min() >= 1 - luck.CAP - 1e-9
 
 
+@pytest.mark.slow  # 11 styles of 3 s each; the quick loop keeps the lockstep tests
 @pytest.mark.parametrize("policy", lockstep.POLICIES)
 def test_honest_players_luck_has_mean_0_whatever_their_skill(
     yatzy_table: Table, policy: str

@@ -87,3 +87,15 @@ def leaks(page: str, data: Iterable[str] = ()) -> set[str]:
     found = {t.strip() for t in parser.attributes if untranslated(t, data)}
     # Text nodes in one run: a message may hold markup (<kbd>), splitting its text.
     return found | set(untranslated(" ".join(parser.texts), data))
+
+
+def api_blueprints_app() -> Any:
+    """A bare app with the blueprints the OpenAPI document covers (no Redis, no settings)."""
+    from flask import Flask
+
+    from daily.web import api, board_views, health, league_views
+
+    app = Flask("daily")
+    for blueprint in (api.bp, board_views.bp, health.bp, league_views.bp):
+        app.register_blueprint(blueprint)
+    return app

@@ -11,7 +11,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from daily.core.config import ConfigError
+from daily.core.errors import ConfigError
 from daily.store import keys
 from daily.web import current_redis
 

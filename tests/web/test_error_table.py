@@ -7,11 +7,9 @@ from collections.abc import Callable
 import pytest
 
 from daily.core import errors
-from daily.core.codes import CodeError
-from daily.core.modes import ModeError
+from daily.core.errors import CodeError, ModeError, TableBuildingError, TableMissingError
 from daily.core.rules import find_ruleset
 from daily.strategy.builder import TableStatus
-from daily.strategy.solver import TableBuildingError, TableMissingError
 from daily.web.http_errors import TABLE, classify
 
 _MAXI = find_ruleset("maxi")
