@@ -12,15 +12,15 @@ fixed when it starts) it plays on a heuristic value function instead
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
-from daily.core.rules import DiceSource, GameState, Move, Roll, Ruleset, Score, apply, new_game
+from daily.core.rules import DiceSource, GameState, Move, Ruleset, Score, apply, new_game
 from daily.strategy.bots import Bot, play_turn
 from daily.strategy.model import FloatArray, Model, model_of, turn
 from daily.strategy.solver import Table
@@ -99,11 +99,6 @@ def outcome(you: GameState, computer: GameState | None) -> str | None:
     if you.total == computer.total:
         return TIE
     return WIN if you.total > computer.total else LOSS
-
-
-def parse_moves(entries: Sequence[Mapping[str, Any]]) -> tuple[Move, ...]:
-    """The computer's stored moves (written by ``Move.to_dict``) as moves."""
-    return tuple(Roll(tuple(e["hold"])) if "hold" in e else Score(e["score"]) for e in entries)
 
 
 # The heuristic: a value function in the table's place.

@@ -100,13 +100,6 @@ def _decoding(ruleset: Ruleset) -> dict[str, Move]:
     return table
 
 
-def parse_entry(entry: Mapping[str, Any]) -> Move:
-    """A move of a JSON move log (records written before the compact form, archives)."""
-    if "hold" in entry:
-        return Roll(tuple(entry["hold"]))
-    return Score(entry["score"])
-
-
 @dataclass(frozen=True, slots=True)
 class OnCode:
     """A game played on a friend code: the code, and how it counts there."""

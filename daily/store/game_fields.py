@@ -26,9 +26,8 @@ from daily.core.record import (
     Record,
     decode_moves,
     encode_moves,
-    parse_entry,
 )
-from daily.core.rules import find_ruleset
+from daily.core.rules import find_ruleset, parse_move
 
 # The compact form of a game's hash: every value short, so Redis keeps the hash as one
 # small listpack (values up to 64 bytes). What never changes: the header h (mode, ruleset,
@@ -175,12 +174,12 @@ def _from_first_form(game_id: str, fields: Mapping[str, str], moves: Sequence[st
     if find_mode(mode).is_computer:
         entries = json.loads(fields.get("computer", "[]"))
         computer = ComputerPart(fields.get("level") or "medium", fields.get("engine"),
-                                tuple(parse_entry(e) for e in entries))  # fmt: skip
+                                tuple(parse_move(e) for e in entries))  # fmt: skip
     players = json.loads(fields["players"]) if "players" in fields else None
     return Record(
         id=game_id, mode=mode, ruleset=fields["ruleset"], options=json.loads(fields["options"]),
         player_id=fields["player"], seed_ref=fields["seed"], created=float(fields["created"]),
-        moves=tuple(parse_entry(json.loads(m)) for m in moves),
+        moves=tuple(parse_move(json.loads(m)) for m in moves),
         day=date.fromisoformat(fields["date"]) if "date" in fields else None,
         on_code=on_code, party_part=PartyPart(tuple(players)) if players else None,
         computer_part=computer, finished=fields.get("finished") == "1",

@@ -19,7 +19,7 @@ from daily.core.errors import ConflictError, NotFoundError, NotOpenError
 from daily.core.modes import OnePer, find_mode
 from daily.core.record import Record
 from daily.core.rules import Roll, Score
-from daily.service import accounts, games, history, new_games
+from daily.service import accounts, friends, games, history, new_games
 from daily.strategy import hints
 from daily.web import (
     account,
@@ -27,7 +27,7 @@ from daily.web import (
     bodies,
     current_config,
     current_redis,
-    friend_views,
+    friend_sheets,
     game_answers,
     openapi,
     strategy_answers,
@@ -96,12 +96,25 @@ def update_me() -> Response:
     return _player(accounts.rename(current_redis(), require_player_id(), name))
 
 
-bp.add_url_rule("/players/me/challenges", "my_challenges", friend_views.my_challenges)
-
-
 def _player(player: accounts.Player) -> Response:
     answer = answers.PlayerAnswer(player_id=player.id, name=player.name)
     return jsonify(answer.model_dump(exclude_none=True))
+
+
+@bp.get("/players/me/challenges")
+@documented(answers.Challenges, errors=(401,), access="either",
+            description="the codes, with the ETag to send back")  # fmt: skip
+def my_challenges() -> Response:
+    """The codes the asking player made lately and who played them (none without a player).
+
+    A page polls it with ``If-None-Match``: an unchanged answer is a 304 without a body.
+    """
+    found = friends.challenges(current_redis(), current_config(), current_player_id())
+    response = jsonify(friend_sheets.challenges_answer(found).model_dump())
+    response.headers["Cache-Control"] = "private, no-cache"
+    response.add_etag()
+    response.make_conditional(request)  # a 304 without a body when it matches
+    return response
 
 
 # The daily puzzle

@@ -12,21 +12,29 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
-from flask_babel import format_date, get_locale, get_translations, gettext, ngettext
+from flask_babel import (
+    format_date,
+    format_datetime,
+    get_locale,
+    get_translations,
+    gettext,
+    ngettext,
+)
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from daily import __version__
 from daily.core import dice
-from daily.core.errors import DailyError
-from daily.core.rules import find_ruleset
+from daily.core.codes import code_str, parse_code
+from daily.core.errors import DailyError, NotFoundError
+from daily.core.rules import BASE_RULESETS, find_ruleset
 from daily.service import analyses, friends, history, leagues, past_days, stats
 from daily.strategy.skill import Skill
 from daily.web import (
     auth,
     current_config,
     current_redis,
-    friend_views,
+    friend_sheets,
     sheets,
     strategy_answers,
 )
@@ -47,11 +55,6 @@ from daily.web.sheets import option_view as option_view
 from daily.web.sheets import sheet_meta as sheet_meta
 
 bp = Blueprint("pages", __name__)
-bp.add_url_rule("/f", "friend_lookup", friend_views.friend_lookup)
-bp.add_url_rule("/f/<code>", "friend", friend_views.friend)
-bp.add_url_rule("/solo", "solo", sheets.solo)
-bp.add_url_rule("/rules", "rules_index", sheets.rules_index)
-bp.add_url_rule("/rules/<ruleset_id>", "rules", sheets.rules)
 
 #: Die face sets: the classic one and the Christmas one (December only).
 DICE_STYLES = ("f", "x")
@@ -277,7 +280,7 @@ def today() -> str:
     standings = leagues.standings_of(client, config, player_id, day.date) if player_id else []
     heard = friends.challenges(client, config, player_id)
     if heard:  # the page follows who played them (static/js/challenge.js)
-        boot["challenges"] = friend_views.challenges_answer(heard).model_dump()["challenges"]
+        boot["challenges"] = friend_sheets.challenges_answer(heard).model_dump()["challenges"]
         boot["rulesetNames"] = {c.ruleset: ruleset_name(c.ruleset) for c in heard}
     return render_template(
         "today.html",
@@ -318,6 +321,78 @@ def play(game_id: str) -> str | Response:
         name = target.name or gettext("your friend")
         boot["target"] = {"name": name, "finished": target.finished, "byTurn": target.by_turn}
     return render_template("play.html", record=record, mode=mode, ruleset=ruleset, boot=boot)
+
+
+@bp.get("/f")
+def friend_lookup() -> Response:
+    """The code form of the home page: on to the code's page."""
+    return redirect(url_for("pages.friend", code=parse_code(request.args.get("code", ""))), 303)
+
+
+@bp.get("/f/<code>")
+def friend(code: str) -> str:
+    """A friend challenge: who sent it, blind or target, and everyone's sheets once played."""
+    normalized = parse_code(code)
+    found = friends.code_page(
+        current_redis(), current_config(), normalized, auth.current_player_id()
+    )
+    mine = found.mine
+    boot: dict[str, object] = {"code": normalized, "game": mine.id if mine else None}
+    theirs = found.theirs
+    if found.is_creator and theirs is not None and theirs.finished:
+        boot["creatorTotal"] = theirs.total  # the creator's page lists who beat it
+        boot["creator"] = found.found.creator
+    return render_template(
+        "friend.html",
+        status=found.status,
+        daily_game=found.daily_game,
+        practice_at=format_datetime(found.practice_at),
+        code=normalized,
+        shown_code=code_str(normalized),
+        creator=found.creator_name or gettext("your friend"),
+        theirs=found.theirs,
+        mine=mine,
+        is_creator=found.is_creator,
+        ruleset=find_ruleset(found.found.ruleset, found.found.options),
+        boot=boot,
+        names=[friend_sheets.name_of(sheet) for sheet in found.sheets],
+        table=friend_sheets.compare(found.sheets)
+        if found.sheets and found.sheets[0].card
+        else None,
+    )
+
+
+@bp.get("/solo")
+def solo() -> str:
+    """Practice on fresh dice: any ruleset, any edition options, not ranked."""
+    choices = [
+        (ruleset, [option_view(option) for option in ruleset.option_specs])
+        for ruleset in BASE_RULESETS.values()
+    ]
+    return render_template("solo.html", choices=choices)
+
+
+@bp.get("/rules")
+def rules_index() -> Response:
+    """The daily puzzle's rules."""
+    return redirect(url_for("pages.rules", ruleset_id="maxi"))
+
+
+@bp.get("/rules/<ruleset_id>")
+def rules(ruleset_id: str) -> str:
+    """A ruleset's rules: each row with a worked example scored by the engine."""
+    if ruleset_id not in BASE_RULESETS:
+        raise NotFoundError(f"no such ruleset: {ruleset_id!r}")
+    ruleset = find_ruleset(ruleset_id)
+    return render_template(
+        "rules.html",
+        ruleset=ruleset,
+        rows=sheets.row_views(ruleset),
+        pace=sheets.pace_example(ruleset),
+        options=[option_view(o) for o in ruleset.option_specs],
+        others=sheets.ruleset_choices(),
+        max_total=ruleset.max_total,
+    )
 
 
 @bp.get("/advent")

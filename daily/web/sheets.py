@@ -8,13 +8,10 @@ import json
 from dataclasses import dataclass
 from typing import TypedDict
 
-from flask import redirect, render_template, url_for
 from flask_babel import gettext
-from werkzeug.wrappers import Response
 
-from daily.core.errors import NotFoundError
 from daily.core.modes import Mode
-from daily.core.rules import BASE_RULESETS, Option, Ruleset, find_ruleset
+from daily.core.rules import BASE_RULESETS, Option, Ruleset
 from daily.web.i18n import option_name, row_name, row_rule, ruleset_name, value_str
 
 
@@ -157,33 +154,3 @@ def option_view(option: Option) -> OptionView:
 def ruleset_choices() -> list[tuple[str, str]]:
     """Every base ruleset's id and name, for the pickers."""
     return [(r.id, ruleset_name(r.id)) for r in BASE_RULESETS.values()]
-
-
-def solo() -> str:
-    """Practice on fresh dice: any ruleset, any edition options, not ranked."""
-    choices = [
-        (ruleset, [option_view(option) for option in ruleset.option_specs])
-        for ruleset in BASE_RULESETS.values()
-    ]
-    return render_template("solo.html", choices=choices)
-
-
-def rules_index() -> Response:
-    """The daily puzzle's rules."""
-    return redirect(url_for("pages.rules", ruleset_id="maxi"))
-
-
-def rules(ruleset_id: str) -> str:
-    """A ruleset's rules: each row with a worked example scored by the engine."""
-    if ruleset_id not in BASE_RULESETS:
-        raise NotFoundError(f"no such ruleset: {ruleset_id!r}")
-    ruleset = find_ruleset(ruleset_id)
-    return render_template(
-        "rules.html",
-        ruleset=ruleset,
-        rows=row_views(ruleset),
-        pace=pace_example(ruleset),
-        options=[option_view(o) for o in ruleset.option_specs],
-        others=ruleset_choices(),
-        max_total=ruleset.max_total,
-    )

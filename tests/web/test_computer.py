@@ -12,7 +12,7 @@ import pytest
 
 from daily.core import computer, dice
 from daily.core.record import Record
-from daily.core.rules import Roll, Score, apply, find_ruleset, new_game, replay
+from daily.core.rules import Roll, Score, apply, find_ruleset, new_game, parse_move, replay
 from daily.core.verify import verify
 from daily.store import keys, saved_games
 from daily.strategy import builder
@@ -113,7 +113,7 @@ def test_a_finished_game_names_the_winner(app: Any) -> None:
     assert record["computer"]["level"] == "easy"
     assert verify(json.dumps(record)).total == state["total"]  # `daily verify` reads it
     rules = find_ruleset("yacht")
-    moves = computer.parse_moves(record["computer"]["moves"])
+    moves = tuple(parse_move(entry) for entry in record["computer"]["moves"])
     assert replay(rules, source_of(stored(app, state["id"])), moves).total == them["total"]
 
 
