@@ -5,8 +5,9 @@ Run as ``.venv/bin/python bench/bench_computer.py [--games N] [--cache DIR]``. P
 - the heuristic (the computer of ``maxi`` while its table is not built) at each level, mean ±
   standard error over N games on the dice streams of ``bench_bots.py``, beside the exact
   Expert where the table is in the cache;
-- the time of one computer turn as a request plays it (:func:`daily.core.computer.catch_up` for one
-  more turn), median and p95 over every turn of 5 games, exact and heuristic;
+- the time of one computer turn as a request plays it
+  (:func:`daily.strategy.computer.catch_up` for one more turn), median and p95 over every
+  turn of 5 games, exact and heuristic;
 - the time of analysing a whole Expert game (:func:`daily.strategy.analysis.analyse`, what
   ``GET /games/<id>/analysis`` computes on each request), median over 5 games.
 """
@@ -21,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from daily.core import computer
 from daily.core.dice import stream
 from daily.core.errors import RulesError
 from daily.core.rules import Move, find_ruleset
+from daily.strategy import computer
 from daily.strategy.analysis import analyse
 from daily.strategy.bots import LEVELS, find_bot, play_games
 from daily.strategy.solver import Table, default_cache_dir, load_table

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from daily.core import computer, dice, party
+from daily.core import dice, party
 from daily.core.config import Config
 from daily.core.errors import (
     AlreadyApplied,
@@ -42,7 +42,7 @@ from daily.core.record import Record
 from daily.core.rules import GameState, Move, Score, apply
 from daily.service import archive, results, reviews, tables
 from daily.store import friend_codes, pending_results, players, saved_games
-from daily.strategy import bots
+from daily.strategy import bots, computer
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis

@@ -18,7 +18,6 @@ import logging
 import threading
 import time
 
-from daily.core import computer
 from daily.core.errors import (
     NoStrategyError,
     RulesError,
@@ -28,7 +27,7 @@ from daily.core.errors import (
 )
 from daily.core.record import Record
 from daily.core.rules import Ruleset
-from daily.strategy import background, builder
+from daily.strategy import background, builder, computer
 from daily.strategy.builder import TableStatus
 from daily.strategy.model import model_of
 from daily.strategy.shelf import Shelf, open_shelf

@@ -132,7 +132,7 @@ class Step(Answer):
 
 
 Engine = Literal["exact", "heuristic"]
-#: Who won a computer game (see :func:`daily.core.computer.outcome`).
+#: Who won a computer game (see :func:`daily.strategy.computer.outcome`).
 Winner = Literal["you", "computer", "tie"]
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import TypedDict
 
-from daily.core import computer, dice
+from daily.core import dice
 from daily.core.codes import code_str
 from daily.core.modes import BoardKind, SeedKind
 from daily.core.party import Party
 from daily.core.record import Record
 from daily.core.rules import GameState, Move, MoveEntry, Roll, Score
 from daily.service import analyses, games, leagues, results
+from daily.strategy import computer
 from daily.web import answers, current_config, current_redis, strategy_answers
 
 #: The keyword arguments of an answer being built, each field only when the game has it.

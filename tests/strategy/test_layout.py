@@ -141,7 +141,7 @@ def test_a_table_of_another_layout_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_heuristic_computer_reads_states_back() -> None:
-    from daily.core.computer import heuristic_table
+    from daily.strategy.computer import heuristic_table
 
     table = heuristic_table(find_ruleset("maxi"))
     par: Any = table.values  # the par estimate, indexed as a table's values are

@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from daily.core import computer, dice
+from daily.core import dice
 from daily.core.record import Record
 from daily.core.rules import Roll, Score, apply, find_ruleset, new_game, parse_move, replay
 from daily.core.verify import verify
 from daily.store import keys, saved_games
-from daily.strategy import builder
+from daily.strategy import builder, computer
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.solver import default_cache_dir, table_for
 from daily.web import current_redis
