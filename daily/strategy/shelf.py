@@ -191,7 +191,8 @@ class Shelf:
             while not self.has(ruleset):
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    return True
+                    # The last holder may have let go just after putting the table there.
+                    return not self.has(ruleset)
                 except BlockingIOError:
                     _tell(waiting, _read_lease(path.read_bytes()))
                     time.sleep(POLL)
@@ -211,6 +212,9 @@ class Shelf:
             except FileExistsError:
                 self._wait_for(path, waiting)
         try:
+            if self.has(ruleset):  # the last holder put it there just before letting go
+                yield Lease(False)
+                return
             with _beating(lambda: self._call(self.fs.pipe_file, path, _lease_body(lease))):
                 yield lease
         finally:

@@ -16,7 +16,6 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import fsspec
 import pytest
 
 from daily.cli import main
@@ -37,6 +36,7 @@ from daily.store import (
 )
 from daily.store.connection import connect
 from daily.web import current_config, current_redis
+from tests.strategy import s3
 from tests.web.test_integrity import finished_daily, player
 
 pytestmark = pytest.mark.redis
@@ -334,39 +334,12 @@ def _url(app: Any) -> str:
 # -- an object store shared by several hosts ------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def s3_server() -> Iterator[str]:
-    """A local S3 server (moto's server mode), as the environment's S3 endpoint."""
-    server_mode = pytest.importorskip("moto.server")
-    pytest.importorskip("s3fs")
-    server = server_mode.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    try:
-        server.start()
-    except OSError as e:
-        pytest.skip(f"moto's S3 server did not start: {e}")
-    host, port = server.get_host_and_port()
-    names = ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")
-    before = {name: os.environ.get(name) for name in names}
-    # s3fs reuses one client per process (and pytest interleaves modules by Redis server):
-    # one S3 server for the whole session.
-    values = (f"http://{host}:{port}", "t", "t", "us-east-1")
-    os.environ.update(dict(zip(names, values, strict=True)))
-    yield f"http://{host}:{port}"
-    server.stop()
-    for name, value in before.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-
-
 @pytest.fixture
-def s3_url(s3_server: str) -> str:
-    """An archive URL in a fresh bucket of the local S3 server."""
-    bucket = f"archive-{os.urandom(4).hex()}"
-    fs, _ = fsspec.core.url_to_fs(f"s3://{bucket}")
-    fs.mkdir(bucket)
-    return f"s3://{bucket}/daily"
+def s3_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An archive URL in a fresh bucket of the process's one local S3 server (the tables'
+    store tests share it: s3fs keeps one client per process)."""
+    with s3.bucket(monkeypatch) as url:
+        yield url
 
 
 def test_an_object_store_archive_is_read_back(make_app: Any, tmp_path: Path, s3_url: str) -> None:
