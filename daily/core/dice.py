@@ -25,7 +25,7 @@ Version = Literal["v1", "v2"]
 #: Every dice stream a game record may name.
 VERSIONS: tuple[Version, ...] = get_args(Version)
 #: The stream of every new game.
-CURRENT = "v2"
+CURRENT: Version = "v2"
 #: Day 1 of the daily puzzle.
 EPOCH = date(2026, 1, 1)
 #: Bytes at or above this are skipped: 252 = 6 * 42 keeps every face equally likely.
@@ -82,6 +82,18 @@ def faces(seed: bytes, turn: int, holds: tuple[Hold, ...], count: int) -> Dice:
     (3, 2, 3, 4, 1, 1)
     """
     return _faces(_keyed(seed), turn, holds, count)
+
+
+def version_of(text: str) -> Version:
+    """*text* as a stream :data:`Version`, or raises ValueError (a record read back names one).
+
+    >>> version_of("v2")
+    'v2'
+    """
+    for version in VERSIONS:
+        if version == text:
+            return version
+    raise ValueError(f"unknown dice stream: {text!r} (known: {', '.join(VERSIONS)})")
 
 
 def stream(seed: bytes, version: str = "v1") -> DiceSource:

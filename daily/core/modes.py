@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, get_args
 
 from daily.core.errors import ModeError
 
@@ -33,6 +33,44 @@ class Opponent(StrEnum):
 
     PARTY = "party"  # other people on the same device, turn by turn
     COMPUTER = "computer"  # a bot of a chosen level
+
+
+#: The computer's levels, strongest first (:data:`daily.strategy.bots.LEVELS` plays them).
+Level = Literal["expert", "hard", "medium", "easy"]
+LEVELS: tuple[Level, ...] = get_args(Level)
+#: What the computer of a game plays on, fixed at its start: the exact table, or the
+#: heuristic while the table is being built (:mod:`daily.service.tables`).
+Engine = Literal["exact", "heuristic"]
+ENGINES: tuple[Engine, ...] = get_args(Engine)
+
+
+def level_of(text: str) -> Level:
+    """*text* as a :data:`Level`, or raises ValueError (a record read back names one).
+
+    >>> level_of("hard")
+    'hard'
+    >>> level_of("godlike")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown level: 'godlike' (known: expert, hard, medium, easy)
+    """
+    for level in LEVELS:
+        if level == text:
+            return level
+    raise ValueError(f"unknown level: {text!r} (known: {', '.join(LEVELS)})")
+
+
+def engine_of(text: str | None) -> Engine:
+    """*text* as an :data:`Engine`, or raises ValueError; none is ``exact`` (games from
+    before the heuristic played on the table).
+
+    >>> engine_of("heuristic"), engine_of(None)
+    ('heuristic', 'exact')
+    """
+    for engine in ENGINES:
+        if engine == (text or "exact"):
+            return engine
+    raise ValueError(f"unknown engine: {text!r} (known: {', '.join(ENGINES)})")
 
 
 class OnePer(StrEnum):

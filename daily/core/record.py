@@ -26,12 +26,12 @@ from typing import Any
 
 from daily.core import dice, party
 from daily.core.errors import ReplayError
-from daily.core.modes import Mode, find_mode
+from daily.core.modes import Engine, Level, Mode, engine_of, find_mode, level_of
 from daily.core.party import Party
 from daily.core.rules import DiceSource, GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
 
 #: The dice stream of a record that names none (records written before streams had versions).
-DEFAULT_STREAM = "v1"
+DEFAULT_STREAM: dice.Version = "v1"
 
 _ROLL0 = 0x21  # "!": a re-roll holding nothing; 64 masks up to "`"
 _SCORE0 = 0x61  # "a": the first row; 30 rows up to "~"
@@ -121,8 +121,8 @@ class PartyPart:
 class ComputerPart:
     """A computer game's opponent: its level, its engine (fixed at the start) and its moves."""
 
-    level: str
-    engine: str | None = None  # "exact" or "heuristic"
+    level: Level
+    engine: Engine = "exact"
     moves: tuple[Move, ...] = ()
 
 
@@ -142,7 +142,7 @@ class Record:
     on_code: OnCode | None = None
     party_part: PartyPart | None = None
     computer_part: ComputerPart | None = None
-    stream: str = DEFAULT_STREAM  # the version of the dice stream
+    stream: dice.Version = DEFAULT_STREAM
     finished: bool = False
     total: int | None = None
     finished_at: float | None = None
@@ -184,12 +184,12 @@ class Record:
         return self.party_part.players if self.party_part else ()
 
     @property
-    def level(self) -> str | None:
+    def level(self) -> Level | None:
         """A computer game's level."""
         return self.computer_part.level if self.computer_part else None
 
     @property
-    def engine(self) -> str | None:
+    def engine(self) -> Engine | None:
         """A computer game's engine: "exact" or "heuristic"."""
         return self.computer_part.engine if self.computer_part else None
 
@@ -285,10 +285,10 @@ class Record:
             on_code=OnCode(on["code"], on["target"], on["practice"], on["closes_at"]) if on
             else None,
             party_part=PartyPart(tuple(body["players"])) if "players" in body else None,
-            computer_part=ComputerPart(computer["level"], computer["engine"],
+            computer_part=ComputerPart(level_of(computer["level"]), engine_of(computer["engine"]),
                                        decode_moves(rules, computer["moves"]))
             if computer else None,
-            stream=body.get("stream", DEFAULT_STREAM), finished=body["finished"],
+            stream=dice.version_of(body.get("stream", DEFAULT_STREAM)), finished=body["finished"],
             total=body["total"], finished_at=body["finished_at"], share=body["share"],
             submitted=body["submitted"], extra=body.get("extra", {}),
             replayed=body.get("replayed", False),

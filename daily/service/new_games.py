@@ -29,7 +29,6 @@ from daily.service import archive, reviews, tables
 from daily.service.games import expires_in
 from daily.store import friend_codes, game_fields, keys, players, saved_games
 from daily.store.friend_codes import FriendCode
-from daily.strategy import bots
 from daily.strategy.model import model_of
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
@@ -57,7 +56,7 @@ def _new(player_id: str, config: Config, mode: str, ruleset: str, options: Optio
          seed_ref: dice.SeedRef, *, id: str | None = None, day: date | None = None,
          code: str | None = None, target: bool = False, practice: bool = False,
          closes_at: float | None = None, players: Sequence[str] = (),
-         level: str | None = None, engine: str | None = None) -> Record:  # fmt: skip
+         level: modes.Level | None = None, engine: modes.Engine = "exact") -> Record:  # fmt: skip
     # A practice game on a code is marked on its code; a past day replayed has no code.
     created = config.now().timestamp()
     return Record(
@@ -239,13 +238,16 @@ def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: st
 def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset: str,
                    options: Options, level: str) -> tuple[Record, bool]:  # fmt: skip
     """Starts a game against the computer at *level*, on the engine ready now."""
-    if level not in bots.LEVELS:
-        raise BadInputError(f"level must be one of {', '.join(bots.LEVELS)}, got {level!r}")
+    try:
+        chosen = modes.level_of(level)
+    except ValueError:
+        known = ", ".join(modes.LEVELS)
+        raise BadInputError(f"level must be one of {known}, got {level!r}") from None
     rules = find_ruleset(ruleset, options)
     try:
         model_of(rules)
     except RulesError as e:
         raise BadInputError(f"the computer cannot play this ruleset: {e}") from None
     record = _new(player_id, config, modes.COMPUTER.id, ruleset, options, _random_seed(),
-                  level=level, engine=tables.choose_engine(rules))  # fmt: skip
+                  level=chosen, engine=tables.choose_engine(rules))  # fmt: skip
     return saved_games.start(client, record, expires_in(record, config))

@@ -25,6 +25,7 @@ from daily.core.errors import (
     TableMissingError,
     TableStoreError,
 )
+from daily.core.modes import Engine
 from daily.core.record import Record
 from daily.core.rules import Ruleset
 from daily.strategy import background, builder, computer
@@ -91,7 +92,7 @@ def table_if_ready(rules: Ruleset) -> Table | None:
         return None
 
 
-def choose_engine(rules: Ruleset) -> str:
+def choose_engine(rules: Ruleset) -> Engine:
     """The engine of a new computer game: "exact" if its table is ready, else "heuristic".
 
     Chosen once per game: a table built later must not change the moves of a game under way.

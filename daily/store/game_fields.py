@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from daily.core import dice
-from daily.core.modes import OnePer, find_mode
+from daily.core.modes import OnePer, engine_of, find_mode, level_of
 from daily.core.record import (
     DEFAULT_STREAM,
     ComputerPart,
@@ -141,10 +141,10 @@ def from_fields(game_id: str, fields: Mapping[str, str], moves: Sequence[str] = 
         on_code=OnCode(code[0], bool(code[1]), bool(code[2]), code[3]) if code else None,
         party_part=PartyPart(tuple(json.loads(fields[_PLAYERS])))
         if _PLAYERS in fields else None,
-        computer_part=ComputerPart(level[0], level[1],
+        computer_part=ComputerPart(level_of(level[0]), engine_of(level[1]),
                                    decode_moves(rules, fields.get(COMPUTER, "")))
         if level else None,
-        stream=fields.get(_STREAM, DEFAULT_STREAM),
+        stream=dice.version_of(fields.get(_STREAM, DEFAULT_STREAM)),
         finished=_TOTAL in fields,
         total=int(fields[_TOTAL]) if _TOTAL in fields else None,
         finished_at=float(fields[_ENDED]) if _ENDED in fields else None,
@@ -173,7 +173,8 @@ def _from_first_form(game_id: str, fields: Mapping[str, str], moves: Sequence[st
     computer = None
     if find_mode(mode).is_computer:
         entries = json.loads(fields.get("computer", "[]"))
-        computer = ComputerPart(fields.get("level") or "medium", fields.get("engine"),
+        computer = ComputerPart(level_of(fields.get("level") or "medium"),
+                                engine_of(fields.get("engine")),
                                 tuple(parse_move(e) for e in entries))  # fmt: skip
     players = json.loads(fields["players"]) if "players" in fields else None
     return Record(

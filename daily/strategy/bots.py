@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
 from daily.core.errors import RulesError
+from daily.core.modes import Level
 from daily.core.rules.game import DiceSource, GameState, Move, apply, new_game
 from daily.strategy.hints import Action, Advisor
 from daily.strategy.solver import Table
@@ -26,7 +26,7 @@ from daily.strategy.solver import Table
 class Bot:
     """A computer player: how far below the best it may play, and how readily."""
 
-    level: str
+    level: Level
     temperature: float  # points of expected loss that divide a choice's weight by e
     window: float  # the largest expected loss it may accept in one decision
 
@@ -51,8 +51,6 @@ LEVELS: dict[str, Bot] = {
         Bot("easy", 2.0, 6.0),
     )
 }
-#: The ids of :data:`LEVELS` as a type, for the API's typed models.
-Level = Literal["expert", "hard", "medium", "easy"]
 
 
 def find_bot(level: str) -> Bot:

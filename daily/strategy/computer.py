@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import cast
+from typing import Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -25,8 +25,11 @@ from daily.strategy.bots import Bot, play_turn
 from daily.strategy.model import FloatArray, Model, model_of, turn
 from daily.strategy.solver import Table
 
-#: Results of a finished computer game, from the player's side.
-WIN, LOSS, TIE = "you", "computer", "tie"
+#: Who won a finished computer game, from the player's side.
+Outcome = Literal["you", "computer", "tie"]
+WIN: Outcome = "you"
+LOSS: Outcome = "computer"
+TIE: Outcome = "tie"
 
 
 def bot_rng(game_id: str, turn: int) -> np.random.Generator:
@@ -87,7 +90,7 @@ def catch_up(
     return tuple(played)
 
 
-def outcome(you: GameState, computer: GameState | None) -> str | None:
+def outcome(you: GameState, computer: GameState | None) -> Outcome | None:
     """Who won once both sheets are full: :data:`WIN`, :data:`LOSS` or :data:`TIE`.
 
     >>> from daily.core.rules import find_ruleset

@@ -15,13 +15,14 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 from pydantic.config import JsonDict
 
+from daily.core import rules
 from daily.core.dice import Version
 from daily.core.errors import ErrorCode
-from daily.core.modes import ModeId
+from daily.core.modes import Engine, Level, ModeId
 from daily.core.rules import OptionValue
 from daily.service import friends, rankings
 from daily.service.results import Review
-from daily.strategy.bots import Level
+from daily.strategy.computer import Outcome
 from daily.web.bodies import NAME_SCHEMA
 
 Die = Annotated[int, Field(ge=1, le=6)]
@@ -103,6 +104,18 @@ class ScoreMove(Answer):
 class Move(RootModel[HoldMove | ScoreMove]):
     """One move of a move log."""
 
+    @classmethod
+    def of(cls, move: rules.Move) -> Move:
+        """*move* as a log writes it (:meth:`~daily.core.rules.Roll.to_dict`,
+        :meth:`~daily.core.rules.Score.to_dict`).
+
+        >>> Move.of(rules.Roll((0, 2))).model_dump(), Move.of(rules.Score("chance")).model_dump()
+        ({'hold': [0, 2]}, {'score': 'chance'})
+        """
+        if isinstance(move, rules.Roll):
+            return cls(HoldMove(**move.to_dict()))
+        return cls(ScoreMove(**move.to_dict()))
+
 
 class Totals(Answer):
     """A sheet without the dice on the table: the rows and the totals."""
@@ -131,11 +144,6 @@ class Step(Answer):
     points: int | None = None
 
 
-Engine = Literal["exact", "heuristic"]
-#: Who won a computer game (see :func:`daily.strategy.computer.outcome`).
-Winner = Literal["you", "computer", "tie"]
-
-
 class ComputerSide(Totals):
     """The computer's level, engine, sheet, turns played and its last turn step by step."""
 
@@ -149,7 +157,7 @@ class Target(Answer):
     """The creator's game of a friend code: their name, sheet and total so far."""
 
     player_id: str
-    name: str
+    name: str | None = Field(description="null: the creator deleted their account")
     scorecard: dict[str, int | None]
     upper: int
     bonus: int
@@ -224,7 +232,7 @@ class Played(Totals):
         None, description="party: the best totals' players at the end (two or more: a tie)"
     )
     computer: ComputerSide | None = None
-    winner: Winner | None = Field(
+    winner: Outcome | None = Field(
         None, description="computer games: who won, once both sheets are full"
     )
     skill: Skill | None = Field(

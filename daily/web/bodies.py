@@ -23,10 +23,10 @@ from pydantic.config import JsonDict
 from daily.core import party
 from daily.core.codes import parse_code
 from daily.core.errors import BadInputError, ErrorCode, RulesError
+from daily.core.modes import Level
 from daily.core.rules import OptionValue, parse_options
 from daily.service import accounts, rankings
 from daily.service.accounts import MAX_NAME
-from daily.strategy.bots import Level
 from daily.web import current_config
 from daily.web.http_errors import HttpError, bad_request
 

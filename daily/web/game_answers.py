@@ -4,26 +4,25 @@ from the game service's :class:`~daily.service.games.View` into the typed models
 
 Rendering only: the game service (:mod:`daily.service.games`) says what there is to see. A field
 that only some games have is passed only when the game has it, so the answer leaves it out
-(``exclude_unset``); a null that is passed stays a null.
+(``exclude_unset``); a null that is passed stays a null. The fields are gathered in typed
+dictionaries (:class:`Sheet`, :class:`Changed`, ...) whose keys and types mypy checks against
+the answer's model where they are unpacked into it: each model is built, and validated, once.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from daily.core import dice
 from daily.core.codes import code_str
 from daily.core.modes import BoardKind, SeedKind
 from daily.core.party import Party
 from daily.core.record import Record
-from daily.core.rules import GameState, Move, MoveEntry, Roll, Score
+from daily.core.rules import GameState, Move, Roll, Score
 from daily.service import analyses, games, leagues, results
 from daily.strategy import computer
 from daily.web import answers, current_config, current_redis, strategy_answers
-
-#: The keyword arguments of an answer being built, each field only when the game has it.
-Fields = dict[str, object]
 
 
 class Totals(TypedDict):
@@ -38,26 +37,65 @@ class Totals(TypedDict):
     finished: bool
 
 
+class Sheet(Totals):
+    """One sheet with the dice on the table."""
+
+    roll: int
+    rolls_left: int
+    dice: list[int]
+    potential: dict[str, int]
+
+
+class Changed(TypedDict):
+    """What a move may change besides the sheet (the rest of :class:`answers.Played`' fields):
+    the move count, and what only some games have, present only when the game has it."""
+
+    id: str
+    move_count: int
+    share_code: NotRequired[str | None]
+    board: NotRequired[str | None]
+    rank: NotRequired[int | None]
+    newcomer: NotRequired[answers.Newcomer]
+    review: NotRequired[results.Review | None]
+    skill: NotRequired[answers.Skill]
+    leagues: NotRequired[list[answers.LeaguePlace]]
+    target: NotRequired[answers.Target | None]
+    players: NotRequired[list[answers.PartySheet]]
+    current: NotRequired[int | None]
+    winners: NotRequired[list[int] | None]
+    computer: NotRequired[answers.ComputerSide]
+    winner: NotRequired[computer.Outcome | None]
+
+
+class Settings(TypedDict, total=False):
+    """A game's settings that only some games have (of :class:`answers.GameState`)."""
+
+    date: str
+    number: int
+    code: str
+    commitment: str
+    closes_at: str
+
+
 def game_answer(found: games.View) -> answers.GameState:
     """The game as its player sees it: settings, sheet, moves, result and the other sides."""
     record, state = found.record, found.state
-    fields: Fields = {"mode": record.mode, "ruleset": record.ruleset,
-                      "options": state.ruleset.options_dict()}  # fmt: skip
+    settings: Settings = {}
     if record.day:
-        fields["date"] = record.day.isoformat()
-        fields["number"] = dice.Day(record.day, current_config().timezone).number
+        settings["date"] = record.day.isoformat()
+        settings["number"] = dice.Day(record.day, current_config().timezone).number
     if record.code:
-        fields["code"] = code_str(record.code)
-    fields["ranked"] = record.is_ranked
-    fields["practice"] = record.practice
-    if record.code:  # published from the code's first game; the seed waits for its reveal
+        settings["code"] = code_str(record.code)
+        # Published from the code's first game; the seed waits for its reveal.
         seed = dice.seed_from_ref(record.seed_ref, current_config().secret_key)
-        fields["commitment"] = dice.commitment(seed)
+        settings["commitment"] = dice.commitment(seed)
     if record.closes_at is not None:
-        fields["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
-    fields |= _changed(found)
-    fields["moves"] = moves_answer(record.moves)
-    return answers.GameState.model_validate(fields)
+        settings["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
+    return answers.GameState(
+        mode=record.kind.id, ruleset=record.ruleset, options=state.ruleset.options_dict(),
+        ranked=record.is_ranked, practice=record.practice, moves=moves_answer(record.moves),
+        **settings, **_sheet(state), **_changed(found),
+    )  # fmt: skip
 
 
 def played_answer(found: games.View, move: Move) -> answers.Played:
@@ -66,25 +104,23 @@ def played_answer(found: games.View, move: Move) -> answers.Played:
     Of the scorecard only the row the move scored is given (a party's sheet is the next
     player's: given whole); a client keeps the rest from the game it has.
     """
-    fields = _changed(found)
+    sheet = _sheet(found.state)
     if found.party is None:
         rows = [move.row] if isinstance(move, Score) else []
-        scorecard = found.state.scorecard()
-        fields["scorecard"] = {row: scorecard[row] for row in rows}
-    return answers.Played.model_validate(fields)
+        sheet["scorecard"] = {row: sheet["scorecard"][row] for row in rows}
+    return answers.Played(**sheet, **_changed(found))
 
 
-def moves_answer(moves: tuple[Move, ...]) -> list[MoveEntry]:
-    """A move log as the answers write it (each entry read into :class:`answers.Move` by the
-    answer's model, in one pass)."""
-    return [move.to_dict() for move in moves]
+def moves_answer(moves: tuple[Move, ...]) -> list[answers.Move]:
+    """A move log as the answers write it."""
+    return [answers.Move.of(move) for move in moves]
 
 
-def _changed(found: games.View) -> Fields:
-    """What a move may change: the sheet, the move count, the result and the other sides."""
+def _changed(found: games.View) -> Changed:
+    """What a move may change besides the sheet: the move count, the result and the other
+    sides."""
     record = found.record
-    fields: Fields = {"id": record.id, **_sheet(found.state)}
-    fields["move_count"] = len(record.moves)
+    fields: Changed = {"id": record.id, "move_count": len(record.moves)}
     if record.finished:
         share = record.share or record.code
         fields["share_code"] = code_str(share) if share else None
@@ -103,7 +139,10 @@ def _changed(found: games.View) -> Fields:
     if record.code and (record.target or record.finished):
         fields["target"] = _target(found.target)
     if found.party is not None:
-        fields |= _party(found.party)
+        party = found.party
+        fields["players"] = _party_sheets(party)
+        fields["current"] = None if party.is_finished else party.current
+        fields["winners"] = list(party.winners) if party.is_finished else None
     if found.computer is not None:
         fields["computer"] = _computer(found, found.computer)
         fields["winner"] = computer.outcome(found.state, found.computer.state)
@@ -119,11 +158,12 @@ def _leagues(player_id: str, day: date) -> list[answers.LeaguePlace]:
 
 def _computer(found: games.View, side: computer.Side) -> answers.ComputerSide:
     """The computer's sheet and its last turn step by step."""
-    # The record holds the level and engine as strings: the model checks them.
-    fields: Fields = {"level": found.record.level, "engine": found.record.engine,
-                      **_totals(side.state), "turns": found.computer_turns,
-                      "last_turn": [_step(step) for step in side.last_turn]}  # fmt: skip
-    return answers.ComputerSide.model_validate(fields)
+    part = found.record.computer_part
+    assert part is not None  # a view has a computer side only for a computer game
+    return answers.ComputerSide(
+        level=part.level, engine=part.engine, turns=found.computer_turns,
+        last_turn=[_step(step) for step in side.last_turn], **_totals(side.state),
+    )  # fmt: skip
 
 
 def _step(step: computer.Step) -> answers.Step:
@@ -136,17 +176,12 @@ def _step(step: computer.Step) -> answers.Step:
     return answers.Step(dice=dice_, score=step.move.row, points=step.points)
 
 
-def _party(party: Party) -> Fields:
-    """Every player's sheet, whose turn it is, and the winners (several: a tie) at the end."""
-    sheets = [
+def _party_sheets(party: Party) -> list[answers.PartySheet]:
+    """Every party player's name and sheet, in turn order."""
+    return [
         answers.PartySheet(name=name, **_totals(sheet))
         for name, sheet in zip(party.names, party.sheets, strict=True)
     ]
-    return {
-        "players": sheets,
-        "current": None if party.is_finished else party.current,
-        "winners": list(party.winners) if party.is_finished else None,
-    }
 
 
 def _totals(state: GameState) -> Totals:
@@ -162,7 +197,7 @@ def _totals(state: GameState) -> Totals:
     }
 
 
-def _sheet(state: GameState) -> Fields:
+def _sheet(state: GameState) -> Sheet:
     """One sheet: the turn, the dice on the table, the rows and the totals."""
     return {
         **_totals(state),
@@ -178,38 +213,47 @@ def _target(target: games.Target | None) -> answers.Target | None:
     if target is None:
         return None
     state = target.state
-    fields: Fields = {  # a creator without a name is refused by the model
-        "player_id": target.record.player_id,
-        "name": target.name,
-        "scorecard": state.scorecard(),
-        "upper": state.upper,
-        "bonus": state.bonus,
-        "total": state.total,
-        "finished": state.is_finished,
-    }
-    return answers.Target.model_validate(fields)
+    return answers.Target(
+        player_id=target.record.player_id, name=target.name, scorecard=state.scorecard(),
+        upper=state.upper, bonus=state.bonus, total=state.total, finished=state.is_finished,
+    )  # fmt: skip
+
+
+class Verifiable(TypedDict, total=False):
+    """What of a record only some records have (of :class:`answers.Record`)."""
+
+    seed: str
+    date: str
+    code: str
+    stream: dice.Version
+    players: list[str]
+    computer: answers.RecordComputer
 
 
 def record_answer(found: Record) -> answers.Record:
     """The record ``daily verify`` reads: the moves and the seed once it may be published."""
     config = current_config()
-    fields: Fields = {"id": found.id, "mode": found.mode, "ruleset": found.ruleset,
-                      "options": dict(found.options)}  # fmt: skip
     ref = dice.SeedRef.parse(found.seed_ref)
     seed = ref.seed(config.secret_key)
+    extra: Verifiable = {}
     # Only once no ranked game can be played on these dice any more (see seed_reveals_at).
     if results.is_seed_public(current_redis(), config, found):
-        fields["seed"] = seed.hex()
-    elif ref.kind != SeedKind.RANDOM:  # named, not given: `daily verify` derives it
-        fields["date" if ref.kind == SeedKind.DAILY else "code"] = ref.value
-    fields |= {"commitment": dice.commitment(seed), "moves": moves_answer(found.moves),
-               "total": found.total}  # fmt: skip
+        extra["seed"] = seed.hex()
+    elif ref.kind == SeedKind.DAILY:  # named, not given: `daily verify` derives it
+        extra["date"] = ref.value
+    elif ref.kind != SeedKind.RANDOM:
+        extra["code"] = ref.value
     if found.stream != "v1":  # a record without it is v1, as every game before v2 was
-        fields["stream"] = found.stream
+        extra["stream"] = found.stream
     if found.kind.is_party:  # `daily verify` replays the log as one party in this order
-        fields["players"] = list(found.players)
-    if found.kind.is_computer:
-        computer_fields: Fields = {"level": found.level, "engine": found.engine,
-                                   "moves": moves_answer(found.computer_moves)}  # fmt: skip
-        fields["computer"] = answers.RecordComputer.model_validate(computer_fields)
-    return answers.Record.model_validate(fields)
+        extra["players"] = list(found.players)
+    if found.computer_part is not None:
+        part = found.computer_part
+        extra["computer"] = answers.RecordComputer(
+            level=part.level, engine=part.engine, moves=moves_answer(part.moves)
+        )
+    return answers.Record(
+        id=found.id, mode=found.kind.id, ruleset=found.ruleset, options=dict(found.options),
+        commitment=dice.commitment(seed), moves=moves_answer(found.moves), total=found.total,
+        **extra,
+    )  # fmt: skip

@@ -17,6 +17,8 @@ def play_strings() -> dict[str, str]:
         # A guest's generic name ("Guest 1a2b" in the API) in the reader's language, as the
         # server's ``player_name`` filter shows it.
         "guest": gettext("Guest %(n)s", n="{n}"),
+        # A friend code's creator who deleted their account (the API's name is null).
+        "deleted": gettext("a deleted player"),
         # Party games: whose turn, the hand-over between players, the winner.
         "toPlay": gettext("%(name)s to play", name="{name}"),
         "turnOf": gettext(

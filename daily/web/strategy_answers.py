@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TypedDict
 
 from daily.core.record import Record
 from daily.core.rules import Ruleset
@@ -39,16 +40,23 @@ def analysis_of(record: Record) -> answers.Analysis:
 def analysis_answer(found: analyses.GameAnalysis) -> answers.Analysis:
     """The answer of an analysed game: a daily game's ``expert`` is null until the day closes,
     and absent in other modes; a computer game's ``computer`` is the bot's own analysis."""
-    record = found.record
-    mine = analysed_answer(found.mine)
-    fields: dict[str, object] = {"id": record.id, "mode": record.kind.id,
-                                 "ruleset": record.ruleset, **dict(mine),
-                                 "skill": skill_answer(found.skill)}  # fmt: skip
+    record, mine = found.record, found.mine
+    sides: Sides = {}
     if found.computer is not None:
-        fields["computer"] = analysed_answer(found.computer)
+        sides["computer"] = analysed_answer(found.computer)
     if found.has_expert:
-        fields["expert"] = None if found.expert is None else expert_answer(found.expert)
-    return answers.Analysis.model_validate(fields)
+        sides["expert"] = None if found.expert is None else expert_answer(found.expert)
+    return answers.Analysis(
+        id=record.id, mode=record.kind.id, ruleset=record.ruleset, skill=skill_answer(found.skill),
+        **_analysed(mine), **sides,
+    )  # fmt: skip
+
+
+class Sides(TypedDict, total=False):
+    """The other sides of an analysis that only some games have (of :class:`answers.Analysis`)."""
+
+    computer: answers.Analysed
+    expert: answers.Expert | None
 
 
 def skill_answer(skill: Skill) -> answers.Skill:
@@ -66,14 +74,27 @@ def skill_answer(skill: Skill) -> answers.Skill:
     )
 
 
+class Analysed(TypedDict):
+    """One side's analysis (:class:`answers.Analysed`' fields, which an analysis has too)."""
+
+    total: int
+    optimum: float
+    lost: float
+    decisions: list[answers.Decision]
+
+
 def analysed_answer(found: Analysis) -> answers.Analysed:
     """One side's decisions, valued, and the points lost in all."""
-    return answers.Analysed(
-        total=found.total,
-        optimum=round(found.optimum, 4),
-        lost=round(found.lost, 4),
-        decisions=[decision_answer(d) for d in found.decisions],
-    )
+    return answers.Analysed(**_analysed(found))
+
+
+def _analysed(found: Analysis) -> Analysed:
+    return {
+        "total": found.total,
+        "optimum": round(found.optimum, 4),
+        "lost": round(found.lost, 4),
+        "decisions": [decision_answer(d) for d in found.decisions],
+    }
 
 
 def decision_answer(decision: Decision) -> answers.Decision:
@@ -114,7 +135,7 @@ def expert_answer(game: analyses.ExpertGame) -> answers.Expert:
     return answers.Expert(
         date=game.day.isoformat(),
         ruleset=analyses.EXPERT_RULES,
-        moves=[answers.Move.model_validate(move.to_dict()) for move in game.moves],
+        moves=[answers.Move.of(move) for move in game.moves],
         scorecard=dict(game.scorecard),
         total=game.total,
         optimum=round(game.optimum, 4),

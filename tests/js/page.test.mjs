@@ -11,12 +11,13 @@ test('fmt fills named slots and leaves unknown ones as written', () => {
   assert.equal(fmt('{a}+{a} and {b}', { a: 0 }), '0+0 and {b}');
 });
 
-test('a guest is named in the page language, any other name stays as typed', () => {
+test('a guest and a deleted player are named in the page language, any other name stays as typed', () => {
   assert.equal(playerName('Guest 1a2b'), 'Guest 1a2b');
   loadStrings({ guest: 'Gast {n}' });
   assert.equal(playerName('Guest 1a2b'), 'Gast 1a2b');
   assert.equal(playerName('Guest 1A2B'), 'Guest 1A2B'); // not the API's guest form
   assert.equal(playerName('Ada'), 'Ada');
+  assert.equal(playerName(null), 'a deleted player'); // a code's creator who left
 });
 
 test('an error is worded by its code, never by the API message', () => {

@@ -288,6 +288,21 @@ def test_friend_challenge_same_dice_with_target(app: Any) -> None:
     assert blind_final["rank"] == 1 + (ana_final["total"] > blind_final["total"])
 
 
+def test_a_deleted_creators_code_is_played_with_a_nameless_target(app: Any) -> None:
+    # The creator's game stays on the code's board when they delete their account; their
+    # name goes with them, so a friend's target has none (the screen says "a deleted player").
+    creator, client = app.test_client(), app.test_client()
+    assert creator.post("/api/v1/players", json={"name": "Ana"}).status_code == 201
+    mine = start(creator, {}, mode="friend", ruleset="yatzy")
+    ana_final = play_out(creator, {}, mine)[-1]
+    assert creator.post("/me/delete", data={"confirm": "yes"}).status_code == 200
+    bo = new_player(client, "Bo")
+    theirs = start(client, bo, mode="friend", code=mine["code"], target=True)
+    assert theirs["target"]["name"] is None
+    assert theirs["target"]["total"] == ana_final["total"]
+    assert play_out(client, bo, theirs)[-1]["target"]["name"] is None
+
+
 def test_finished_daily_shares_its_dice_as_a_friend_code(app: Any) -> None:
     client = app.test_client()
     ana, bo = new_player(client, "Ana"), new_player(client, "Bo")

@@ -12,8 +12,10 @@ export function loadStrings(strings) {
 export const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
 
 /* A player's name as shown: the API names a guest "Guest 1a2b" (as the server's player_name
-   filter does, the script words it in the page's language); any other name stays as typed. */
+   filter does, the script words it in the page's language), and a friend code's creator who
+   deleted their account null; any other name stays as typed. */
 export function playerName(name) {
+  if (name === null) return S.deleted;
   const guest = /^Guest ([0-9a-f]{4})$/.exec(name || '');
   return guest && S.guest ? fmt(S.guest, { n: guest[1] }) : name;
 }
