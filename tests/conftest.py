@@ -7,7 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +19,7 @@ import pytest
 import redis
 
 from daily.store.connection import connect, flush_all
+from tests.tables import link_table, maxi_is_built, shared_table
 
 
 def _free_port() -> int:
@@ -48,6 +49,10 @@ def _start_system_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 #: The folders whose tests also run on a Redis Cluster (the store and the app on it).
 CLUSTER_TESTS = ("store", "web")
+#: The folders whose tests skip the system redis-server: the app's tests run on the embedded
+#: Redis and the cluster, the store's own tests on all three (a single node is a single node
+#: to the app; what the Redis version changes, the store's tests see).
+NO_SERVER_TESTS = ("web",)
 #: The folders whose tests run on one Redis only, the embedded one that ``daily serve`` uses:
 #: the browser tests look at pages, and the store and web tests cover every Redis already.
 ONE_REDIS_TESTS = ("browser",)
@@ -56,6 +61,10 @@ ONE_REDIS_TESTS = ("browser",)
 #: The folders the quick loop (``--quick``) leaves out: real browsers, gunicorn and
 #: ``daily serve`` processes, killed servers. The full run (CI's) keeps them.
 SLOW_FOLDERS = ("browser", "ops", "faults")
+
+
+#: The tables ``small_tables`` gives the tests (seconds each to build).
+SMALL_TABLES = ("yatzy", "yacht")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,10 +76,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Keeps the cluster runs to the store and web tests, and the browser tests and those
-    marked ``one_redis`` to the embedded Redis (on the others they would only repeat); with
-    ``--quick``, keeps only what the quick loop runs."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Iterator[None]:
+    """Keeps the cluster runs to the store and web tests, the redis-server runs to all but
+    the web tests, and the browser tests and those marked ``one_redis`` to the embedded Redis
+    (on the others they would only repeat); puts the cluster's tests on one worker; with
+    ``--quick``, keeps only what the quick loop runs. Then, once every other hook has
+    ordered the tests (pytest groups them by Redis), puts those that need Maxi last."""
     root = Path(__file__).parent
     quick = bool(config.getoption("--quick"))
     keep, drop = [], []
@@ -80,16 +94,57 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         path = Path(str(item.path))
         folder = path.relative_to(root).parts[0] if root in path.parents else ""
         one_redis = folder in ONE_REDIS_TESTS or item.get_closest_marker("one_redis")
-        repeats = (server == "cluster" and folder not in CLUSTER_TESTS) or (
-            server not in (None, "embedded") and bool(one_redis)
+        repeats = (
+            (server == "cluster" and folder not in CLUSTER_TESTS)
+            or (server == "server" and folder in NO_SERVER_TESTS)
+            or (server not in (None, "embedded") and bool(one_redis))
         )
         slow = server not in (None, "embedded") or folder in SLOW_FOLDERS
         if quick and (slow or item.get_closest_marker("slow")):
             repeats = True
+        if server == "cluster":  # they take turns on the one cluster: all on one worker
+            item.add_marker(pytest.mark.xdist_group("cluster"))
         (drop if repeats else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+    yield  # pytest-xdist reads the cluster's group, pytest orders the tests by fixture
+    # The tests that need the Maxi table run last, so that the build started here (in the
+    # background, in a process of its own) has the run's idle moments to finish in.
+    items.sort(key=lambda item: "maxi_table" in getattr(item, "fixturenames", ()))
+    if items and "maxi_table" in getattr(items[-1], "fixturenames", ()):
+        _build_maxi_meanwhile(config)
+
+
+def _build_maxi_meanwhile(config: pytest.Config) -> None:
+    """Starts building the Maxi table (:func:`tests.tables.shared_table`) in a process at low
+    priority, once a run (on the first worker), unless it is built; a test that needs it
+    before it is done waits on the builder's lock.
+
+    A host builds one table at a time (the builder's host lock), so the process builds the
+    small tables first: a test that needs one waits seconds for it, not the Maxi build.
+    """
+    first = os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0"
+    if not first or config.option.collectonly or maxi_is_built():
+        return
+    process = subprocess.Popen(
+        ["nice", "-n", "10", sys.executable, "-m", "tests.tables", *SMALL_TABLES, "maxi"],
+        cwd=Path(__file__).parent.parent,
+    )
+    config.add_cleanup(lambda: _stop(process))
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stops a build still running at the end of the run (the next one takes it up)."""
+    if process.poll() is None:
+        process.terminate()
+        process.wait(10)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers a core (at most eight). A worker spends about half of the full
+    run waiting (on a browser, a server, a subprocess), so one a core leaves the cores idle."""
+    return min(8, 2 * (os.cpu_count() or 1))
 
 
 @pytest.fixture(scope="session", params=["embedded", "server", "cluster"])
@@ -165,30 +220,17 @@ def strategy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def small_tables(strategy_cache: Path) -> Path:
-    """The session cache with the yatzy and yacht tables built (a few seconds each)."""
-    from daily.core.rules import find_ruleset
-    from daily.strategy.solver import load_table
-
-    for name in ("yatzy", "yacht"):
-        load_table(find_ruleset(name), strategy_cache, build=True)
+    """The session cache with the yatzy and yacht tables in it (each built once a version of
+    the code: :func:`tests.tables.shared_table`)."""
+    for name in SMALL_TABLES:
+        link_table(shared_table(name), strategy_cache)
     return strategy_cache
-
-
-#: Where the tests keep the Maxi table between runs and workers: the one Maxi build of a run
-#: (a minute or more of both cores; the builder's lock has every other worker wait for it),
-#: for the browser tests' skill and luck and for the several-hosts test's release step.
-MAXI_CACHE = Path(tempfile.gettempdir()) / "daily-test-tables"
 
 
 @pytest.fixture(scope="session")
 def maxi_built() -> Path:
-    """The daily's Maxi table file: built once (or found) under :data:`MAXI_CACHE`."""
-    from daily.core.rules import find_ruleset
-    from daily.strategy.solver import load_table, table_path
-
-    maxi = find_ruleset("maxi")
-    load_table(maxi, MAXI_CACHE, build=True)
-    return table_path(maxi, MAXI_CACHE)
+    """The daily's Maxi table file, built once a version of the code (:mod:`tests.tables`)."""
+    return shared_table("maxi")
 
 
 @pytest.fixture

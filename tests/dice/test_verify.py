@@ -153,6 +153,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.redis
+@pytest.mark.slow  # a `daily serve` process: 4 s
 def test_serve_runs_the_site_on_the_embedded_redis(tmp_path: Path) -> None:
     port = _free_port()
     env = {**os.environ, "DAILY_DATA": str(tmp_path), "DAILY_ENV": "development",

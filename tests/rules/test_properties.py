@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
@@ -113,6 +114,7 @@ def best_score(state: GameState) -> Move:
     return Roll(()) if points == 0 and state.rolls_left else Score(row)
 
 
+@pytest.mark.slow  # 7 s; the quick loop keeps the two other properties
 @GAMES
 @given(rulesets, st.integers(0, 2**32), st.sampled_from([0.0, 0.3, 0.7]), st.booleans(), st.data())
 def test_random_legal_games(

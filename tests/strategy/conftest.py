@@ -10,8 +10,9 @@ import pytest
 
 from daily.core.rules import Ruleset, find_ruleset
 from daily.strategy.model import model_of
-from daily.strategy.solver import Table, fill, solve
+from daily.strategy.solver import Table, fill, load_table
 from tests.strategy import s3
+from tests.tables import link_table, shared_table
 
 END_LEVELS = 2  # end-game tables solve the states with up to this many open rows
 
@@ -24,8 +25,9 @@ def cache_dir(strategy_cache: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def yatzy_table(cache_dir: Path) -> Table:
-    """The full yatzy table (about 15 s to solve)."""
-    return solve(find_ruleset("yatzy"), cache_dir)
+    """The full yatzy table (about 15 s to solve: once a version of the code, tests.tables)."""
+    link_table(shared_table("yatzy"), cache_dir)
+    return load_table(find_ruleset("yatzy"), cache_dir)
 
 
 @pytest.fixture(scope="session")

@@ -55,7 +55,7 @@ def test_every_keeps_luck_has_mean_0_and_spread_1_exactly(yatzy_table: Table) ->
                 assert factor[dealt].min() >= 1 - luck.CAP - 1e-9
 
 
-@pytest.mark.slow  # 11 styles of 3 s each; the quick loop keeps the lockstep tests
+@pytest.mark.slow  # 11 styles of 3 s each; the quick loop keeps the lockstep tests of 1 s
 @pytest.mark.parametrize("policy", lockstep.POLICIES)
 def test_honest_players_luck_has_mean_0_whatever_their_skill(
     yatzy_table: Table, policy: str
@@ -69,6 +69,7 @@ def test_honest_players_luck_has_mean_0_whatever_their_skill(
     assert games.evalues.max() < luck.THRESHOLD
 
 
+@pytest.mark.slow  # 3,000 games: 9 s
 def test_lockstep_expert_scores_the_optimum(yatzy_table: Table) -> None:
     # The simulation's own bookkeeping (rows, upper total, bonus) against the exact optimum.
     games = lockstep.play(yatzy_table, "expert", 3000, np.random.default_rng(3))
@@ -76,6 +77,7 @@ def test_lockstep_expert_scores_the_optimum(yatzy_table: Table) -> None:
     assert abs(games.totals.mean() - yatzy_table.optimum) < 4 * error
 
 
+@pytest.mark.slow  # 2,400 games: 4.5 s
 def test_lockstep_levels_are_ordered(yatzy_table: Table) -> None:
     means = [
         lockstep.play(yatzy_table, p, 600, np.random.default_rng(5)).totals.mean()
@@ -122,6 +124,7 @@ def test_scouting_every_first_reroll_is_far_luckier_than_honest_play(yatzy_table
     assert min(scores) >= luck.THRESHOLD
 
 
+@pytest.mark.slow  # 3.5 s
 def test_lockstep_clairvoyants_are_far_luckier_than_honest_players(yatzy_table: Table) -> None:
     rows = yatzy_table.model.rows
     rng = np.random.default_rng(8)

@@ -72,6 +72,7 @@ def test_a_table_built_once_is_fetched_by_every_other_host(tmp_path: Path, s3_st
     assert load_table(YACHT, two).optimum == pytest.approx(OPTIMUM, abs=1e-7)
 
 
+@pytest.mark.slow  # a local S3 server: 2 to 3 s (the quick loop keeps two such tests)
 def test_a_download_that_does_not_match_its_checksum_is_thrown_away(
     tmp_path: Path, s3_store: str
 ) -> None:
@@ -86,6 +87,7 @@ def test_a_download_that_does_not_match_its_checksum_is_thrown_away(
     assert builder.status(YACHT, two).state == "missing"
 
 
+@pytest.mark.slow  # a local S3 server: 2 to 3 s (the quick loop keeps two such tests)
 def test_a_host_waits_for_another_hosts_build_and_fetches_it(
     tmp_path: Path, s3_store: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -111,6 +113,7 @@ def test_a_host_waits_for_another_hosts_build_and_fetches_it(
     assert table_path(YACHT, two).read_bytes() == table_path(YACHT, one).read_bytes()
 
 
+@pytest.mark.slow  # a local S3 server: 2 to 3 s (the quick loop keeps two such tests)
 def test_a_stale_lease_is_taken_over(tmp_path: Path, s3_store: str) -> None:
     store = Shelf(s3_store)
     dead = {"host": "gone", "pid": 1, "beat": time.time() - shelf.STALE - 1, "share": 0.3}
@@ -119,6 +122,7 @@ def test_a_stale_lease_is_taken_over(tmp_path: Path, s3_store: str) -> None:
     assert store.has(YACHT) and not store.fs.exists(store.path(YACHT, "lock"))
 
 
+@pytest.mark.slow  # a local S3 server: 2 to 3 s (the quick loop keeps two such tests)
 def test_a_table_built_before_there_was_a_store_is_uploaded(tmp_path: Path, s3_store: str) -> None:
     assert builder.obtain(YACHT, tmp_path) == "built"
     assert not Shelf(s3_store).has(YACHT)

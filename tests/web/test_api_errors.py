@@ -15,7 +15,9 @@ from daily.core.errors import ConfigError
 from daily.store import keys
 from daily.web import current_redis
 
-pytestmark = pytest.mark.redis
+# On the embedded Redis only: a refusal is the same on every Redis (the app's every route
+# runs on the cluster in tests/web/test_costs.py, its flows in test_api.py).
+pytestmark = [pytest.mark.redis, pytest.mark.one_redis]
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
 

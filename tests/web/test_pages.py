@@ -18,7 +18,10 @@ from daily.core.rules import BASE_RULESETS, find_ruleset
 from daily.web import pages, sheets
 from tests.web.helpers import leaks, play_daily
 
-pytestmark = pytest.mark.redis
+# On the embedded Redis only: a page renders what the services read, the same on every Redis
+# (the app's every route runs on the cluster in tests/web/test_costs.py, its flows in
+# test_api.py).
+pytestmark = [pytest.mark.redis, pytest.mark.one_redis]
 
 NOW = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
 DECEMBER = datetime(2026, 12, 5, 10, 0, tzinfo=UTC)

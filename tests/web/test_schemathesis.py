@@ -41,6 +41,7 @@ def live(make_app: Any) -> tuple[Any, dict[str, str]]:
 
 
 @pytest.mark.one_redis
+@pytest.mark.slow  # 12 s; test_api_openapi.py checks the document in the quick loop
 def test_api_answers_as_documented(live: tuple[Any, dict[str, str]]) -> None:
     app, headers = live
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)

@@ -38,6 +38,7 @@ def progress(client: Any, ruleset: str) -> tuple[float, float]:
     )
 
 
+@pytest.mark.slow  # builds a table while it scrapes: 7 s
 def test_the_build_progress_is_scraped(
     make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
