@@ -111,9 +111,14 @@ def pytest_collection_modifyitems(
     yield  # pytest-xdist reads the cluster's group, pytest orders the tests by fixture
     # The tests that need the Maxi table run last, so that the build started here (in the
     # background, in a process of its own) has the run's idle moments to finish in.
-    items.sort(key=lambda item: "maxi_table" in getattr(item, "fixturenames", ()))
-    if items and "maxi_table" in getattr(items[-1], "fixturenames", ()):
+    items.sort(key=_needs_maxi)
+    if items and _needs_maxi(items[-1]):
         _build_maxi_meanwhile(config)
+
+
+def _needs_maxi(item: pytest.Item) -> bool:
+    """Whether *item* asks for the Maxi table (``maxi_table``)."""
+    return "maxi_table" in getattr(item, "fixturenames", ())
 
 
 def _build_maxi_meanwhile(config: pytest.Config) -> None:
