@@ -92,6 +92,10 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+#: How long a browser test waits for a page, an element or a request before it fails.
+WAIT_MS = 30_000
+
+
 @pytest.fixture
 def new_context(browser: Any) -> Iterator[Callable[..., Any]]:
     """Makes fresh browser contexts (a new player each: own cookies), closed after the test."""
@@ -102,7 +106,10 @@ def new_context(browser: Any) -> Iterator[Callable[..., Any]]:
         # The page skips its roll animation for reduced motion: tests need not wait for it.
         options.setdefault("reduced_motion", "reduce")
         context = browser.new_context(**options)
-        context.set_default_timeout(10_000)
+        # What a browser test checks is what the page does, not how fast: a wait only ends
+        # early when the test fails. At the end of a CI run (the Maxi tests, four workers on
+        # two cores) a page took 1.5 s to render and a computer game's first move over 10 s.
+        context.set_default_timeout(WAIT_MS)
         contexts.append(context)
         return context
 

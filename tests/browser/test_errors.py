@@ -69,7 +69,7 @@ def test_a_roll_without_network_says_so_and_the_game_goes_on(
     # The move is kept and goes out again by itself once the network is back: it lands once
     # (its number makes a copy that had landed a refusal, never a second roll).
     page.unroute(roll)
-    page.wait_for_selector("body[data-moves='1']", timeout=15000)
+    page.wait_for_selector("body[data-moves='1']")
     state = context.request.get(f"{base}/api/v1/games/{game_id}").json()
     assert state["move_count"] == 1 and state["roll"] == 2
     page.wait_for_function("!document.querySelector('#roll').disabled")
