@@ -318,8 +318,12 @@ def play(game_id: str) -> str | Response:
     boot["skillReady"] = analyses.is_ready(record)
     target = friends.target_of(current_redis(), current_config(), record)
     if target is not None:
-        name = target.name or gettext("your friend")
-        boot["target"] = {"name": name, "finished": target.finished, "byTurn": target.by_turn}
+        # A name of None (the creator deleted their account) the script words as the API's.
+        boot["target"] = {
+            "name": target.name,
+            "finished": target.finished,
+            "byTurn": target.by_turn,
+        }
     return render_template("play.html", record=record, mode=mode, ruleset=ruleset, boot=boot)
 
 

@@ -264,6 +264,42 @@ def test_a_target_game_ends_with_win_lose_or_tie(
     assert bo.inner_text("#final-rank") == f"Ana wins: {them} to your {you}"
 
 
+def test_a_deleted_creators_code_is_played_against_a_deleted_player(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    """The creator's name leaves with their account: the race and the verdict say "a deleted
+    player", with its capital where it opens the sentence."""
+    base = serve(now=NOW)
+    ana = new_context(viewport=PHONE).new_page()
+    theirs = _finish_by_api(ana, base, _start(ana, base, "friend"))
+    ana.goto(f"{base}/me/delete")
+    ana.check("#confirm")
+    ana.locator("#delete").click()
+    ana.wait_for_selector("#deleted")
+    bo = new_context(viewport=PHONE).new_page()
+    spec = {"mode": "friend", "code": theirs["share_code"], "target": True}
+    response = bo.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
+                               headers={"Content-Type": "application/json"})  # fmt: skip
+    assert response.ok, response.text()
+    mine = response.json()
+    assert mine["target"]["name"] is None
+    scored = bo.request.post(f"{base}/api/v1/games/{mine['id']}/score",
+                             data=json.dumps({"category": "chance", "move": 0}),
+                             headers={"Content-Type": "application/json"})  # fmt: skip
+    assert scored.ok, scored.text()
+    bo.goto(f"{base}/play/{mine['id']}")
+    bo.wait_for_selector("#versus:not([hidden])")
+    assert "a deleted player" in bo.inner_text("#versus")
+    shoot(bo, "screen-target-deleted-390", full_page=False)
+    final = _finish_by_api(bo, base, scored.json(), choose=min)  # Bo plays badly
+    bo.goto(f"{base}/play/{mine['id']}")
+    bo.wait_for_selector("#results:not([hidden])")
+    you, them = final["total"], theirs["total"]
+    assert you < them
+    assert bo.inner_text("#final-rank") == f"A deleted player wins: {them} to your {you}"
+    shoot(bo, "screen-target-deleted-result-390", full_page=False)
+
+
 @pytest.mark.parametrize("motion", ["reduce", "no-preference"])
 def test_the_party_winner_is_celebrated_once(
     serve: Callable[..., str],

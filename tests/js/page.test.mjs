@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
 import { FIXTURE, module } from './helpers.mjs';
 
-const { S, errorText, fmt, loadStrings, playerName } = await module('page.js');
+const { S, errorText, fmt, loadStrings, playerName, sentence } = await module('page.js');
 
 beforeEach(() => loadStrings(FIXTURE.strings));
 
@@ -18,6 +18,12 @@ test('a guest and a deleted player are named in the page language, any other nam
   assert.equal(playerName('Guest 1A2B'), 'Guest 1A2B'); // not the API's guest form
   assert.equal(playerName('Ada'), 'Ada');
   assert.equal(playerName(null), 'a deleted player'); // a code's creator who left
+});
+
+test('a deleted player opening a sentence gets its capital, a typed name keeps its case', () => {
+  assert.equal(sentence(fmt(S.lost, { name: playerName(null), them: 9, you: 8 })), 'A deleted player wins: 9 to your 8');
+  assert.equal(sentence(fmt(S.lost, { name: 'bo', them: 9, you: 8 })), 'bo wins: 9 to your 8');
+  assert.equal(sentence(fmt(S.beat, { name: playerName(null), them: 8, you: 9 })), 'You beat a deleted player: 9 to 8');
 });
 
 test('an error is worded by its code, never by the API message', () => {

@@ -82,6 +82,8 @@ test('against a friend\'s score: win, lose, tie, or nothing before they finished
   assert.equal(targetVerdict(target, 200), 'A tie with Guest 00ff at 200');
   assert.equal(targetVerdict({ ...target, finished: false }, 300), '');
   assert.equal(targetVerdict(null, 300), '');
+  // A creator who deleted their account: nameless, and a sentence still opens with a capital.
+  assert.equal(targetVerdict({ ...target, name: null }, 199), 'A deleted player wins: 200 to your 199');
   // The game's own target (a daily played from its share link): the friend's sheet and total.
   assert.equal(targetVerdict({ name: 'Maja', finished: true, total: 286 }, 282), 'Maja wins: 286 to your 282');
   assert.equal(targetVerdict({ name: 'Maja', finished: false, total: 120 }, 282), '');

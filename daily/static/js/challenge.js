@@ -5,7 +5,7 @@
    sending back the last ETag so that an unchanged answer costs one small 304. The creator
    sees, for each friend who finished, who won ("Bo wins: 279 to your 274."). Nothing runs
    on import. */
-import { $, fmt, playerName, S } from './page.js';
+import { $, fmt, playerName, S, sentence } from './page.js';
 import { PREFIX } from './net.js';
 
 /** How often an answer is asked for again, in milliseconds, while it keeps changing. */
@@ -30,7 +30,7 @@ export function verdicts(entries, creator, mine) {
     const values = { name: playerName(entry.name), theirs: entry.score, mine };
     let key = entry.score > mine ? 'friendWins' : entry.score < mine ? 'creatorWins' : 'friendTie';
     if (mine === null || mine === undefined) key = 'friendScored';
-    return { key, text: fmt(S[key] || '', values) };
+    return { key, text: sentence(fmt(S[key] || '', values)) };
   });
 }
 

@@ -20,6 +20,13 @@ export function playerName(name) {
   return guest && S.guest ? fmt(S.guest, { n: guest[1] }) : name;
 }
 
+/** *text* as a sentence: "a deleted player" opening it gets its capital ("A deleted player
+    wins"); a typed name keeps its own case. */
+export function sentence(text) {
+  if (!S.deleted || !text.startsWith(S.deleted)) return text;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /* The player's words for a failed call: chosen by the error JSON's code (its message is
    English, for developers); no JSON at all means the server was not reached. */
 export function errorText(result) {

@@ -3,7 +3,7 @@
    roll animation. This module holds the game as the server last sent it and sends the moves;
    the dice tray, the sheet, results and party draw their parts. Here too: the first game's
    lesson and the "Best move" hints. */
-import { $, S, fmt, playerName, reducedMotion, stored, store } from './page.js';
+import { $, S, fmt, playerName, reducedMotion, sentence, stored, store } from './page.js';
 import { api, landed, persist, showError } from './net.js';
 import * as tray from './dice.js';
 import * as sheets from './sheet.js';
@@ -118,7 +118,7 @@ function drawStatus() {
     const t = Math.min(scored, target.byTurn.length);
     const versus = $('#versus');
     versus.hidden = false;
-    versus.textContent = fmt(S.vs, { turn: t, you: state.total, name: playerName(target.name), them: target.byTurn[t - 1] });
+    versus.textContent = sentence(fmt(S.vs, { turn: t, you: state.total, name: playerName(target.name), them: target.byTurn[t - 1] }));
   }
 }
 

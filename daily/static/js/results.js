@@ -1,7 +1,7 @@
 /* Results and sharing: the end of a game (final score, skill and luck, the verdict, facts, the
    cheer) and the share block (code, link, text and the grid of squares), also used by today's
    and a friend's page. */
-import { $, $$, fmt, playerName, S } from './page.js';
+import { $, $$, fmt, playerName, S, sentence } from './page.js';
 import { cheerOnce } from './cheer.js';
 import { followChallenges } from './challenge.js';
 import { askName } from './name.js';
@@ -232,9 +232,9 @@ export function targetVerdict(target, total) {
   const them = target.byTurn ? target.byTurn[target.byTurn.length - 1] : target.total;
   if (them === undefined) return '';
   const values = { name: playerName(target.name), you: total, them };
-  if (total > them) return fmt(S.beat, values);
-  if (total < them) return fmt(S.lost, values);
-  return fmt(S.tiedWith, values);
+  if (total > them) return sentence(fmt(S.beat, values));
+  if (total < them) return sentence(fmt(S.lost, values));
+  return sentence(fmt(S.tiedWith, values));
 }
 
 /** The day's rank in words, honest about ties and a board of one: the players beaten are
