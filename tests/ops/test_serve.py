@@ -25,7 +25,8 @@ import redis
 
 from daily.core.errors import StorageError
 from daily.store.connection import EMBEDDED_DB, embedded, registry_of, release, server_db
-from tests.ops.procs import free_port, is_gone, wait_until
+from tests.ops.procs import is_gone, wait_until
+from tests.redis_servers import free_port
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import shutil
-import socket
-import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from daily.core.errors import BoardError
 from daily.store import board_counts, boards, keys, league_boards, members, players
 from daily.store.boards import Board, Result
 from daily.store.connection import connect
+from tests import redis_servers
 
 pytestmark = pytest.mark.redis
 
@@ -483,63 +482,20 @@ def test_withdrawing_takes_a_daily_off_every_league_of_its_player(client: redis.
         assert page.me is None, league_id
 
 
-def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [int(s.getsockname()[1]) for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
-
-
-def _start_node(port: int, bus: int, folder: Path) -> subprocess.Popen[bytes]:
-    options = {"port": port, "cluster-port": bus, "bind": "127.0.0.1", "save": "",
-               "appendonly": "no", "cluster-enabled": "yes", "dir": folder,
-               "cluster-config-file": f"nodes-{port}.conf"}  # fmt: skip
-    arguments = [x for name, value in options.items() for x in (f"--{name}", str(value))]
-    return subprocess.Popen(["redis-server", *arguments], stdout=subprocess.DEVNULL)
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster]:
-    """A real three-node Redis Cluster on loopback (no replicas, nothing saved)."""
-    if not (shutil.which("redis-server") and shutil.which("redis-cli")):
+    """A real three-node Redis Cluster on loopback (no replicas, nothing saved), read with
+    redis-py's own cluster client."""
+    if not shutil.which("redis-server"):
         pytest.skip("redis-server is not installed (.ci/run installs it)")
-    folder = tmp_path_factory.mktemp("cluster")
-    # Each node needs a second port for the cluster bus; name it, so that the default
-    # (port + 10000) can neither fall outside the valid range nor on a busy port.
-    found = _free_ports(6)
-    ports, buses = found[:3], found[3:]
-    nodes = [_start_node(port, bus, folder) for port, bus in zip(ports, buses, strict=True)]
+    nodes, url = redis_servers.start_cluster(tmp_path_factory.mktemp("cluster"))
     try:
-        for port in ports:
-            _wait_for(lambda p=port: redis.Redis(port=p).ping())
-        addresses = [f"127.0.0.1:{port}" for port in ports]
-        subprocess.run(
-            ["redis-cli", "--cluster", "create", *addresses, "--cluster-yes"],
-            check=True, capture_output=True, timeout=30,
-        )  # fmt: skip
-        for port in ports:
-            _wait_for(lambda p=port: redis.Redis(port=p).cluster("info")["cluster_state"] == "ok")
-        client = RedisCluster(host="127.0.0.1", port=ports[0], decode_responses=True)
+        client = RedisCluster.from_url(url.replace("redis+cluster://", "redis://"),
+                                       decode_responses=True)  # fmt: skip
         yield client
         client.close()
     finally:
-        for node in nodes:
-            node.terminate()
-            node.wait(5)
-
-
-def _wait_for(ready: Callable[[], object]) -> None:
-    for _ in range(600):  # up to 30 s on a busy machine
-        try:
-            if ready():
-                return
-        except redis.ConnectionError:
-            pass
-        time.sleep(0.05)
-    raise RuntimeError("the cluster did not come up")
+        redis_servers.stop(nodes)
 
 
 def test_every_step_and_read_works_on_a_redis_cluster(cluster: RedisCluster) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ import pytest
 from daily import __version__
 from daily.core.rules import find_ruleset
 from daily.strategy import builder
+from tests.redis_servers import free_port
 
 pytestmark = pytest.mark.redis
 
@@ -95,12 +95,6 @@ def test_the_access_log_names_the_player_but_no_name(make_app: Any, capsys: Any)
     assert "Ana Secret" not in err and created["token"] not in err
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _healthz(port: int) -> dict[str, Any] | None:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz") as response:
@@ -112,7 +106,7 @@ def _healthz(port: int) -> dict[str, Any] | None:
 @pytest.mark.one_redis
 @pytest.mark.slow
 def test_serve_builds_the_missing_tables_as_it_starts(redis_url: str, tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "DAILY_CACHE": str(tmp_path),
            "DAILY_TABLES": "yacht", "DAILY_NOW": "2026-12-03T12:00:00"}  # fmt: skip
     daily = Path(sys.executable).parent / "daily"
