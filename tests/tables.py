@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from daily.core.rules import find_ruleset
+from daily.strategy import builder
 from daily.strategy.solver import load_table, table_path
 
 PACKAGE = Path(__file__).parent.parent / "daily"
@@ -42,7 +43,12 @@ def shared_table(name: str) -> Path:
     ruleset = find_ruleset(name)
     if not TABLE_CACHE.exists():
         _prune_unused()
-    load_table(ruleset, TABLE_CACHE, build=True)
+    if not table_path(ruleset, TABLE_CACHE).exists():
+        # On every core: the run's own build (tests/conftest.py) is at low priority, so it
+        # takes what the tests leave idle, and at the end, when the tests that need Maxi
+        # wait for it, all of the machine (one core left half of it idle then).
+        builder.build(ruleset, TABLE_CACHE, workers=os.cpu_count() or 1)
+    load_table(ruleset, TABLE_CACHE)
     os.utime(TABLE_CACHE)  # used now: see _prune_unused
     return table_path(ruleset, TABLE_CACHE)
 

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 import redis
 
-from tests.ops.procs import free_port, wait_until
+from tests.ops.procs import wait_until
+from tests.redis_servers import free_port
 
 NOW = "2026-12-03T12:00:00+00:00"
 
