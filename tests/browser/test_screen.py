@@ -242,6 +242,24 @@ def test_the_result_shares_a_spoiler_free_grid(
     shoot(page, f"screen-result-{size}")
 
 
+def _play_target(page: Any, base: str, code: str) -> dict[str, Any]:
+    """Starts a game on friend code *code* with its creator's score as the target: its JSON."""
+    spec = {"mode": "friend", "code": code, "target": True}
+    response = page.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
+                                 headers={"Content-Type": "application/json"})  # fmt: skip
+    assert response.ok, response.text()
+    game: dict[str, Any] = response.json()
+    return game
+
+
+def _lose(page: Any, base: str, game: dict[str, Any]) -> tuple[int, str]:
+    """Finishes *game* on the rows worth least and opens it: the total and the verdict."""
+    final = _finish_by_api(page, base, game, choose=min)
+    page.goto(f"{base}/play/{game['id']}")
+    page.wait_for_selector("#results:not([hidden])")
+    return final["total"], page.inner_text("#final-rank")
+
+
 def test_a_target_game_ends_with_win_lose_or_tie(
     serve: Callable[..., str], new_context: Callable[..., Any]
 ) -> None:
@@ -252,16 +270,10 @@ def test_a_target_game_ends_with_win_lose_or_tie(
                       headers={"Content-Type": "application/json"})  # fmt: skip
     theirs = _finish_by_api(ana, base, created)
     bo = new_context(viewport=PHONE).new_page()
-    spec = {"mode": "friend", "code": theirs["share_code"], "target": True}
-    response = bo.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
-                               headers={"Content-Type": "application/json"})  # fmt: skip
-    assert response.ok, response.text()
-    mine = _finish_by_api(bo, base, response.json(), choose=min)  # Bo plays badly
-    bo.goto(f"{base}/play/{mine['id']}")
-    bo.wait_for_selector("#results:not([hidden])")
-    you, them = mine["total"], theirs["total"]
+    you, verdict = _lose(bo, base, _play_target(bo, base, theirs["share_code"]))
+    them = theirs["total"]
     assert you < them
-    assert bo.inner_text("#final-rank") == f"Ana wins: {them} to your {you}"
+    assert verdict == f"Ana wins: {them} to your {you}"
 
 
 def test_a_deleted_creators_code_is_played_against_a_deleted_player(
@@ -277,11 +289,7 @@ def test_a_deleted_creators_code_is_played_against_a_deleted_player(
     ana.locator("#delete").click()
     ana.wait_for_selector("#deleted")
     bo = new_context(viewport=PHONE).new_page()
-    spec = {"mode": "friend", "code": theirs["share_code"], "target": True}
-    response = bo.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
-                               headers={"Content-Type": "application/json"})  # fmt: skip
-    assert response.ok, response.text()
-    mine = response.json()
+    mine = _play_target(bo, base, theirs["share_code"])
     assert mine["target"]["name"] is None
     scored = bo.request.post(f"{base}/api/v1/games/{mine['id']}/score",
                              data=json.dumps({"category": "chance", "move": 0}),
@@ -291,12 +299,10 @@ def test_a_deleted_creators_code_is_played_against_a_deleted_player(
     bo.wait_for_selector("#versus:not([hidden])")
     assert "a deleted player" in bo.inner_text("#versus")
     shoot(bo, "screen-target-deleted-390", full_page=False)
-    final = _finish_by_api(bo, base, scored.json(), choose=min)  # Bo plays badly
-    bo.goto(f"{base}/play/{mine['id']}")
-    bo.wait_for_selector("#results:not([hidden])")
-    you, them = final["total"], theirs["total"]
+    you, verdict = _lose(bo, base, scored.json())
+    them = theirs["total"]
     assert you < them
-    assert bo.inner_text("#final-rank") == f"A deleted player wins: {them} to your {you}"
+    assert verdict == f"A deleted player wins: {them} to your {you}"
     shoot(bo, "screen-target-deleted-result-390", full_page=False)
 
 
@@ -347,11 +353,7 @@ def test_a_guest_is_named_in_the_readers_language(
     assert guest.startswith("Guest ")
     german = "Gast " + guest.removeprefix("Guest ")
     bo = new_context(viewport=PHONE, locale="de-DE").new_page()
-    spec = {"mode": "friend", "code": theirs["share_code"], "target": True}
-    response = bo.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
-                               headers={"Content-Type": "application/json"})  # fmt: skip
-    assert response.ok, response.text()
-    mine = response.json()
+    mine = _play_target(bo, base, theirs["share_code"])
     scored = bo.request.post(
         f"{base}/api/v1/games/{mine['id']}/score",
         data=json.dumps({"category": "chance", "move": 0}),
