@@ -60,7 +60,8 @@ def pytest_collection_modifyitems(
     root = Path(__file__).parent
     quick = bool(config.getoption("--quick"))
     shared = bool(os.environ.get("DAILY_TEST_CLUSTER_URL"))
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         callspec = getattr(item, "callspec", None)
         server = callspec.params.get("redis_server") if callspec is not None else None

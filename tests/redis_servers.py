@@ -80,14 +80,20 @@ def _form_cluster(ports: list[int], buses: list[int]) -> None:
         for client in clients:
             _wait(client.ping, 5, "a cluster node did not start")
         share = -(-SLOTS // len(clients))
+        # The raw commands below: redis-py leaves execute_command untyped.
         for n, client in enumerate(clients):
             slots = range(n * share, min(SLOTS, (n + 1) * share))
-            client.execute_command("CLUSTER ADDSLOTS", *slots)
+            client.execute_command("CLUSTER ADDSLOTS", *slots)  # type: ignore[no-untyped-call]
         for client in clients[1:]:
-            client.execute_command("CLUSTER MEET", "127.0.0.1", ports[0], buses[0])
+            client.execute_command(  # type: ignore[no-untyped-call]
+                "CLUSTER MEET", "127.0.0.1", ports[0], buses[0]
+            )
 
         def formed() -> bool:
-            infos = [c.execute_command("CLUSTER INFO") for c in clients]
+            infos = [
+                c.execute_command("CLUSTER INFO")  # type: ignore[no-untyped-call]
+                for c in clients
+            ]
             return all(i["cluster_state"] == "ok" and i["cluster_known_nodes"] == str(len(clients))
                        for i in infos)  # fmt: skip
 

@@ -211,7 +211,7 @@ def test_a_move_without_the_network_waits_and_lands_once(
     page.wait_for_selector("body[data-moves='1']")  # it went out by itself
     assert message.inner_text() in ("Connected again.", "")
     # The score reaches the server, but its answer is lost: the page sends it again.
-    lost = []
+    lost: list[int] = []  # the status of each answer lost
 
     def lose_answer(route: Any) -> None:
         if lost:

@@ -27,6 +27,7 @@ NOW = datetime(2026, 12, 3, 9, 30, tzinfo=UTC)
 TOMORROW = datetime(2026, 12, 4, 9, 30, tzinfo=UTC)
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+SIZES: dict[str, dict[str, Any]]  # the keywords of new_context for each size
 SIZES = {"390": {"viewport": PHONE, "has_touch": True, "is_mobile": True},
          "1280": {"viewport": DESKTOP}}  # fmt: skip
 #: A stand-in for the phone's share sheet: the shared text lands in window.sharedText.

@@ -187,7 +187,8 @@ def _finish_by_api(
         assert response.ok, response.text()
         state = response.json()
     # A move's answer is the short one: the whole game (date, number, share code) is a GET.
-    return page.request.get(f"{base}/api/v1/games/{game['id']}").json()
+    final: dict[str, Any] = page.request.get(f"{base}/api/v1/games/{game['id']}").json()
+    return final
 
 
 @pytest.mark.parametrize("size", SIZES)

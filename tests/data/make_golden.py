@@ -12,10 +12,10 @@ from collections import Counter
 from pathlib import Path
 
 from daily.core.dice import stream
-from daily.core.rules import GameState, Move, Roll, Score, apply, find_ruleset, new_game
+from daily.core.rules import GameState, Move, MoveEntry, Roll, Score, apply, find_ruleset, new_game
 
 HERE = Path(__file__).parent
-GAMES = [
+GAMES: list[tuple[str, str, dict[str, object], str]] = [
     ("maxi-default", "maxi", {}, "v1"),
     (
         "maxi-saved-rolls",
@@ -43,7 +43,7 @@ def play(name: str, ruleset_id: str, options: dict[str, object], version: str) -
     seed = hashlib.sha256(f"golden:{name}".encode()).digest()
     rules = find_ruleset(ruleset_id, options)
     state = new_game(rules, stream(seed, version))
-    moves: list[dict[str, object]] = []
+    moves: list[MoveEntry] = []
     seen = [list(state.dice)]
     while not state.is_finished:
         move = policy(state, state.turn)

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ def run_main(
 
 
 def test_scores_every_row_of_every_line() -> None:
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"dice": [6, 6, 6, 3, 3, 1]},
         {"dice": [1, 2, 3, 4, 5, 6], "options": {"full_straight": 30}},
         {"dice": [5, 5, 5, 2, 2, 2], "options": {"bonus": "50@75", "saved_rolls": True}},
@@ -54,9 +55,9 @@ def test_scores_every_row_of_every_line() -> None:
     assert out[1]["full_straight"] == 30 and out[1]["large_straight"] == 20
     assert out[2]["villa"] == 21
     for line, points in zip(lines, out, strict=True):
-        ruleset = find_ruleset("maxi", line.get("options"))  # type: ignore[arg-type]
+        ruleset = find_ruleset("maxi", line.get("options"))
         assert list(points) == list(ruleset.row_ids)  # every row, in sheet order
-        assert tuple(points.values()) == ruleset.score(tuple(line["dice"]))  # type: ignore[arg-type]
+        assert tuple(points.values()) == ruleset.score(tuple(line["dice"]))
 
 
 @pytest.mark.parametrize(

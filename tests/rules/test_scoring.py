@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -625,10 +625,10 @@ def _chance_of_all_equal(ruleset_id: str, row: str) -> Fraction:
 
     groups = {held: Fraction(count, 6**n) for held, count in outcomes(0).items()}
     for _ in range(ruleset.rerolls):
-        after: Counter[int] = Counter()
+        after: defaultdict[int, Fraction] = defaultdict(Fraction)  # a Counter is typed for ints
         for held, p in groups.items():
             for group, count in outcomes(held).items():
-                after[group] += p * Fraction(count, 6 ** (n - held))  # type: ignore[assignment]
+                after[group] += p * Fraction(count, 6 ** (n - held))
         groups = dict(after)
     top = row_points(ruleset, (6,) * n, row)
     assert top > 0 and row_points(ruleset, (6,) * (n - 1) + (5,), row) == 0

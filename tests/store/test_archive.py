@@ -79,10 +79,10 @@ def test_an_id_no_file_lists_is_not_looked_for_in_the_file(tmp_path: Path) -> No
     made_up = next(
         f"05O{n:013d}"
         for n in range(10_000)
-        if archive.shard_of(f"05O{n:013d}") == archive.shard_of(real)
+        if archive_files.shard_of(f"05O{n:013d}") == archive_files.shard_of(real)
     )
-    store.write(day, archive.shard_of(real), {real: {"id": real}})
-    path = Path(store.path(day, archive.shard_of(real)))
+    store.write(day, archive_files.shard_of(real), {real: {"id": real}})
+    path = Path(store.path(day, archive_files.shard_of(real)))
     path.write_bytes(b"not gzip")  # a file that would be refused if it were read
     assert store.find_many([(made_up, day)]) == {}  # its list of ids does not name it
     with pytest.raises(ArchiveError, match="not gzip"):
@@ -200,7 +200,7 @@ def left_in_redis(client: Any, game_id: str, player_id: str) -> list[str]:
         found.append("a month list")  # a dated game is noted on its player's dailies instead
     day = NOON.date()
     noted = archived_games.dailies_of(client, player_id, day, day, day).noted
-    if [(d.day, d.shard) for d in noted] != [(day, archive.shard_of(game_id))]:
+    if [(d.day, d.shard) for d in noted] != [(day, archive_files.shard_of(game_id))]:
         found.append(f"noted as {noted} on the player's dailies")
     if client.hexists(keys.player_best_days(player_id), day.isoformat()):
         found.append("its day on the best-days hash (it folds into one field)")
@@ -360,11 +360,11 @@ def test_an_object_store_archive_is_read_back(make_app: Any, tmp_path: Path, s3_
         # Both files fetched in one go (s3fs: concurrently), each game found by its id's day.
         found = archive.load_many(current_redis(), current_config(), [*ids, "nope"])
         assert [r.id if r else None for r in found] == [*ids, None]
-    store = archive.open_archive(s3_url)
+    store = archive_files.open_archive(s3_url)
     assert not store._local  # one put per file, no rename
     first = ids[0]
-    assert first in store.read(NOON.date(), archive.shard_of(first))
-    shards = {archive.shard_of(game_id) for game_id in ids}
+    assert first in store.read(NOON.date(), archive_files.shard_of(first))
+    shards = {archive_files.shard_of(game_id) for game_id in ids}
     assert store.read(NOON.date(), next(n for n in range(9) if n not in shards)) == {}
     for who, game in played:
         url = f"{API}/games/{game['id']}/record"

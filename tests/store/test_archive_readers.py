@@ -5,15 +5,25 @@ luck check stays in Redis. On a real Redis."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from daily.core.codes import new_code
 from daily.core.errors import NotFoundError
-from daily.service import accounts, archive, friends, history, results, reviews, stats
+from daily.service import (
+    accounts,
+    archive,
+    archive_files,
+    friends,
+    history,
+    results,
+    reviews,
+    stats,
+)
 from daily.store import archived_games, friend_codes, game_fields, keys, review_queue, saved_games
 from daily.web import current_config, current_redis
 from tests.store.test_archive import checked
@@ -86,8 +96,8 @@ def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path:
             dataclasses.replace(p, game_id="") for p in before.played
         ]
         assert found.summary == before.summary
-        for link, game in zip(found.played, reversed(played), strict=True):
-            record = history.own_game(client, link.game_id, player_id, config)
+        for entry, game in zip(found.played, reversed(played), strict=True):
+            record = history.own_game(client, entry.game_id, player_id, config)
             assert (record.id, record.total) == (game["id"], game["total"])
         with pytest.raises(NotFoundError):  # nobody else's day, and no day without a game
             history.own_game(client, found.played[0].game_id, "someone-else", config)
@@ -161,7 +171,7 @@ def test_an_archived_games_codes_leave_their_hashes_and_still_work(
     later = _archived(make_app, tmp_path, DAYS[0] + timedelta(days=9))  # both codes closed
     with later.app_context():
         redis, config = current_redis(), current_config()
-        files = archive.open_archive(config.archive_location)
+        files = archive_files.open_archive(config.archive_location)
         for code, was in zip(codes, before, strict=True):
             assert friend_codes.code_day(code) == DAYS[0].date()  # a code names its day
             assert not redis.exists(keys.friend_code(code), keys.code_bucket(code))
@@ -169,13 +179,13 @@ def test_an_archived_games_codes_leave_their_hashes_and_still_work(
             assert friend_codes.load_code(redis, code) is None  # the store alone cannot rebuild it
             assert archive.load_code(redis, config, code) == was  # every field, as it was
         finds: list[str] = []
-        find = archive.Archive.find
+        find = archive_files.Archive.find
 
-        def counted(self: archive.Archive, game_id: str, day: date) -> Any:
+        def counted(self: archive_files.Archive, game_id: str, day: date) -> Any:
             finds.append(game_id)
             return find(self, game_id, day)
 
-        monkeypatch.setattr(archive.Archive, "find", counted)
+        monkeypatch.setattr(archive_files.Archive, "find", counted)
         page = friends.code_page(redis, config, codes[0], None)
         monkeypatch.undo()
         assert page.theirs is not None and page.theirs.id == daily["id"]
@@ -251,7 +261,9 @@ def test_a_game_of_the_old_id_form_keeps_its_marker(make_app: Any, tmp_path: Pat
         record = saved_games.load(redis, game["id"])
         assert record is not None
         player_id, finished_at = record.player_id, record.finished_at
-        redis.hset(keys.game(old), mapping=redis.hgetall(keys.game(game["id"])))
+        assert finished_at is not None
+        fields = redis.hgetall(keys.game(game["id"]))  # hset's mapping refuses its key type
+        redis.hset(keys.game(old), mapping=cast(Mapping[Any, Any], fields))
         redis.delete(keys.game(game["id"]))
         redis.zrem(keys.games_finished(), game["id"])
         redis.zadd(keys.games_finished(), {old: finished_at})

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from redis.cluster import RedisCluster
 
 from daily.core.errors import BoardError
+from daily.core.modes import BoardKind
 from daily.store import board_counts, boards, keys, league_boards, members, players
 from daily.store.boards import Board, Result
 from daily.store.connection import connect
@@ -39,7 +40,9 @@ def finished(day: date, minute: int = 0) -> float:
 
 
 def daily(player: str, total: int, day: date = DEC1, minute: int = 0) -> Result:
-    return Result(f"g-{player}-{day}", player, "daily", total, finished(day, minute), day=day)
+    return Result(
+        f"g-{player}-{day}", player, BoardKind.DAILY, total, finished(day, minute), day=day
+    )
 
 
 def play(client: redis.Redis, player: str, days: list[date], total: int = 200) -> None:
@@ -137,7 +140,7 @@ def test_concurrent_completions_from_threads_count_once(client: redis.Redis) -> 
 def test_a_second_game_on_the_same_date_does_not_replace_the_first(client: redis.Redis) -> None:
     board_counts.submit(client, daily("ana", 250))
     board_counts.submit(
-        client, Result("another-game", "ana", "daily", 400, finished(DEC1, 5), day=DEC1)
+        client, Result("another-game", "ana", BoardKind.DAILY, 400, finished(DEC1, 5), day=DEC1)
     )
     assert table(boards.page(client, Board.daily(DEC1))) == [(1, "ana", 250)]
 
@@ -243,10 +246,12 @@ def test_the_best_day_board_keeps_each_players_best(client: redis.Redis) -> None
 
 def test_friend_boards_hold_their_codes_games_only(client: redis.Redis) -> None:
     at = finished(DEC1)
-    board_counts.submit(client, Result("f1", "ana", "friend", 420, at, code="K7P2QX9D"))
-    board_counts.submit(client, Result("f2", "bo", "friend", 450, at + 1, code="K7P2QX9D"))
-    board_counts.submit(client, Result("f3", "cy", "friend", 999, at, code="ZZZZZZZZ"))
-    board_counts.submit(client, Result("s1", "di", "solo", 640, at, day=DEC1))
+    board_counts.submit(client, Result("f1", "ana", BoardKind.FRIEND, 420, at, code="K7P2QX9D"))
+    board_counts.submit(client, Result("f2", "bo", BoardKind.FRIEND, 450, at + 1, code="K7P2QX9D"))
+    board_counts.submit(client, Result("f3", "cy", BoardKind.FRIEND, 999, at, code="ZZZZZZZZ"))
+    # "solo" is no board kind, on purpose: such a result takes no board step.
+    solo = Result("s1", "di", "solo", 640, at, day=DEC1)  # type: ignore[arg-type]
+    board_counts.submit(client, solo)
     assert table(boards.page(client, Board.friend("K7P2QX9D"))) == [(1, "bo", 450), (2, "ana", 420)]
     assert boards.page(client, Board.best_day()).total == 0
     assert boards.page(client, Board.daily(DEC1)).total == 0
@@ -290,11 +295,11 @@ def test_daily_boards_expire_after_the_retention_and_the_others_stay(client: red
 @pytest.mark.parametrize(
     "result",
     [
-        Result("g", "ana", "daily", 300, 0.0),
-        Result("g", "ana", "daily", -1, 0.0, day=DEC1),
-        Result("g", "ana", "daily", boards.MAX_SCORE + 1, 0.0, day=DEC1),
-        Result("g", "ana", "friend", 300, 0.0),
-        Result("g", "ana", "daily", 300, 0.0, day=date(2025, 12, 31)),
+        Result("g", "ana", BoardKind.DAILY, 300, 0.0),
+        Result("g", "ana", BoardKind.DAILY, -1, 0.0, day=DEC1),
+        Result("g", "ana", BoardKind.DAILY, boards.MAX_SCORE + 1, 0.0, day=DEC1),
+        Result("g", "ana", BoardKind.FRIEND, 300, 0.0),
+        Result("g", "ana", BoardKind.DAILY, 300, 0.0, day=date(2025, 12, 31)),
     ],
     ids=["no-day", "negative", "too-high", "no-code", "before-2026"],
 )
@@ -400,7 +405,7 @@ def test_any_order_and_any_repeats_give_the_boards_of_the_model(
 
 def test_a_game_finished_after_midnight_counts_for_the_day_it_started(client: redis.Redis) -> None:
     after_midnight = datetime(2026, 12, 2, 0, 10, tzinfo=UTC).timestamp()
-    board_counts.submit(client, Result("g1", "ana", "daily", 300, after_midnight, day=DEC1))
+    board_counts.submit(client, Result("g1", "ana", BoardKind.DAILY, 300, after_midnight, day=DEC1))
     board_counts.submit(client, daily("ana", 250, date(2026, 12, 2)))
     assert table(boards.page(client, Board.daily(DEC1))) == [(1, "ana", 300)]
     assert table(boards.page(client, Board.daily(date(2026, 12, 2)))) == [(1, "ana", 250)]
@@ -426,8 +431,8 @@ def counted_games(client: redis.Redis) -> dict[str, Result]:
         "dec2": daily("ana", 300, DEC2, minute=2),
         "dec3": daily("ana", 250, date(2026, 12, 3)),
         "bo": daily("bo", 260, DEC2, minute=1),
-        "friend": Result("f1", "ana", "friend", 210, finished(DEC1), code="K7P2QX9D"),
-        "bo-friend": Result("f2", "bo", "friend", 220, finished(DEC1), code="K7P2QX9D"),
+        "friend": Result("f1", "ana", BoardKind.FRIEND, 210, finished(DEC1), code="K7P2QX9D"),
+        "bo-friend": Result("f2", "bo", BoardKind.FRIEND, 220, finished(DEC1), code="K7P2QX9D"),
     }
     for result in games.values():
         board_counts.submit(client, result)
@@ -506,7 +511,7 @@ def test_every_step_and_read_works_on_a_redis_cluster(cluster: RedisCluster) -> 
         for day in span(date(2026, 12, 1), 3):
             board_counts.submit(client, daily(player, 100 + 10 * i + day.day, day, minute=i))
         board_counts.submit(
-            client, Result(f"f{i}", player, "friend", 200 + i, 0.0, code="K7P2QX9D")
+            client, Result(f"f{i}", player, BoardKind.FRIEND, 200 + i, 0.0, code="K7P2QX9D")
         )
     dec3 = date(2026, 12, 3)
     for board, scores in [

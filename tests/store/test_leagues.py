@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -12,17 +14,18 @@ import redis
 from daily.core.config import Config
 from daily.core.errors import (
     BadInputError,
+    InvalidNameError,
     LeagueFullError,
     NotFoundError,
     NotOwnerError,
     TooManyLeaguesError,
 )
+from daily.core.modes import BoardKind
 from daily.service import leagues
 from daily.store import board_counts, keys, league_boards, players
 from daily.store.boards import Result
 from daily.store.connection import connect
 from daily.store.members import member
-from daily.store.players import InvalidNameError
 
 pytestmark = pytest.mark.redis
 
@@ -47,7 +50,7 @@ CONFIG = config_on(MONDAY)
 
 def daily(player: str, total: int, day: date, minute: int = 0) -> Result:
     at = datetime(day.year, day.month, day.day, 9, tzinfo=UTC).timestamp() + 60 * minute
-    return Result(f"g-{player}-{day}", player, "daily", total, at, day=day)
+    return Result(f"g-{player}-{day}", player, BoardKind.DAILY, total, at, day=day)
 
 
 def lines(standing: leagues.LeagueBoard) -> list[tuple[int, str, int]]:
@@ -165,7 +168,7 @@ def test_refusals_change_nothing(client: redis.Redis) -> None:
     leagues.join(client, CONFIG, bo, league.id, league.invite)
     league_boards.count(client, daily(bo, 200, MONDAY), zone=UTC)
     before = dump(client, league.id)
-    refusals = [
+    refusals: list[tuple[type[Exception], Callable[[], object]]] = [
         (NotOwnerError, lambda: leagues.rename(client, CONFIG, bo, league.id, "Mine")),
         (NotOwnerError, lambda: leagues.remove(client, CONFIG, bo, league.id, ana)),
         (BadInputError, lambda: leagues.remove(client, CONFIG, ana, league.id, ana)),
@@ -274,12 +277,17 @@ def test_standings_of_read_every_league_in_one_pipeline(
     commands: list[object] = []
     pipelines: list[object] = []
     send, pipeline = client.execute_command, client.pipeline
-    monkeypatch.setattr(
-        client, "execute_command", lambda *a, **k: commands.append(a[0]) or send(*a, **k)
-    )
-    monkeypatch.setattr(
-        client, "pipeline", lambda *a, **k: pipelines.append(a) or pipeline(*a, **k)
-    )
+
+    def counted_send(*a: Any, **k: Any) -> Any:
+        commands.append(a[0])
+        return send(*a, **k)  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
+
+    def counted_pipeline(*a: Any, **k: Any) -> Any:
+        pipelines.append(a)
+        return pipeline(*a, **k)
+
+    monkeypatch.setattr(client, "execute_command", counted_send)
+    monkeypatch.setattr(client, "pipeline", counted_pipeline)
     found = leagues.standings_of(client, CONFIG, ana, MONDAY)
     assert [s.rank for s in found] == [1] * leagues.MAX_LEAGUES
     assert (commands, len(pipelines)) == (["SMEMBERS"], 1)

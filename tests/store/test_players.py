@@ -11,7 +11,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from daily.core.errors import StorageError
+from daily.core.errors import InvalidNameError, StorageError
 from daily.core.record import Record
 from daily.store import game_fields, keys, played_days, players, saved_games
 from daily.store.connection import connect
@@ -44,7 +44,7 @@ def test_guests_get_a_name(client: redis.Redis) -> None:
     ids=["empty", "blank", "long", "tab", "newline", "zero-width", "int"],
 )
 def test_bad_names_store_nothing(client: redis.Redis, name: object) -> None:
-    with pytest.raises(players.InvalidNameError):
+    with pytest.raises(InvalidNameError):
         players.create(client, name)  # type: ignore[arg-type]
     assert client.dbsize() == 0
 

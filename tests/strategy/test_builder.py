@@ -101,7 +101,7 @@ def test_many_clients_asking_for_many_tables_start_one_build_at_a_time(tmp_path:
     clients = [threading.Thread(target=client, args=(n,)) for n in range(8)]
     for thread in clients:
         thread.start()
-    most, seen = 0, set()
+    most, seen = 0, set[str]()
     deadline = time.monotonic() + 300
     while any(builder.status(r, tmp_path).state != "ready" for r in wanted):
         assert time.monotonic() < deadline, "timed out"

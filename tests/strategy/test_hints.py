@@ -51,7 +51,9 @@ def test_hint_values_match_brute_force(
     now = state(ruleset, scores, dice, rolls_left)
     expected = Brute(ruleset).actions(scores, 0, dice, rolls_left)
     actions = hint(end_table(ruleset), now)
-    got = {("score", a.row) if a.row else ("keep", a.keep): a.value for a in actions}
+    got: dict[tuple[str, object], float] = {
+        ("score", a.row) if a.row else ("keep", a.keep): a.value for a in actions
+    }
     assert got.keys() == expected.keys()
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, abs=tolerance(ruleset)), key

@@ -13,13 +13,13 @@ import pytest
 
 from daily.core.dice import stream
 from daily.core.errors import ReplayError, RulesError
-from daily.core.rules import Roll, Score, find_ruleset
+from daily.core.rules import DiceSource, Roll, Score, find_ruleset
 from daily.strategy import bots, clairvoyant, lockstep, luck
 from daily.strategy.model import turn
 from daily.strategy.solver import Table
 
 
-def sources(count: int, salt: str) -> list[object]:
+def sources(count: int, salt: str) -> list[DiceSource]:
     return [stream(f"luck-{salt}-{i}".encode()) for i in range(count)]
 
 

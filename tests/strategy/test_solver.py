@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from daily.core.errors import RulesError, TableMissingError
@@ -114,7 +116,7 @@ def test_maxi_state_count() -> None:
 
 def test_table_is_memory_mapped_read_only(yatzy_table: Table, cache_dir: Path) -> None:
     table = load_table(find_ruleset("yatzy"), cache_dir)
-    base = table.values
+    base: npt.NDArray[Any] | None = table.values  # walked down its chain of bases
     while base is not None and not isinstance(base, np.memmap):
         base = base.base
     assert isinstance(base, np.memmap) and base.mode == "r"

@@ -6,7 +6,7 @@ import hashlib
 import json
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -359,7 +359,7 @@ def test_a_move_costs_two_round_trips_to_redis(
 
     def counted(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
         sent.append(command)
-        send(self, command, check_health)
+        send(self, command, check_health)  # type: ignore[no-untyped-call]  # untyped in redis-py
 
     monkeypatch.setattr(AbstractConnection, "send_packed_command", counted)
     most = 2
@@ -439,8 +439,10 @@ def test_friend_record_never_gives_the_seed(app: Any) -> None:
     assert verify(json.dumps(record), SECRET).total == final["total"]
 
 
-def _first_form(player_id: str, **result: str) -> dict[str, str]:
-    """A daily's hash as the service wrote it before the compact record (long names)."""
+def _first_form(player_id: str, **result: str) -> Mapping[Any, Any]:
+    """A daily's hash as the service wrote it before the compact record (long names).
+
+    Typed for ``hset``: its mapping's key type is invariant, so a ``dict[str, str]`` misses it."""
     return {"mode": "daily", "ruleset": "maxi", "options": "{}", "player": player_id,
             "seed": f"daily:{DAY}", "created": repr(NOON.timestamp()), "target": "0",
             "finished": "0", "submitted": "0", "practice": "0", "date": DAY.isoformat(),

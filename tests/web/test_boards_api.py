@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import redis
 
+from daily.core.modes import BoardKind
 from daily.store import board_counts, friend_codes
 from daily.store.boards import Result
 from daily.web import current_config, current_redis
@@ -27,7 +28,7 @@ def submit(app: Any, player: str, total: int, day: date, minute: int = 0, **extr
     at = datetime(day.year, day.month, day.day, 8, tzinfo=UTC) + timedelta(minutes=minute)
     if "code" not in extra:
         extra["day"] = day
-    mode = "friend" if "code" in extra else "daily"
+    mode = BoardKind.FRIEND if "code" in extra else BoardKind.DAILY
     result = Result(f"g-{player}-{day}", player, mode, total, at.timestamp(), **extra)
     with app.app_context():
         board_counts.submit(current_redis(), result)

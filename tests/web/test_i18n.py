@@ -42,11 +42,11 @@ PLACEHOLDER = re.compile(r"%\(\w+\)[sd]")
 # -- the catalogues -------------------------------------------------------------------------
 
 
-def _source_messages() -> dict[str | tuple[str, str], None]:
+def _source_messages() -> dict[str | tuple[str, ...], None]:
     """Every message the code and templates hold now (as babel.cfg and docs/web.md extract)."""
     method_map = [("daily/**.py", "python"), ("templates/**.html", "jinja2")]
     keywords = {"_": None, "gettext": None, "lazy_gettext": None, "ngettext": (1, 2)}
-    found: dict[str | tuple[str, str], None] = {}
+    found: dict[str | tuple[str, ...], None] = {}
     for _file, _line, message, _comments, _context in extract_from_dir(
         str(ROOT), method_map, keywords=keywords
     ):
@@ -55,7 +55,7 @@ def _source_messages() -> dict[str | tuple[str, str], None]:
 
 
 @pytest.fixture(scope="module")
-def source_messages() -> dict[str | tuple[str, str], None]:
+def source_messages() -> dict[str | tuple[str, ...], None]:
     return _source_messages()
 
 
@@ -70,12 +70,13 @@ def test_every_language_has_a_catalogue() -> None:
     assert len(i18n.LANGUAGES) == 13
 
 
-def _problems(catalog: Catalog, messages: Iterable[str | tuple[str, str]]) -> list[str]:
+def _problems(catalog: Catalog, messages: Iterable[str | tuple[str, ...]]) -> list[str]:
     """What keeps *catalog* from translating every one of *messages* as written."""
     problems = []
     for message_id in messages:
         entry = catalog.get(message_id)
         strings = () if entry is None else entry.string
+        assert strings is not None, message_id  # babel types a translation as optional
         strings = (strings,) if isinstance(strings, str) else tuple(strings)
         if entry is None or not strings or not all(strings):
             problems.append(f"missing: {message_id!r}")
@@ -92,7 +93,7 @@ def _problems(catalog: Catalog, messages: Iterable[str | tuple[str, str]]) -> li
 
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_catalogue_translates_every_message(
-    code: str, source_messages: dict[str | tuple[str, str], None]
+    code: str, source_messages: dict[str | tuple[str, ...], None]
 ) -> None:
     problems = _problems(_catalog(code), source_messages)
     assert not problems, f"{code}: {len(problems)} problems, first: {problems[:5]}"

@@ -224,9 +224,11 @@ def served(make_app: Any) -> Iterator[tuple[Any, str]]:
     thread.join(5)
 
 
-def all_at_once(
-    requests: list[tuple[str, str, dict[str, Any] | None, dict[str, str]]],
-) -> list[int]:
+#: A request for all_at_once: its method, URL, JSON body (or none) and headers.
+Request = tuple[str, str, dict[str, Any] | None, dict[str, str]]
+
+
+def all_at_once(requests: list[Request]) -> list[int]:
     """Sends every request from its own thread at the same moment; their statuses."""
     barrier = threading.Barrier(len(requests))
     statuses: list[int] = [0] * len(requests)
@@ -288,7 +290,7 @@ def test_a_finishing_move_racing_reads_makes_one_code_and_one_place(
         state = play_out(client, who, start(client, who, mode="daily").get_json(), leave=1)
         row = next(iter(state["potential"]))
         game_url = f"{base}{API}/games/{state['id']}"
-        requests = [("POST", f"{game_url}/score", {"category": row}, who)]
+        requests: list[Request] = [("POST", f"{game_url}/score", {"category": row}, who)]
         requests += [("GET", game_url, None, who)] * 5
         statuses = all_at_once(requests)
         assert statuses[0] == 200 and set(statuses[1:]) == {200}, statuses
@@ -430,6 +432,7 @@ def test_a_dailys_code_is_revealed_with_its_day_not_before() -> None:
 
 
 def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_app: Any) -> None:
+    from daily.core.rules import GameState
     from daily.core.verify import verify
     from daily.web import current_config
 
@@ -449,7 +452,9 @@ def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_ap
     assert record["stream"] == "v2" and record["date"] == DAY.isoformat()
     assert verify(json.dumps(record), secret).total == state["total"]
     as_v1 = verify(json.dumps({**record, "stream": "v1", "total": None}), secret)
-    assert as_v1.scorecard() != verify(json.dumps(record), secret).scorecard()  # other re-rolls
+    as_v2 = verify(json.dumps(record), secret)
+    assert isinstance(as_v1, GameState) and isinstance(as_v2, GameState)  # one player's sheet
+    assert as_v1.scorecard() != as_v2.scorecard()  # other re-rolls
     # A daily stored before v2 (no "stream" field) goes on dealing v1's re-rolls.
     with app.app_context():
         old = Record(id=game_fields.new_id(), mode="daily", ruleset="maxi", options={},

@@ -98,7 +98,8 @@ def test_an_addresses_moves_have_a_budget_of_their_own(make_app: Any) -> None:
     app = limited(make_app, pages="5 per minute")
     ana, bo = app.test_client(), app.test_client()
     games = [c.post("/api/v1/games", json={"mode": "daily"}).get_json() for c in (ana, bo)]
-    roll, score = ("roll", {"hold": []}), ("score", {"category": "chance"})
+    roll: tuple[str, dict[str, Any]] = ("roll", {"hold": []})
+    score = ("score", {"category": "chance"})
     for client, game, (move, body) in [(ana, games[0], roll), (bo, games[1], roll),
                                        (ana, games[0], roll), (bo, games[1], roll),
                                        (ana, games[0], score)]:  # fmt: skip

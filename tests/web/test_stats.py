@@ -39,9 +39,8 @@ def test_figures_after_several_days(make_app: Any) -> None:
         # A returning player's figures show before they play: none on the very first day.
         assert ('id="stats"' in before) is (n > 0) and ('id="top-figures"' in before) is (n > 0)
         if n > 0:
-            assert re.search(r'id="top-figures".*?data-figure="streak">(\d+)<', before, re.S)[
-                1
-            ] == str(n)
+            streak = re.search(r'id="top-figures".*?data-figure="streak">(\d+)<', before, re.S)
+            assert streak is not None and streak[1] == str(n)
         totals.append(play(client, headers))
     play(client, headers, day="2026-11-30")  # practice: not counted
     home = client.get("/", headers=headers).get_data(as_text=True)
