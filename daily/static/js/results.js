@@ -232,9 +232,8 @@ export function targetVerdict(target, total) {
   const them = target.byTurn ? target.byTurn[target.byTurn.length - 1] : target.total;
   if (them === undefined) return '';
   const values = { name: playerName(target.name), you: total, them };
-  if (total > them) return sentence(fmt(S.beat, values));
-  if (total < them) return sentence(fmt(S.lost, values));
-  return sentence(fmt(S.tiedWith, values));
+  const key = total > them ? 'beat' : total < them ? 'lost' : 'tiedWith';
+  return sentence(fmt(S[key], values));
 }
 
 /** The day's rank in words, honest about ties and a board of one: the players beaten are
