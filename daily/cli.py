@@ -156,6 +156,9 @@ def review(action: str, game_id: str | None, out: TextIO) -> None:
         out.write(f"{held} held for review, {left} still waiting for a table\n")
     elif game_id is None:
         raise UsageError(f"review {action} needs a game id")
+    elif action == "hold":
+        reviews.hold(client, config, game_id)
+        out.write(f"held {game_id}: off every board until released or removed\n")
     elif action == "release":
         reviews.release(client, config, game_id)
         out.write(f"released {game_id}: counted on its boards\n")
@@ -238,11 +241,11 @@ def _parser() -> argparse.ArgumentParser:
     solve.set_defaults(run=_cmd_solve)
     verify = commands.add_parser("verify", help="replay a game record on stdin, print its sheet")
     verify.set_defaults(run=_cmd_verify)
-    held = commands.add_parser("review", help="list, release or remove games held for review")
-    held.add_argument("action", choices=("list", "release", "remove", "check"))
+    held = commands.add_parser("review", help="list, hold, release or remove games held for review")
+    held.add_argument("action", choices=("list", "hold", "release", "remove", "check"))
     held.add_argument(
         "game", nargs="?", metavar="ID",
-        help="the game id (release, remove); an old id that starts with - goes after --",
+        help="the game id (hold, release, remove); an old id that starts with - goes after --",
     )  # fmt: skip
     held.set_defaults(run=_cmd_review)
     cold = commands.add_parser(

@@ -247,9 +247,6 @@ def make_app(redis_url: str, tmp_path: Path) -> Iterator[Any]:
             # Rate limits would count (and store) every request of a long test; the tests of
             # tests/web/test_limits.py turn them on with their own small limits.
             "rate_limits": dict.fromkeys(limits.DEFAULTS, "off"),
-            # A player's first daily ranks on the world boards at once (tests of the rule
-            # for new players, tests/web/test_newcomers.py, set the service's default).
-            "established_days": 1,
         }
         settings.update(overrides)
         if isinstance(settings.get("now"), datetime):

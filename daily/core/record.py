@@ -26,6 +26,7 @@ from typing import Any
 
 from daily.core import dice, party
 from daily.core.errors import ReplayError
+from daily.core.ledger import TALLY, Tally, parse_tally
 from daily.core.modes import Engine, Level, Mode, engine_of, find_mode, level_of
 from daily.core.party import Party
 from daily.core.rules import DiceSource, GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
@@ -197,6 +198,13 @@ class Record:
     def computer_moves(self) -> tuple[Move, ...]:
         """A computer game's moves of the computer so far."""
         return self.computer_part.moves if self.computer_part else ()
+
+    @property
+    def tally(self) -> Tally | None:
+        """What the ledger kept of the game's count (its player's figures then, its cheers);
+        None before it was counted."""
+        text = self.extra.get(TALLY)
+        return parse_tally(text) if text is not None else None
 
     @property
     def is_ranked(self) -> bool:

@@ -11,13 +11,14 @@ same identity never starts a second ranked game. Delete touches only the player'
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from daily.core import modes
+from daily.core import ledger, modes
 from daily.core.config import Config
 from daily.core.errors import DeletedTodayError, StorageError
-from daily.service import leagues
+from daily.service import history, leagues
 from daily.store import keys, players
 from daily.store.players import MAX_NAME as MAX_NAME
 from daily.store.players import Player as Player
@@ -36,6 +37,26 @@ def create(client: redis.Redis, name: str | None = None, expires_in: timedelta |
 def get(client: redis.Redis, player_id: str) -> Player | None:
     """The player *player_id*, or None if there is none (deleted, or an expired guest)."""
     return players.get(client, player_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A player, their figures today (the ledger's) and whether their dailies rank on the
+    world boards."""
+
+    player: Player
+    figures: ledger.Figures
+    established: bool
+
+
+def profile(client: redis.Redis, config: Config, player_id: str) -> Profile | None:
+    """*player_id*'s profile, or None if there is no such player."""
+    player = players.get(client, player_id)
+    if player is None:
+        return None
+    today = history.today(config)
+    standing = history.standing_of(client, config, player_id, today)
+    return Profile(player, standing.figures(today), standing.established)
 
 
 def rename(client: redis.Redis, player_id: str, name: str) -> Player:

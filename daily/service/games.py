@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from daily.core import dice, party
+from daily.core import dice, ledger, party
 from daily.core.config import Config
 from daily.core.errors import (
     AlreadyApplied,
@@ -196,8 +196,11 @@ def finish(client: redis.Redis, config: Config, record: Record) -> Record:
     if record.kind.shares and record.share is None and not record.practice:
         record = dataclasses.replace(record, share=friend_codes.share_code(client, config, record))
     if not record.submitted:
-        reviews.submit(client, config, record)
-        record = dataclasses.replace(record, submitted=True)
+        plan = reviews.submit(client, config, record)
+        tally = ledger.tally_str(ledger.tally_of(plan))  # as the store kept it
+        record = dataclasses.replace(
+            record, submitted=True, extra={**record.extra, ledger.TALLY: tally}
+        )
     return record
 
 
@@ -280,10 +283,11 @@ class View:
     computer: computer.Side | None = None
     computer_turns: int = 0
     target: Target | None = None
-    rank: int | None = None
-    #: A daily of a player not yet established: where it would rank on its day's board, and
-    #: on how many more days they must finish a ranked daily before theirs rank there.
-    newcomer: results.Newcomer | None = None
+    rank: int | None = None  # on its friend code's board
+    #: A counted daily: where it stands on its day's board now.
+    place: results.DayPlace | None = None
+    #: What the ledger kept of its count: the player's figures then, and its cheers.
+    tally: ledger.Tally | None = None
 
 
 def view(client: redis.Redis, config: Config, record: Record, state: GameState | None = None,
@@ -305,8 +309,9 @@ def view(client: redis.Redis, config: Config, record: Record, state: GameState |
     if record.code and (record.target or record.finished):
         found = dataclasses.replace(found, target=target_of(client, config, record))
     if record.finished:
-        newcomer = results.newcomer_of(client, config, record)
-        found = dataclasses.replace(found, rank=results.rank_of(client, record), newcomer=newcomer)
+        place = results.place_of(client, record)
+        rank = place.rank if place else results.rank_of(client, record)
+        found = dataclasses.replace(found, rank=rank, place=place, tally=record.tally)
     return found
 
 

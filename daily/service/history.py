@@ -15,13 +15,22 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from daily.core import dice
+from daily.core import dice, ledger
 from daily.core.config import Config
 from daily.core.errors import NotFoundError
 from daily.core.record import Record
 from daily.service import archive
 from daily.service.quotas import CountCheck
-from daily.store import archived_games, boards, counters, keys, played_days, players, saved_games
+from daily.store import (
+    archived_games,
+    boards,
+    counters,
+    keys,
+    played_days,
+    player_counts,
+    players,
+    saved_games,
+)
 from daily.store.counters import Counter
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
@@ -51,24 +60,14 @@ class Played:
 
 
 @dataclass(frozen=True, slots=True)
-class Summary:
-    """The figures of a player's history."""
-
-    days: int
-    streak: int
-    best_streak: int
-    best: int | None
-    mean: float | None
-    bonus_rate: float | None  # 0 to 1
-
-
-@dataclass(frozen=True, slots=True)
 class History:
-    """A page of a player's finished dailies, newest first, and their figures over every
-    day of the history (:data:`HISTORY_DAYS`)."""
+    """A page of a player's finished dailies, newest first, their figures (the ledger's:
+    :func:`figures_of`) and the share of them that reached the upper bonus over every day
+    of the history (:data:`HISTORY_DAYS`)."""
 
     played: tuple[Played, ...]
-    summary: Summary
+    figures: ledger.Figures
+    bonus_rate: float | None = None  # 0 to 1
     older: date | None = None  # the *before* of the next page, if there is one
 
 
@@ -118,27 +117,14 @@ def christmas_die(score: int, top: int) -> int:
     return max(1, 6 * score // top)
 
 
-def summarize(played: Sequence[Played], streak: int = 0, best_streak: int = 0) -> Summary:
-    """The figures of *played* (finished dailies) with the streak read from the store.
+def bonus_rate(played: Sequence[Played]) -> float | None:
+    """The share of *played* that reached the upper bonus, 0 to 1; None for none.
 
     >>> day = date(2026, 12, 1)
-    >>> s = summarize([Played(day, 1, 300, True, "a"), Played(day, 2, 250, False, "b")])
-    >>> s.days, s.best, s.mean, s.bonus_rate
-    (2, 300, 275.0, 0.5)
-    >>> summarize([]).mean is None
-    True
+    >>> bonus_rate([Played(day, 1, 300, True, "a"), Played(day, 2, 250, False, "b")])
+    0.5
     """
-    if not played:
-        return Summary(0, streak, best_streak, None, None, None)
-    totals = [p.total for p in played]
-    return Summary(
-        days=len(played),
-        streak=streak,
-        best_streak=best_streak,
-        best=max(totals),
-        mean=sum(totals) / len(totals),
-        bonus_rate=sum(1 for p in played if p.bonus) / len(played),
-    )
+    return sum(1 for p in played if p.bonus) / len(played) if played else None
 
 
 def today(config: Config) -> date:
@@ -151,18 +137,37 @@ def history_of(
 ) -> History:
     """A page of the finished daily puzzles of *player_id* of the last :data:`HISTORY_DAYS`
     days: the newest :data:`HISTORY_PAGE` before *before* (from today without it), with the
-    figures of them all and the streak. One read of the player's notes, whatever the
-    number of games they stored, and a page the same size however long they played."""
+    player's figures and the bonus rate of their counted dailies. One read of the player's
+    notes, whatever the number of games they stored, and a page the same size however long
+    they played."""
     if player_id is None:
-        return History((), summarize(()))
+        return History((), ledger.NO_FIGURES)
     last = today(config)
     found = dailies_of(client, config, player_id, last - timedelta(days=HISTORY_DAYS), last)
+    standing = _standing(client, player_id, found)
     played = sorted(found.values(), key=lambda p: p.day, reverse=True)  # newest first
     shown = [p for p in played if before is None or p.day < before]
     page = tuple(shown[:HISTORY_PAGE])
     older = page[-1].day if len(shown) > HISTORY_PAGE else None
-    streak, best_streak = boards.streak_of(client, player_id, last)
-    return History(page, summarize(played, streak, best_streak), older)
+    figures = standing.figures(last)
+    counted = [p for p in played if p.day in standing.days]
+    return History(page, figures, bonus_rate(counted), older)
+
+
+def standing_of(client: redis.Redis, config: Config, player_id: str, last: date) -> ledger.Standing:
+    """*player_id*'s standing as the ledger reads it on *last*: the days their dailies
+    counted, the totals of their dailies of the ledger's days (:data:`ledger.MEAN_DAYS`),
+    their best, whether they are established, their leagues."""
+    first = last - timedelta(days=ledger.MEAN_DAYS - 1)
+    return _standing(client, player_id, dailies_of(client, config, player_id, first, last))
+
+
+def _standing(client: redis.Redis, player_id: str, played: dict[date, Played]) -> ledger.Standing:
+    counted = player_counts.counted(client, player_id)
+    return ledger.Standing(
+        days=counted.days, totals={day: p.total for day, p in played.items()},
+        best=counted.best, established=counted.established, leagues=counted.leagues,
+    )  # fmt: skip
 
 
 def dailies_of(

@@ -322,10 +322,14 @@ def _standing(client: redis.Redis, config: Config, player_id: str | None, league
     if player_id not in found.members:
         raise NotFoundError(f"league {found.id}'s boards are for its members")
     page = boards.page(client, board, limit=MAX_MEMBERS, me=player_id)
-    lines = tuple(Line(e.rank, e.player_id, e.name, e.score) for e in page.entries)
-    own = page.me
-    me = None if own is None else Line(own.rank, own.player_id, own.name, own.score)
-    return LeagueBoard(board.id, day, lines, me)
+    lines = tuple(_line(e) for e in page.entries)
+    return LeagueBoard(board.id, day, lines, None if page.me is None else _line(page.me))
+
+
+def _line(entry: boards.Entry) -> Line:
+    # A league's boards rank every member (only a day's public board lists the unranked).
+    assert entry.rank is not None
+    return Line(entry.rank, entry.player_id, entry.name, entry.score)
 
 
 def _names(client: redis.Redis, ids: list[str]) -> dict[str, str]:

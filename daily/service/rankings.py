@@ -6,13 +6,14 @@ a board with the constructors of :class:`Board` and renders the frozen :class:`P
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from typing import TYPE_CHECKING
 
 from daily.core.codes import code_str
 from daily.core.config import Config
 from daily.core.errors import NotFoundError
-from daily.store import boards, friend_codes
+from daily.store import boards, friend_codes, player_counts
 from daily.store.boards import Band as Band
 from daily.store.boards import Board as Board
 from daily.store.boards import Entry as Entry
@@ -64,10 +65,26 @@ def check_code(client: redis.Redis, code: str) -> str:
 
 def page(client: redis.Redis, config: Config, board: Board, offset: int, limit: int,
          me: str | None = None, around: bool = False) -> Page:  # fmt: skip
-    """*limit* entries of *board* from *offset* (or around *me*), its size and *me*'s entry."""
+    """*limit* entries of *board* from *offset* (or around *me*), its size and *me*'s entry;
+    a new player's line on a day's board says how many days they must still play to rank."""
     today = config.now().date()
-    return boards.page(client, board, offset=offset, limit=limit, me=me, around=around,
-                       today=today)  # fmt: skip
+    found = boards.page(client, board, offset=offset, limit=limit, me=me, around=around,
+                        today=today)  # fmt: skip
+    lines = [*found.entries, *([found.me] if found.me else [])]
+    fresh = [e.player_id for e in lines if e.new]
+    if not fresh:
+        return found
+    counts = player_counts.days_counted(client, fresh)
+
+    def marked(entry: Entry) -> Entry:
+        if not entry.new:
+            return entry
+        days, established = counts[entry.player_id]
+        left = 0 if established else max(0, config.established_days - days)
+        return dataclasses.replace(entry, days_left=left)
+
+    me_ = marked(found.me) if found.me else None
+    return dataclasses.replace(found, entries=tuple(map(marked, found.entries)), me=me_)
 
 
 def distribution(client: redis.Redis, day: date, band: int) -> tuple[Band, ...]:

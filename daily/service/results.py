@@ -1,26 +1,26 @@
-"""The rules of a game's result: which boards a finished game counts on, its rank there,
-its review status as the player sees it, and when its seed may be published.
+"""A game's result: counting it as the ledger plans, where it stands, its review status as
+the player sees it, and when its seed may be published.
 
-Handed the Redis client and the configuration, like :mod:`daily.service.games`; the store only
-persists what these decide (:func:`daily.store.pending_results.submit` takes the results made here),
-and the web layer's game answer (:mod:`daily.web.game_answers`) reads these and nothing of the
-store.
+Handed the Redis client and the configuration, like :mod:`daily.service.games`. What a
+finished game counts toward is the ledger's decision (:mod:`daily.core.ledger`), asked here
+with the player's standing (:func:`daily.service.history.standing_of`); the store only
+carries the plan out (:func:`daily.store.pending_results.submit`), and the web layer's game
+answer (:mod:`daily.web.game_answers`) reads these and nothing of the store.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
-from daily.core import dice
+from daily.core import dice, ledger
 from daily.core.config import Config
 from daily.core.errors import DailyError
 from daily.core.modes import BoardKind
 from daily.core.record import Record
-from daily.service import archive
-from daily.store import boards, review_queue
+from daily.service import archive, history
+from daily.store import boards, pending_results, review_queue
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
@@ -41,7 +41,8 @@ def board_of(record: Record) -> boards.Board | None:
     ...                seed_ref="daily:2026-12-01", created=0.0, day=date(2026, 12, 1))
     >>> board_of(daily).id
     'daily/2026-12-01'
-    >>> board_of(dataclasses.replace(daily, mode="solo", day=None)) is None
+    >>> board_of(Record(id="g2", mode="solo", ruleset="maxi", options={}, player_id="p1",
+    ...                 seed_ref="daily:2026-12-01", created=0.0)) is None
     True
     """
     if record.practice:
@@ -59,77 +60,96 @@ def board_id(record: Record) -> str | None:
     return board.id if board else None
 
 
-def result_of(record: Record, kind: BoardKind | None = None) -> boards.Result:
-    """The rankings' view of a finished game on its mode's kind of board (or *kind*)."""
+def game_of(record: Record, config: Config, counts: bool = True, held: bool = False) -> ledger.Game:
+    """What the ledger needs of a finished game: its day if a daily, the friend codes'
+    boards it counts on (the code a friend game or a daily was played on, the code it
+    made), its total and sheet; *counts* False for a game that counts on no board (rules no
+    table checks; a practice game never does); *held*: held or removed after review."""
     if record.total is None or record.finished_at is None:
         raise DailyError(f"game {record.id} is not finished")
-    kind = kind or record.kind.board
-    if kind is None:
-        raise DailyError(f"{record.mode} games reach no board")
-    return boards.Result(
-        game_id=record.id,
-        player_id=record.player_id,
-        mode=kind,
-        total=record.total,
-        finished_at=record.finished_at,
-        day=record.day,
-        code=record.code,
-    )
-
-
-def results_of(record: Record, established: bool = True) -> list[boards.Result]:
-    """What a finished game puts on the boards: its day's or code's result, and the code
-    boards it opens (the share code made from it, the code a daily was played on). A daily
-    of a player not yet *established* reaches no world board (:func:`is_established`): it
-    keeps their own best days and streak, and ranks on its codes' boards (and leagues)."""
-    if record.practice or record.total is None:
-        return []
-    found = []
-    if record.is_ranked:
-        found.append(dataclasses.replace(result_of(record), world=established))
-    # A daily played on a friend's code also counts on that code's board (ZADD NX: once).
-    codes = [record.code] if record.kind.board is BoardKind.DAILY and record.code else []
+    state = record.state(config.secret_key)
+    codes = []
+    if record.code and record.kind.board is not None:  # a friend game, a daily on a code
+        codes.append(record.code)
     if record.kind.shares and record.share:
         codes.append(record.share)  # the creator's own game opens its code's board
-    for code in codes:
-        found.append(dataclasses.replace(result_of(record, BoardKind.FRIEND), day=None, code=code))
+    daily = record.kind.board is BoardKind.DAILY
+    own = not record.kind.is_party  # a party's sheets are its players', not the device's
+    return ledger.Game(
+        record.id, record.player_id, record.total, record.finished_at,
+        day=record.day if daily else None, codes=tuple(codes), bonus=own and state.bonus > 0,
+        all_same=own and (state.scorecard().get(state.ruleset.all_same_row.id) or 0) > 0,
+        counts=counts and not record.practice, held=held,
+    )  # fmt: skip
+
+
+def reaches_a_board(record: Record) -> bool:
+    """Whether a finished game would reach a public board (its day's or a code's), so that
+    the clairvoyance check looks at it first."""
+    if record.practice:
+        return False
+    return record.is_ranked or bool(record.kind.shares and record.share)
+
+
+def plan_of(
+    client: redis.Redis, config: Config, record: Record, counts: bool, held: bool = False
+) -> ledger.Plan:
+    """The ledger's plan of counting *record* now, for its player's standing."""
+    today = history.today(config)
+    game = game_of(record, config, counts, held)
+    if game.day is None or not game.counts or held:
+        return ledger.plan(game, ledger.Standing(), config.established_days, today)
+    standing = history.standing_of(client, config, record.player_id, today)
+    return ledger.plan(game, standing, config.established_days, today)
+
+
+def count(
+    client: redis.Redis, config: Config, record: Record, counts: bool, held: bool = False
+) -> ledger.Plan:
+    """Counts a finished game as the ledger plans it (*counts* False: on no board; *held*:
+    nothing at all, but it is marked counted) and keeps the plan's tally with the game;
+    repeating it is a no-op."""
+    found = plan_of(client, config, record, counts, held)
+    pending_results.submit(client, config, found)
     return found
 
 
-def is_established(client: redis.Redis, config: Config, record: Record) -> bool:
-    """Whether the player of a ranked daily about to be counted is established: they have had
-    ranked dailies counted on ``config.established_days`` different days, this one included
-    (the days-played bitmap their streak reads). Until then their dailies rank on friend
-    codes' and leagues' boards only, so a fresh account buys no place on a world board."""
-    if record.kind.board is not BoardKind.DAILY or record.day is None:
-        return True
-    days = boards.days_played(client, record.player_id, record.day)
-    return days >= config.established_days
+def withdraw(client: redis.Redis, config: Config, record: Record) -> None:
+    """Takes a counted game off every board it may have reached (held after it counted)."""
+    game = game_of(record, config)
+    review_queue.withdraw(client, ledger.Plan(game, day=game.day, codes=game.codes))
 
 
 @dataclass(frozen=True, slots=True)
-class Newcomer:
-    """A counted daily of a player not yet established: where it would rank on its day's
-    board, and on how many more days its player must finish a ranked daily to rank there."""
+class DayPlace:
+    """Where a finished daily stands on its day's board now: its *rank* among the ranked
+    players (None: a new player's), how many are ranked, its *place* among everyone in the
+    *field*, how many others share its score, its percentile in the field, and whether it
+    is a *new* player's."""
 
-    would_rank: int
-    days_left: int
+    rank: int | None
+    ranked: int
+    place: int
+    field: int
+    tied: int
+    percentile: int | None
+    new: bool
 
 
-def newcomer_of(client: redis.Redis, config: Config, record: Record) -> Newcomer | None:
-    """Where a counted daily of a player not yet established would rank on its day's board,
-    and how many more days they need (what they see, marked as a new player's); None for any
-    other game: on its board, unranked, held or removed."""
-    board = board_of(record)
-    if board is None or record.kind.board is not BoardKind.DAILY or not record.submitted:
+def place_of(client: redis.Redis, record: Record) -> DayPlace | None:
+    """Where *record* stands on its day's board, once counted there; None for any other game."""
+    if not (record.is_ranked and record.kind.board is BoardKind.DAILY and record.day):
         return None
-    if record.day is None or record.total is None or review_of(client, record.id, record):
+    if not record.submitted:
         return None
-    days = boards.days_played(client, record.player_id, record.day)
-    if days >= config.established_days:
+    found = boards.place_of(client, record.day, record.player_id)
+    if found is None:
         return None
-    return Newcomer(boards.rank_of_score(client, board, record.total),
-                    config.established_days - days)  # fmt: skip
+    return DayPlace(
+        rank=None if found.new else found.ranked_above + 1, ranked=found.ranked,
+        place=found.above + 1, field=found.field, tied=found.tied - 1,
+        percentile=ledger.percentile(found.field, found.above, found.tied), new=found.new,
+    )  # fmt: skip
 
 
 def rank_of(client: redis.Redis, record: Record) -> int | None:

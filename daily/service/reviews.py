@@ -26,13 +26,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from daily.core import metrics
+from daily.core import ledger, metrics
 from daily.core.config import Config
 from daily.core.errors import ReplayError, ReviewError, RulesError
 from daily.core.record import Record
 from daily.core.rules import Ruleset
 from daily.service import results, tables
-from daily.store import pending_results, review_queue, saved_games
+from daily.store import review_queue, saved_games
 from daily.store.review_queue import HELD, RELEASED, REMOVED
 from daily.strategy import luck
 from daily.strategy.model import model_of
@@ -93,19 +93,17 @@ def is_checkable(rules: Ruleset) -> bool:
     return True
 
 
-def submit(client: redis.Redis, config: Config, record: Record) -> None:
+def submit(client: redis.Redis, config: Config, record: Record) -> ledger.Plan:
     """Counts a finished game on every board it reaches, unless its check holds it.
 
     This is the one place where a finished game reaches the boards; repeating it is a no-op.
+    Gives the ledger's plan that counted it.
     """
     # A game no table can check reaches no board (its code is practice from the start).
-    counted = results.results_of(record) if is_checkable(record.rules) else []
+    counts = is_checkable(record.rules)
     # Only a game that would reach a board is checked (a practice game never is).
-    if counted and is_held(client, config, record):
-        counted = []
-    elif counted:
-        counted = results.results_of(record, results.is_established(client, config, record))
-    pending_results.submit(client, config, record, counted)
+    held = counts and results.reaches_a_board(record) and is_held(client, config, record)
+    return results.count(client, config, record, counts and not held, held)
 
 
 def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
@@ -144,6 +142,20 @@ def _check(client: redis.Redis, config: Config, record: Record, table: Table) ->
         log.warning("game %s held for review: luck %.2f", record.id, verdict.score)
         metrics.game_held_for_review(record.mode)
     return verdict.flagged
+
+
+def hold(client: redis.Redis, config: Config, game_id: str) -> None:
+    """Holds a finished game for review by hand (a player's report, say): it leaves every
+    board it reached, as a game the check flags does, until it is released or removed."""
+    record = saved_games.load(client, game_id)
+    if record is None or not record.finished:
+        raise ReviewError(f"no finished game: {game_id!r}")
+    if review_queue.status_of(record) in (HELD, REMOVED):
+        raise ReviewError(f"game {game_id!r} is held or removed already")
+    review_queue.set_status(client, game_id, HELD)
+    review_queue.list_held(client, game_id, config.now().timestamp())
+    if record.submitted:  # else its count, when it comes, sees the hold and counts nothing
+        results.withdraw(client, config, record)
 
 
 def release(client: redis.Redis, config: Config, game_id: str) -> None:
@@ -219,7 +231,7 @@ def _check_waiting(
         return None
     held = _check(client, config, record, table)
     if held:  # the same boards that submit counted it on
-        review_queue.withdraw(client, results.results_of(record))
+        results.withdraw(client, config, record)
     review_queue.unlist_unchecked(client, game_id)
     return int(held)
 

@@ -1,6 +1,6 @@
-"""A player's daily figures: games, average, best, streaks and the spread of their scores.
+"""A player's daily figures (the ledger's) and the spread of their scores.
 
-Read from the player's finished ranked dailies (practice games left out) and their streak.
+Read from the player's counted ranked dailies (practice and held games left out).
 Like :mod:`daily.service.games` it is handed the Redis client and the configuration and returns a
 frozen value; the pages show it on ``/me`` and, once today's daily is finished, on the home
 page, with today's score marked in the spread.
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from typing import TYPE_CHECKING
 
+from daily.core import ledger
 from daily.core.config import Config
 from daily.service import history
 from daily.store import boards
@@ -20,8 +21,6 @@ from daily.store import boards
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
 
-#: How many recent days of dailies are read for the figures (a daily a day at most).
-RECENT_GAMES = 400
 #: Points per band of the spread (the highest daily total is 649).
 BAND = 50
 
@@ -38,13 +37,10 @@ class Band:
 
 @dataclass(frozen=True, slots=True)
 class Stats:
-    """A player's figures over their finished dailies."""
+    """A player's figures (the ledger's: :func:`daily.service.history.figures_of`), today's
+    total once finished, and the spread of their scores."""
 
-    games: int
-    mean: float | None
-    best: int | None
-    streak: int
-    best_streak: int
+    figures: ledger.Figures
     today: int | None  # today's total, once finished
     spread: tuple[Band, ...]
 
@@ -73,22 +69,13 @@ def spread_of(totals: Sequence[int], today: int | None, band: int = BAND) -> tup
 
 
 def stats_of(client: redis.Redis, config: Config, player_id: str | None, today: date) -> Stats:
-    """The figures of *player_id* on *today* (an empty set for None: no player yet), over
-    their dailies of the last :data:`RECENT_GAMES` days (one a day at most): as their notes
-    keep them, whatever the number of games they stored."""
-    played = {}
-    if player_id is not None:
-        first = today - timedelta(days=RECENT_GAMES - 1)
-        played = history.dailies_of(client, config, player_id, first, today)
-    totals = [p.total for p in played.values()]
-    today_total = played[today].total if today in played else None
-    streak, best_streak = boards.streak_of(client, player_id, today) if player_id else (0, 0)
-    return Stats(
-        games=len(totals),
-        mean=sum(totals) / len(totals) if totals else None,
-        best=max(totals) if totals else None,
-        streak=streak,
-        best_streak=best_streak,
-        today=today_total,
-        spread=spread_of(totals, today_total),
-    )
+    """The figures of *player_id* on *today* (none for None: no player yet) and the spread
+    of their counted dailies of the ledger's days, as their notes keep them, whatever the
+    number of games they stored."""
+    if player_id is None:
+        return Stats(ledger.NO_FIGURES, None, spread_of([], None))
+    standing = history.standing_of(client, config, player_id, today)
+    figures = standing.figures(today)
+    totals = [total for day, total in standing.totals.items() if day in standing.days]
+    today_total = standing.totals.get(today)
+    return Stats(figures, today_total, spread_of(totals, today_total))

@@ -1,6 +1,9 @@
 """Counting a finished game on today's dice, best day, streak, advent and friend boards.
 
-A finished game reaches the boards through :func:`submit`, one idempotent step per board;
+The store carries out what the ledger planned (:func:`carry_out` takes a
+:class:`daily.core.ledger.Plan`); it decides nothing. A plan reaches the boards as one
+:class:`Result` a board kind (:func:`results_of`), each through :func:`submit`, one
+idempotent step per board;
 every step is atomic on its own (one command, a transaction or a Lua script, always on one
 hash slot) and a step that already ran changes nothing when it runs again. So a retried or
 concurrent completion counts once, and a crash between steps is repaired by submitting the
@@ -16,9 +19,10 @@ from datetime import UTC, tzinfo
 
 import redis
 
+from daily.core import ledger
 from daily.core.errors import BoardError
 from daily.core.modes import BoardKind
-from daily.store import keys, league_boards
+from daily.store import keys, league_boards, player_counts
 from daily.store.boards import (
     MAX_SCORE,
     SHIFT,
@@ -109,35 +113,80 @@ def steps(result: Result) -> list[Step]:
         return [count_friend]
     if result.mode != BoardKind.DAILY or result.day is None:
         return []
-    if not result.world:  # a newcomer's: their own best days and streak, no world board
-        return [count_best_day, count_streak]
     found: list[Step] = [count_daily, count_best_day, count_streak]
-    if advent_door(result.day) is not None:
+    if result.establishes:
+        found.append(count_established)
+    if result.world and (advent_door(result.day) is not None or result.doors):
         found.append(count_advent)
     return found
 
 
+def results_of(plan: ledger.Plan) -> list[Result]:
+    """The results that carry *plan* out: its day's (with its flags) and one a code."""
+    game = plan.game
+    found = []
+    if plan.day is not None:
+        found.append(Result(game.game_id, game.player_id, BoardKind.DAILY, game.total,
+                            game.finished_at, day=plan.day, world=plan.world, new=plan.new,
+                            establishes=plan.establishes, doors=plan.doors))  # fmt: skip
+    for code in plan.codes:
+        found.append(Result(game.game_id, game.player_id, BoardKind.FRIEND, game.total,
+                            game.finished_at, code=code))  # fmt: skip
+    return found
+
+
+@guarded
+def carry_out(
+    client: redis.Redis, plan: ledger.Plan, *, retention_days: int = 400, zone: tzinfo = UTC
+) -> None:
+    """Counts *plan* on every board it names, each step atomic and a no-op when repeated,
+    and a ranked daily on its player's leagues."""
+    for result in results_of(plan):
+        submit(client, result, retention_days=retention_days, zone=zone)
+        if result.mode == BoardKind.DAILY:
+            # The leagues the player is in now, read here: one joined since the plan was
+            # made counts too (its script checks membership: the members are the truth).
+            league_boards.count(client, result, zone=zone)
+
+
 def count_daily(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
-    """Puts the result on its date's board; the player's first counted game there stands."""
+    """Puts the result on its date's board, a new player's marked new; the player's first
+    counted game there stands."""
     assert result.day is not None
-    key = Board.daily(result.day).key
+    board = Board.daily(result.day)
+    assert board.new_key is not None
+    entry = {member(result.player_id): pack(result.total, result.finished_at)}
+    ends = expires_at(result.day, retention_days, zone)
     pipe = client.pipeline(transaction=True)
-    pipe.zadd(key, {member(result.player_id): pack(result.total, result.finished_at)}, nx=True)
-    pipe.expireat(key, expires_at(result.day, retention_days, zone))
+    pipe.zadd(board.key, entry, nx=True)
+    pipe.expireat(board.key, ends)
+    if result.new:
+        pipe.zadd(board.new_key, entry, nx=True)
+        pipe.expireat(board.new_key, ends)
     pipe.execute()
 
 
 def count_best_day(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
-    """Raises the player's best day to this result if it is better (max is idempotent).
-
-    What the day gave is kept on the player's best-days hash first, so a withdrawn game
-    can be taken back (:func:`uncount_best_day`).
-    """
+    """Keeps what the day gave on the player's best-days hash (so a withdrawn game can be
+    taken back: :func:`uncount_best_day`); an established player's best of every day kept
+    there goes on the best-day board (max is idempotent)."""
     assert result.day is not None
     packed = pack(result.total, result.finished_at)
-    client.hset(keys.player_best_days(result.player_id), result.day.isoformat(), packed)
+    pipe = client.pipeline(transaction=True)  # one key
+    pipe.hset(keys.player_best_days(result.player_id), result.day.isoformat(), packed)
+    pipe.hvals(keys.player_best_days(result.player_id))
+    kept = pipe.execute()[1]
     if result.world:
-        client.zadd(keys.board_best_day(), {member(result.player_id): packed}, gt=True)
+        best = max(int(float(v)) for v in kept)
+        client.zadd(keys.board_best_day(), {member(result.player_id): best}, gt=True)
+
+
+def count_established(
+    client: redis.Redis, result: Result, retention_days: int, zone: tzinfo
+) -> None:
+    """Keeps on the player's record that they are established from the result's day."""
+    assert result.day is not None
+    player_counts.mark_established(client, result.player_id, result.day)
 
 
 def count_streak(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
@@ -151,16 +200,25 @@ def count_streak(client: redis.Redis, result: Result, retention_days: int, zone:
 
 
 def count_advent(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
-    """Adds the result to its door of the advent board, once per player and door."""
+    """Adds the result to its door of the advent board, and the earlier doors it brings
+    along (*doors*: what their days gave, as the player's best-days hash keeps it), once per
+    player and door."""
     assert result.day is not None
-    door = advent_door(result.day)
-    assert door is not None
-    year = result.day.year
-    tie = pack(0, result.finished_at)
-    args = (member(result.player_id), door, result.total, tie, SHIFT)
-    client.register_script(_ADVENT)(
-        keys=[keys.board_advent(year), keys.advent_doors(year)], args=args
-    )
+    doors = {result.day: pack(result.total, result.finished_at)} if advent_door(result.day) else {}
+    earlier = [d for d in result.doors if d not in doors]
+    if earlier:
+        kept = client.hmget(
+            keys.player_best_days(result.player_id), [d.isoformat() for d in earlier]
+        )
+        doors |= {d: int(float(v)) for d, v in zip(earlier, kept, strict=True) if v is not None}
+    for day, packed in sorted(doors.items()):
+        door = advent_door(day)
+        assert door is not None
+        total = packed // SHIFT
+        args = (member(result.player_id), door, total, packed - total * SHIFT, SHIFT)
+        client.register_script(_ADVENT)(
+            keys=[keys.board_advent(day.year), keys.advent_doors(day.year)], args=args
+        )
 
 
 def count_friend(client: redis.Redis, result: Result, retention_days: int, zone: tzinfo) -> None:
@@ -257,9 +315,13 @@ def withdraw_steps(result: Result) -> list[Undo]:
 
 
 def uncount_daily(client: redis.Redis, result: Result) -> None:
-    """Takes the player off the result's date board."""
+    """Takes the player off the result's date board (and its new players)."""
     assert result.day is not None
-    client.zrem(Board.daily(result.day).key, member(result.player_id))
+    board = Board.daily(result.day)
+    pipe = client.pipeline(transaction=True)
+    pipe.zrem(board.key, member(result.player_id))
+    pipe.zrem(str(board.new_key), member(result.player_id))
+    pipe.execute()
 
 
 def uncount_friend(client: redis.Redis, result: Result) -> None:
@@ -278,8 +340,8 @@ def uncount_best_day(client: redis.Redis, result: Result) -> None:
     client.hdel(days, result.day.isoformat())
     left = [float(v) for v in client.hvals(days)]
     board, name = keys.board_best_day(), member(result.player_id)
-    if left:
-        client.zadd(board, {name: int(max(left))})
+    if left:  # an established player's best is the best day left (XX: a new one has none)
+        client.zadd(board, {name: int(max(left))}, xx=True)
     elif client.zscore(board, name) == pack(result.total, result.finished_at):
         client.zrem(board, name)
 

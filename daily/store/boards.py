@@ -50,20 +50,26 @@ MAX_LIMIT = 100
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """A finished, verified game as the rankings see it."""
+    """One count of a finished, verified game as the rankings carry it out: the ledger
+    (:mod:`daily.core.ledger`) decided every flag; the store maps them to its steps."""
 
     game_id: str
     player_id: str
-    #: The kind of board it counts on (the service decides: daily.service.results.results_of);
-    #: the store only maps a kind to its steps.
+    #: The kind of board it counts on: a daily's day (and the player's own boards) or a code.
     mode: BoardKind
     total: int
     finished_at: float  # unix seconds, for "the earlier finisher first" among equals
     day: date | None = None  # daily games: the date the game was started for
     code: str | None = None  # friend games: the normalized code, e.g. "K7P2QX9D"
-    #: Whether a daily reaches the world boards (day, best day, streak, advent): its player
-    #: is established. A newcomer's daily keeps their own best days and streak only.
+    #: Whether the player is established: the world boards (best day, streak, this day's
+    #: advent door) count them.
     world: bool = True
+    #: A new player's daily: on its day's board, marked new (no rank number).
+    new: bool = False
+    #: The player becomes established with this count (kept on their record).
+    establishes: bool = False
+    #: Earlier advent doors to add now (a player just established brings them along).
+    doors: tuple[date, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +79,14 @@ class Board:
     id: str
     key: str
     kind: str
+    #: A day's board: the set of its new players' entries (listed, unranked).
+    new_key: str | None = None
 
     @classmethod
     def daily(cls, day: date) -> Board:
-        """The board of the daily puzzle of *day*."""
-        return cls(f"daily/{day.isoformat()}", keys.board_daily(day.isoformat()), "daily")
+        """The board of the daily puzzle of *day*: everyone who finished it."""
+        iso = day.isoformat()
+        return cls(f"daily/{iso}", keys.board_daily(iso), "daily", keys.board_daily_new(iso))
 
     @classmethod
     def best_day(cls) -> Board:
@@ -102,24 +111,29 @@ class Board:
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """A player's line on a board: competition rank, true score, name at read time."""
+    """A player's line on a board: competition rank among the ranked players (None for a new
+    player's line on a day's board, marked *new*), true score, name at read time."""
 
-    rank: int
+    rank: int | None
     player_id: str
     name: str
     score: int
     current: int | None = None  # streak board only: the run still alive today
+    new: bool = False
+    days_left: int | None = None  # a new player's line: the days they must still play to rank
 
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """A slice of a board: the entries from *offset*, the board's size, the asker's entry."""
+    """A slice of a board: the entries from *offset*, the board's size (*total*: everyone on
+    it; *ranked*: those with a rank), the asker's entry."""
 
     board: Board
     total: int
     offset: int
     entries: tuple[Entry, ...]
     me: Entry | None
+    ranked: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,23 +193,39 @@ def _script(client: redis.Redis, source: str) -> redis.commands.core.Script:
     return client.register_script(source)
 
 
-# One consistent read of a page: the board's size, the page's rows, the competition rank
-# of its first row (1 + how many have a strictly higher true score), and the asker's
-# position, packed score and rank. With around=1 the page is centred on the asker.
+# One consistent read of a page: the board's size, the page's rows, each row's competition
+# rank among the ranked players (1 + how many of them have a strictly higher true score) and
+# whether it is a new player's (KEYS[2], a day's new players: unranked), and the asker's
+# position, packed score, rank and mark. With around=1 the page is centred on the asker.
 _PAGE = """
-local key, shift = KEYS[1], tonumber(ARGV[5])
+local key, fresh, shift = KEYS[1], KEYS[2], tonumber(ARGV[5])
 local offset, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 local total = redis.call('ZCARD', key)
+local unranked = 0
+if fresh then unranked = redis.call('ZCARD', fresh) end
+local function above(k, score)
+  return redis.call('ZCOUNT', k, string.format('%d', (score + 1) * shift), '+inf')
+end
+local ranks = {}
 local function rank(packed)
   local score = math.floor(tonumber(packed) / shift)
-  return redis.call('ZCOUNT', key, string.format('%d', (score + 1) * shift), '+inf') + 1
+  if ranks[score] == nil then
+    local n = above(key, score)
+    if fresh then n = n - above(fresh, score) end
+    ranks[score] = n + 1
+  end
+  return ranks[score]
+end
+local function is_new(name)
+  if fresh and redis.call('ZSCORE', fresh, name) then return 1 end
+  return 0
 end
 local mine = {}
 if ARGV[3] ~= '' then
   local pos = redis.call('ZREVRANK', key, ARGV[3])
   if pos then
     local packed = redis.call('ZSCORE', key, ARGV[3])
-    mine = {pos, packed, rank(packed)}
+    mine = {pos, packed, rank(packed), is_new(ARGV[3])}
     if ARGV[4] == '1' then
       offset = math.max(0, math.min(pos - math.floor(limit / 2), total - limit))
     end
@@ -205,9 +235,12 @@ local rows = {}
 if limit > 0 then
   rows = redis.call('ZREVRANGE', key, offset, offset + limit - 1, 'WITHSCORES')
 end
-local first = 0
-if #rows > 0 then first = rank(rows[2]) end
-return {total, offset, first, rows, mine}
+local marks = {}
+for i = 1, #rows, 2 do
+  marks[#marks + 1] = rank(rows[i + 1])
+  marks[#marks + 1] = is_new(rows[i])
+end
+return {total, offset, marks, rows, mine, total - unranked}
 """
 
 
@@ -246,41 +279,24 @@ def page(
     if not 0 <= limit <= MAX_LIMIT or offset < 0:
         raise BoardError(f"limit must be 0..{MAX_LIMIT} and offset >= 0: {limit}, {offset}")
     args: list[str | int] = [offset, limit, member(me) if me else "", int(around), SHIFT]
-    total, start, first, rows, mine = _script(client, _PAGE)(keys=[board.key], args=args)
+    board_keys = [board.key] if board.new_key is None else [board.key, board.new_key]
+    total, start, marks, rows, mine, ranked = _script(client, _PAGE)(keys=board_keys, args=args)
     ids = [player_of(_text(m)) for m in rows[0::2]]
     scores = [unpack(float(s)) for s in rows[1::2]]
-    ranks = _ranks(int(start), int(first), scores)
     mine_id = [me] if mine and me else []
     names = _names(client, ids + mine_id)
     streak = board.kind == "streak"
     currents = _currents(client, ids + mine_id, today) if streak and today else {}
     entries = tuple(
-        Entry(rank, i, names[i], score, currents.get(i))
-        for rank, i, score in zip(ranks, ids, scores, strict=True)
+        Entry(None if new else int(rank), i, names[i], score, currents.get(i), bool(new))
+        for rank, new, i, score in zip(marks[0::2], marks[1::2], ids, scores, strict=True)
     )
     own = None
     if mine and me:
-        own = Entry(int(mine[2]), me, names[me], unpack(float(mine[1])), currents.get(me))
-    return Page(board, int(total), int(start), entries, own)
-
-
-def _ranks(start: int, first: int, scores: Sequence[int]) -> list[int]:
-    """Competition ranks of consecutive *scores* (best first) from position *start*.
-
-    >>> _ranks(0, 1, [9, 7, 7, 5])
-    [1, 2, 2, 4]
-    >>> _ranks(10, 9, [7, 7, 6])
-    [9, 9, 13]
-    """
-    ranks: list[int] = []
-    for i, score in enumerate(scores):
-        if not ranks:
-            ranks.append(first)
-        elif score == scores[i - 1]:
-            ranks.append(ranks[-1])
-        else:
-            ranks.append(start + i + 1)
-    return ranks
+        rank, new = int(mine[2]), bool(int(mine[3]))
+        own = Entry(None if new else rank, me, names[me], unpack(float(mine[1])),
+                    currents.get(me), new)  # fmt: skip
+    return Page(board, int(total), int(start), entries, own, int(ranked))
 
 
 def _names(client: redis.Redis, ids: Sequence[str]) -> dict[str, str]:
@@ -313,24 +329,50 @@ def rank_of(
     return page(client, board, limit=0, me=player_id, today=today).me
 
 
-@guarded
-def days_played(client: redis.Redis, player_id: str, day: date) -> int:
-    """On how many days *player_id* had a ranked daily counted, *day* included whether or not
-    it is counted yet: the days-played bitmap that the streak reads (a withdrawn game's day
-    is taken off it)."""
-    pipe = client.pipeline(transaction=False)
-    pipe.bitcount(keys.player_days(player_id))
-    pipe.getbit(keys.player_days(player_id), day_number(day))
-    counted, today = pipe.execute()
-    return int(counted) + (0 if today else 1)
+# Where one player stands on a day's board: their true score, the board's size and ranked
+# players, how many are above them (all, and ranked only), how many share their true score,
+# and whether theirs is a new player's entry. Nothing when they are not on it.
+_PLACE = """
+local packed = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not packed then return false end
+local shift = tonumber(ARGV[2])
+local score = math.floor(tonumber(packed) / shift)
+local high = string.format('%d', (score + 1) * shift)
+local field, unranked = redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2])
+local higher = redis.call('ZCOUNT', KEYS[1], high, '+inf')
+local higher_new = redis.call('ZCOUNT', KEYS[2], high, '+inf')
+local tied = redis.call('ZCOUNT', KEYS[1], string.format('%d', score * shift), '(' .. high)
+local new = 0
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then new = 1 end
+return {score, field, field - unranked, higher, higher - higher_new, tied, new}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a player stands on a day's board: their *score*; the *field* (everyone on it)
+    and the *ranked* players; how many of each scored strictly more; how many share the
+    score (the player too); whether the entry is a *new* player's."""
+
+    score: int
+    field: int
+    ranked: int
+    above: int
+    ranked_above: int
+    tied: int
+    new: bool
 
 
 @guarded
-def rank_of_score(client: redis.Redis, board: Board, total: int) -> int:
-    """The competition rank a total of *total* would have on *board*: one more than the
-    players with a strictly higher true score."""
-    higher = client.zcount(board.key, (total + 1) * SHIFT, "+inf")
-    return int(higher) + 1
+def place_of(client: redis.Redis, day: date, player_id: str) -> Place | None:
+    """*player_id*'s place on *day*'s board, or None if they are not on it."""
+    board = Board.daily(day)
+    found = _script(client, _PLACE)(keys=[board.key, str(board.new_key)],
+                                    args=[member(player_id), SHIFT])  # fmt: skip
+    if not found:
+        return None
+    score, field, ranked, above, ranked_above, tied, new = (int(v) for v in found)
+    return Place(score, field, ranked, above, ranked_above, tied, bool(new))
 
 
 @guarded

@@ -154,8 +154,14 @@ def reviews_sweep() -> str:
 
 
 def board_daily(day: str) -> str:
-    """The sorted set of the daily puzzle of *day* (``YYYY-MM-DD``): player -> score."""
+    """The sorted set of the daily puzzle of *day* (``YYYY-MM-DD``): everyone who finished
+    it, player -> score."""
     return f"{PREFIX}:board:{{day:{day}}}"
+
+
+def board_daily_new(day: str) -> str:
+    """The sorted set of the new players on *day*'s board (their entries again, unranked)."""
+    return f"{PREFIX}:board:{{day:{day}}}:new"
 
 
 def board_best_day() -> str:

@@ -8,16 +8,13 @@ decision (:mod:`daily.service.results`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import cast
 
 import redis
 
+from daily.core import ledger
 from daily.core.config import Config
-from daily.core.record import (
-    Record,
-)
-from daily.store import board_counts, boards, keys, league_boards
+from daily.store import board_counts, keys
 from daily.store.game_fields import SUBMITTED
 from daily.store.guard import guarded
 
@@ -29,24 +26,22 @@ def mark_pending(client: redis.Redis, game_id: str, now: float) -> None:
 
 
 @guarded
-def submit(
-    client: redis.Redis, config: Config, record: Record, results: Sequence[boards.Result]
-) -> None:
-    """Counts a finished game on the boards of *results*, then clears it from the pending list.
+def submit(client: redis.Redis, config: Config, plan: ledger.Plan) -> None:
+    """Carries out the ledger's *plan* of a finished game, keeps its tally with the game,
+    then clears the game from the pending list.
 
-    Which results count (none for a game held for review) is the review flow's decision
-    (:func:`daily.service.reviews.submit`). Every board step is a no-op when repeated.
+    What counts where (nothing for a game held for review) is the ledger's decision
+    (:mod:`daily.core.ledger`, asked by :func:`daily.service.results.count`). Every board
+    step is a no-op when repeated.
     """
-    for result in results:
-        board_counts.submit(
-            client, result, retention_days=config.board_retention_days, zone=config.timezone
-        )
-        # A daily also counts on each of its player's leagues (docs/rankings.md, Leagues).
-        league_boards.count(client, result, zone=config.timezone)
+    board_counts.carry_out(
+        client, plan, retention_days=config.board_retention_days, zone=config.timezone
+    )
     # In this order, one after the other (two cluster slots): a crash between leaves a
     # counted game listed as pending, which the game service's retry_pending clears.
-    client.hset(keys.game(record.id), SUBMITTED, "1")
-    client.zrem(keys.pending_results(), record.id)
+    tally = ledger.tally_str(ledger.tally_of(plan))
+    client.hset(keys.game(plan.game.game_id), mapping={SUBMITTED: "1", ledger.TALLY: tally})
+    client.zrem(keys.pending_results(), plan.game.game_id)
 
 
 @guarded

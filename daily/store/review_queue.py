@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import redis
 
-from daily.store import board_counts, boards, keys
+from daily.core import ledger
+from daily.store import board_counts, keys
 from daily.store.guard import guarded
 
 if TYPE_CHECKING:
@@ -117,11 +118,11 @@ def unlist_unchecked(client: redis.Redis, game_id: str) -> None:
 
 
 @guarded
-def withdraw(client: redis.Redis, results: Sequence[boards.Result]) -> None:
-    """Takes a counted game's *results* off every board they reached while it is under
-    review: its own boards, the aggregate ones (best day, streak, advent) and, for a daily,
-    its player's leagues' day boards and week tables."""
-    for result in results:
+def withdraw(client: redis.Redis, plan: ledger.Plan) -> None:
+    """Takes a counted game off every board its *plan* reached while it is under review: its
+    own boards, the aggregate ones (best day, streak, advent) and, for a daily, its
+    player's leagues' day boards and week tables."""
+    for result in board_counts.results_of(plan):
         board_counts.withdraw(client, result)
 
 

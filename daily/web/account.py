@@ -201,7 +201,8 @@ def history() -> str:
     return render_template(
         "history.html",
         played=played,
-        summary=found.summary,
+        figures=found.figures,
+        bonus_rate=found.bonus_rate,
         held=held,
         chart=chart_svg(played, held=held) if played else "",
         older=found.older,

@@ -20,14 +20,14 @@ from daily.core.dice import Version
 from daily.core.errors import ErrorCode
 from daily.core.modes import Engine, Level, ModeId
 from daily.core.rules import OptionValue
-from daily.service import friends, rankings
+from daily.service import friends
 from daily.service.results import Review
 from daily.strategy.computer import Outcome
 from daily.web.bodies import NAME_SCHEMA
 
 Die = Annotated[int, Field(ge=1, le=6)]
 Count = Annotated[int, Field(ge=0)]
-_DATE: JsonDict = {"format": "date"}
+DATE: JsonDict = {"format": "date"}
 
 
 class Answer(BaseModel):
@@ -58,7 +58,7 @@ class DailyGame(Answer):
 class DailyAnswer(Answer):
     """A day's puzzle: its number, commitment and closing time; its seed once revealed."""
 
-    date: str = Field(json_schema_extra=_DATE)
+    date: str = Field(json_schema_extra=DATE)
     number: int = Field(description="1 on 2026-01-01")
     ruleset: Literal["maxi"]
     commitment: str = Field(description="sha256 hex of the day's seed")
@@ -189,13 +189,56 @@ class LeaguePlace(Answer):
     played: Count = Field(description="members who played that day")
 
 
-class Newcomer(Answer):
-    """A finished daily of a player whose dailies do not rank on the world boards yet."""
+class DayStanding(Answer):
+    """Where a counted daily stands on its day's board now, among everyone who finished the
+    day's puzzle (docs/rankings.md, "The ledger")."""
 
-    would_rank: int = Field(ge=1, description="where it would rank on its day's board")
-    days_left: int = Field(
-        ge=1, description="on how many more days the player must finish a ranked daily first"
+    rank: int | None = Field(
+        ge=1, description="competition rank among the ranked players; null: a new player's"
     )
+    ranked: Count = Field(description="players with a rank on the day")
+    place: int = Field(ge=1, description="1 + the players of the day who scored more")
+    field: Count = Field(description="everyone who finished the day's puzzle")
+    tied: Count = Field(description="the others who scored the same")
+    percentile: int | None = Field(
+        ge=0, le=100, description="the share of the field beaten (half of the ties), rounded "
+        "down; null on a field of one or with nobody beaten",
+    )  # fmt: skip
+    new: bool = Field(description="a new player's daily: listed, not ranked")
+    days_left: int | None = Field(
+        None, ge=0, description="a new player's: the days they still had to play to rank when "
+        "this daily counted (0: from their next one)",
+    )  # fmt: skip
+
+
+class Figures(Answer):
+    """A player's figures over their counted dailies, rounded once on the server (the result
+    keeps those of its count; home, ``/me`` and the history show today's)."""
+
+    days: Count = Field(description="days with a counted daily")
+    best: int | None = Field(description="the best daily total")
+    mean: float | None = Field(description="the mean daily total of the last 400 days, to 0.1")
+    streak: Count = Field(description="days in a row, alive (the last played today or yesterday)")
+    longest: Count = Field(description="the longest run of days in a row")
+
+
+class Me(PlayerAnswer):
+    """The asking player and their figures today (what home and ``/me`` show)."""
+
+    figures: Figures
+    established: bool = Field(
+        description="their dailies rank on the world boards (docs/rankings.md, The ledger)"
+    )
+
+
+class Cheer(Answer):
+    """Something a finished game earned, celebrated once, at its finish."""
+
+    kind: Literal["bonus", "all_same", "best", "streak"] = Field(
+        description="the upper bonus, the all-of-a-kind row, a new best day (value: the "
+        "total), a streak milestone (value: its days)"
+    )
+    value: int | None = None
 
 
 class Played(Totals):
@@ -212,11 +255,17 @@ class Played(Totals):
     move_count: Count = Field(description="the moves played so far (the `move` to send next)")
     share_code: str | None = None
     board: str | None = None
-    rank: int | None = None
-    newcomer: Newcomer | None = Field(
-        None,
-        description="a finished daily of a player not yet established: it ranks on friend "
-        "codes' boards and leagues, not yet on the world boards (docs/integrity.md)",
+    rank: int | None = Field(
+        None, description="the rank on the game's board (a daily's: among the ranked players)"
+    )
+    standing: DayStanding | None = Field(
+        None, description="a counted daily: where it stands on its day's board now"
+    )
+    records: Figures | None = Field(
+        None, description="a counted daily: its player's figures when it counted"
+    )
+    cheers: list[Cheer] | None = Field(
+        None, description="the answer to the finishing move only: what the game earned"
     )
     review: Review | None = Field(
         None,
@@ -251,7 +300,7 @@ class GameState(Played):
     mode: ModeId
     ruleset: str
     options: dict[str, OptionValue]
-    date: str | None = Field(None, json_schema_extra=_DATE)
+    date: str | None = Field(None, json_schema_extra=DATE)
     number: int | None = None
     code: str | None = Field(None, description="XXXX-XXXX (friend games, a daily on a code)")
     ranked: bool = Field(description="counts on a board")
@@ -283,7 +332,7 @@ class Record(Answer):
     ruleset: str
     options: dict[str, OptionValue]
     seed: str | None = Field(None, description="hex, once it may be published")
-    date: str | None = Field(None, json_schema_extra=_DATE)
+    date: str | None = Field(None, json_schema_extra=DATE)
     code: str | None = None
     stream: Version | None = Field(None, description="the dice stream (docs/dice.md); none: v1")
     commitment: str = Field(description="sha256 of the seed, hex")
@@ -340,7 +389,7 @@ class Analysed(Answer):
 class Expert(Answer):
     """The Expert's own game on a day's dice."""
 
-    date: str = Field(json_schema_extra=_DATE)
+    date: str = Field(json_schema_extra=DATE)
     ruleset: Literal["maxi"]
     moves: list[Move]
     scorecard: dict[str, int | None]
@@ -361,45 +410,6 @@ class Analysis(Analysed):
         description="daily games: the Expert's game on the same dice, once the day has "
         "closed (null before)",
     )
-
-
-class Entry(Answer):
-    """A player's line on a board."""
-
-    rank: int = Field(ge=1)
-    player_id: str
-    name: str
-    score: int
-    current: int | None = Field(None, description="streak board: the run alive today")
-
-
-class BoardPage(Answer):
-    """A page of a board and the asking player's entry."""
-
-    board: str = Field(description="e.g. daily/2026-12-03, best-day, streak")
-    total: Count = Field(description="players on the board")
-    offset: Count = Field(description="the first entry's place - 1")
-    entries: list[Entry] = Field(max_length=rankings.MAX_LIMIT)
-    me: Entry | None = Field(
-        description="the asking player's entry (null: anonymous or not on the board)"
-    )
-
-
-class Band(Answer):
-    """How many players scored from *from* to *to* (both included)."""
-
-    low: Count = Field(alias="from")
-    high: Count = Field(alias="to")
-    players: Count
-
-
-class Distribution(Answer):
-    """How many players reached each band of scores on a day, lowest first."""
-
-    date: str = Field(json_schema_extra=_DATE)
-    band: int = Field(ge=1)
-    players: Count
-    bands: list[Band]
 
 
 def dump(answer: Answer) -> JsonDict:

@@ -8,6 +8,7 @@ dice on the table, never one that a later hold decides.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import date
 from typing import Any, cast
@@ -71,16 +72,20 @@ def create_player() -> tuple[Response, int]:
 
 
 @bp.get("/players/me")
-@documented(answers.PlayerAnswer, errors=(401, 404), description="the player")
+@documented(answers.Me, errors=(401, 404), description="the player and their figures")
 def get_me() -> Response:
-    """The player making the request; a read never makes one (401 before the first game)."""
+    """The player making the request and their figures; a read never makes one (401 before
+    the first game)."""
     player_id = current_player_id()
     if player_id is None:
         raise unauthorized("no player yet: play a game or create one with POST /api/v1/players")
-    player = accounts.get(current_redis(), player_id)
-    if player is None:
+    found = accounts.profile(current_redis(), current_config(), player_id)
+    if found is None:
         raise NotFoundError("no such player")
-    return _player(player)
+    figures = answers.Figures(**dataclasses.asdict(found.figures))
+    me = answers.Me(player_id=player_id, name=found.player.name, figures=figures,
+                    established=found.established)  # fmt: skip
+    return jsonify(answers.dump(me))
 
 
 @bp.patch("/players/me")

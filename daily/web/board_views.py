@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 from flask_babel import format_date, gettext
@@ -18,7 +18,7 @@ from daily.core import dice
 from daily.core.codes import code_str, parse_code
 from daily.service import rankings
 from daily.service.rankings import Board, Entry, Page
-from daily.web import answers, auth, current_config, current_redis
+from daily.web import answers, auth, board_answers, current_config, current_redis
 from daily.web.bodies import parse_day, today
 from daily.web.http_errors import bad_request
 from daily.web.openapi import BOARD_DAY, documented
@@ -100,24 +100,37 @@ def _json(board: Board) -> Response:
     return response
 
 
-def page_answer(page: Page) -> answers.BoardPage:
+def page_answer(page: Page) -> board_answers.BoardPage:
     """A page of a board as the API answers it."""
     me = None if page.me is None else entry_answer(page.me)
     entries = [entry_answer(entry) for entry in page.entries]
-    return answers.BoardPage(board=page.board.id, total=page.total, offset=page.offset,
-                             entries=entries, me=me)  # fmt: skip
+    return board_answers.BoardPage(board=page.board.id, total=page.total, ranked=page.ranked,
+                             offset=page.offset, entries=entries, me=me)  # fmt: skip
 
 
-def entry_answer(entry: Entry) -> answers.Entry:
-    """A player's line on a board; ``current`` only on the streak board."""
-    streak = {} if entry.current is None else {"current": entry.current}
-    return answers.Entry(rank=entry.rank, player_id=entry.player_id, name=entry.name,
-                         score=entry.score, **streak)  # fmt: skip
+def entry_answer(entry: Entry) -> board_answers.Entry:
+    """A player's line on a board; ``current`` only on the streak board, ``new`` and
+    ``days_left`` only on a new player's line."""
+    extras: _EntryExtras = {}
+    if entry.current is not None:
+        extras["current"] = entry.current
+    if entry.new:
+        extras["new"], extras["days_left"] = True, entry.days_left
+    return board_answers.Entry(rank=entry.rank, player_id=entry.player_id, name=entry.name,
+                         score=entry.score, **extras)  # fmt: skip
+
+
+class _EntryExtras(TypedDict, total=False):
+    """The fields only some lines have (of :class:`board_answers.Entry`)."""
+
+    current: int
+    new: bool
+    days_left: int | None
 
 
 @bp.get(f"{API}/leaderboards/daily/<day>")
 @documented(
-    answers.BoardPage,
+    board_answers.BoardPage,
     errors=(400, 401, 404),
     path={"day": BOARD_DAY},
     query=PAGE,
@@ -131,7 +144,7 @@ def daily_board(day: str) -> Response:
 
 @bp.get(f"{API}/leaderboards/best-day")
 @documented(
-    answers.BoardPage,
+    board_answers.BoardPage,
     errors=(400, 401),
     query=PAGE,
     access="either",
@@ -144,7 +157,7 @@ def best_day_board() -> Response:
 
 @bp.get(f"{API}/leaderboards/streak")
 @documented(
-    answers.BoardPage,
+    board_answers.BoardPage,
     errors=(400, 401),
     query=PAGE,
     access="either",
@@ -157,7 +170,7 @@ def streak_board() -> Response:
 
 @bp.get(f"{API}/leaderboards/advent/<int:year>")
 @documented(
-    answers.BoardPage,
+    board_answers.BoardPage,
     errors=(400, 401, 404),
     query=PAGE,
     access="either",
@@ -170,7 +183,7 @@ def advent_board(year: int) -> Response:
 
 @bp.get(f"{API}/leaderboards/friend/<code>")
 @documented(
-    answers.BoardPage,
+    board_answers.BoardPage,
     errors=(400, 401, 404),
     query=PAGE,
     access="either",
@@ -183,7 +196,7 @@ def friend_board(code: str) -> Response:
 
 @bp.get(f"{API}/daily/<day>/distribution")
 @documented(
-    answers.Distribution,
+    board_answers.Distribution,
     errors=(400, 404),
     path={"day": BOARD_DAY},
     query=("band",),
@@ -195,11 +208,13 @@ def distribution(day: str) -> Response:
     when = parse_day(day)
     band = _int("band", 50, 1, rankings.DAILY_TOP + 1)
     bands = rankings.distribution(current_redis(), when, band)
-    answer = answers.Distribution(
+    answer = board_answers.Distribution(
         date=when.isoformat(),
         band=band,
         players=sum(b.players for b in bands),
-        bands=[answers.Band(**{"from": b.low, "to": b.high}, players=b.players) for b in bands],
+        bands=[
+            board_answers.Band(**{"from": b.low, "to": b.high}, players=b.players) for b in bands
+        ],
     )
     return jsonify(answers.dump(answer))
 
@@ -219,6 +234,7 @@ def _render(board: Board, title: str, tab: str, **extra: Any) -> str:
         limit=limit,
         previous=max(page.offset - limit, 0) if page.offset > 0 else None,
         next=page.offset + limit if page.offset + limit < page.total else None,
+        established_days=current_config().established_days,
         **extra,
     )
 

@@ -11,10 +11,11 @@ the answer's model where they are unpacked into it: each model is built, and val
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, date, datetime
 from typing import NotRequired, TypedDict
 
-from daily.core import dice
+from daily.core import dice, ledger
 from daily.core.codes import code_str
 from daily.core.modes import BoardKind, SeedKind
 from daily.core.party import Party
@@ -55,7 +56,9 @@ class Changed(TypedDict):
     share_code: NotRequired[str | None]
     board: NotRequired[str | None]
     rank: NotRequired[int | None]
-    newcomer: NotRequired[answers.Newcomer]
+    standing: NotRequired[answers.DayStanding]
+    records: NotRequired[answers.Figures]
+    cheers: NotRequired[list[answers.Cheer]]
     review: NotRequired[results.Review | None]
     skill: NotRequired[answers.Skill]
     leagues: NotRequired[list[answers.LeaguePlace]]
@@ -108,7 +111,11 @@ def played_answer(found: games.View, move: Move) -> answers.Played:
     if found.party is None:
         rows = [move.row] if isinstance(move, Score) else []
         sheet["scorecard"] = {row: sheet["scorecard"][row] for row in rows}
-    return answers.Played(**sheet, **_changed(found))
+    changed = _changed(found)
+    if found.record.finished and found.tally is not None and not changed.get("review"):
+        # A game's cheers are shown at its finish alone, never when it is opened again.
+        changed["cheers"] = [answers.Cheer(kind=c.kind, value=c.value) for c in found.tally.cheers]
+    return answers.Played(**sheet, **changed)
 
 
 def moves_answer(moves: tuple[Move, ...]) -> list[answers.Move]:
@@ -126,11 +133,11 @@ def _changed(found: games.View) -> Changed:
         fields["share_code"] = code_str(share) if share else None
         fields["board"] = results.board_id(record)
         fields["rank"] = found.rank
-        if found.newcomer is not None:
-            fields["newcomer"] = answers.Newcomer(
-                would_rank=found.newcomer.would_rank, days_left=found.newcomer.days_left
-            )
         fields["review"] = results.review_of(current_redis(), record.id, record)
+        if found.place is not None:
+            fields["standing"] = _standing(found.place, found.tally)
+        if found.tally and found.tally.figures and not fields["review"]:
+            fields["records"] = answers.Figures(**dataclasses.asdict(found.tally.figures))
         skill = analyses.kept_skill(record)
         if skill is not None:  # the result asks for the analysis once; kept, it comes along
             fields["skill"] = strategy_answers.skill_answer(skill)
@@ -147,6 +154,13 @@ def _changed(found: games.View) -> Changed:
         fields["computer"] = _computer(found, found.computer)
         fields["winner"] = computer.outcome(found.state, found.computer.state)
     return fields
+
+
+def _standing(place: results.DayPlace, tally: ledger.Tally | None) -> answers.DayStanding:
+    """Where a counted daily stands on its day's board; a new player's, with the days they
+    still had to play when it counted."""
+    days_left = tally.days_left if place.new and tally is not None else None
+    return answers.DayStanding(**dataclasses.asdict(place), days_left=days_left)
 
 
 def _leagues(player_id: str, day: date) -> list[answers.LeaguePlace]:

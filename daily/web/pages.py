@@ -28,13 +28,14 @@ from daily.core import dice
 from daily.core.codes import code_str, parse_code
 from daily.core.errors import DailyError, NotFoundError
 from daily.core.rules import BASE_RULESETS, find_ruleset
-from daily.service import analyses, friends, history, leagues, past_days, stats
+from daily.service import analyses, friends, games, history, leagues, past_days, stats
 from daily.strategy.skill import Skill
 from daily.web import (
     auth,
     current_config,
     current_redis,
     friend_sheets,
+    game_answers,
     sheets,
     strategy_answers,
 )
@@ -276,6 +277,10 @@ def today() -> str:
         boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
         boot["skill"] = None if skill is None else strategy_answers.skill_answer(skill).model_dump()
         boot["skillReady"] = analyses.is_ready(mine)
+        # The standing and records of the game's own answer: the result and home agree.
+        result = game_answers.game_answer(games.view(client, config, mine))
+        boot["standing"] = result.standing.model_dump() if result.standing else None
+        boot["records"] = result.records.model_dump() if result.records else None
     figures = stats.stats_of(client, config, player_id, day.date) if player_id else None
     standings = leagues.standings_of(client, config, player_id, day.date) if player_id else []
     heard = friends.challenges(client, config, player_id)
@@ -285,7 +290,7 @@ def today() -> str:
     return render_template(
         "today.html",
         day=day,
-        stats=figures if figures and figures.games + figures.best_streak else None,
+        stats=figures if figures and figures.figures.days else None,
         standings=standings,
         mine=mine,
         skill=skill_view(skill),

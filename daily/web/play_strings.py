@@ -77,14 +77,17 @@ def _verdict_strings() -> dict[str, str]:
             rank="{rank}",
             total="{total}",
         ),
-        # A new player's daily: where it would rank; it ranks once they have played on a few
-        # different days (docs/integrity.md, Second accounts).
-        "newcomerRank": gettext(
-            "New player: you would rank %(rank)s of %(total)s. Days to play before your "
-            "dailies join the rankings: %(days)s",
-            rank="{rank}",
-            total="{total}",
-            days="{days}",
+        # A new player's daily: its place among everyone who played; it ranks once they have
+        # played on a few different days (docs/rankings.md, The ledger).
+        "newcomerPlace": gettext(
+            "New player: %(place)s of %(total)s today", place="{place}", total="{total}"
+        ),
+        "newcomerNext": gettext("your dailies rank from your next one"),
+        "newcomerDay": gettext("one more day to play before your dailies rank"),
+        "newcomerDays": gettext("%(n)s more days to play before your dailies rank", n="{n}"),
+        # A ranked player's rank on a day some new players played too: among the ranked.
+        "rankRanked": gettext(
+            "Rank %(rank)s of %(total)s ranked players", rank="{rank}", total="{total}"
         ),
         # The player's place in each of their leagues, under a daily's verdict.
         "leagueRank": gettext(

@@ -71,6 +71,7 @@ class SheetMeta(TypedDict):
     threshold: int
     par: float
     upperRows: int  # fmt: skip
+    allSame: str  # fmt: skip
 
 
 class PaceExample(TypedDict):
@@ -93,6 +94,7 @@ def sheet_meta(ruleset: Ruleset) -> SheetMeta:
         "threshold": ruleset.bonus_threshold,
         "par": bonus_par(ruleset),
         "upperRows": sum(1 for r in ruleset.rows if r.is_upper),
+        "allSame": ruleset.all_same_row.id,
     }
 
 

@@ -217,9 +217,12 @@ def test_the_result_shares_a_spoiler_free_grid(
     )
     facts = page.inner_text("#facts")
     assert "Days in a row: 1" in facts and f"Your best day: {final['total']}" in facts
-    # Alone on the day's board: the first to finish, not "better than 100%" of nobody.
+    # Alone on the day's board: the first to finish, not "better than 100%" of nobody; a new
+    # player on the shipped settings, told when their dailies rank.
     page.locator("#final-rank", has_text="first").wait_for()
-    assert page.inner_text("#final-rank") == "You are the first to finish today's puzzle"
+    assert page.inner_text("#final-rank") == (
+        "You are the first to finish today's puzzle, 2 more days to play before your dailies rank"
+    )
     assert page.locator("#dist .chart .bar.you").count() == 1
     assert page.inner_text("#pace") == ""  # the pace is for play, not a red verdict after it
     board = page.get_attribute("#day-board", "href")

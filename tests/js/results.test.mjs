@@ -3,7 +3,7 @@ import { beforeEach, test } from 'node:test';
 import { FIXTURE, module, scorecard } from './helpers.mjs';
 
 const { loadStrings } = await module('page.js');
-const { bandOf, computerVerdict, dayVerdict, grade, leagueWords, newcomerVerdict, percentileOf, practiceVerdict, shareGrid, shareLink, shareText, signed, skillWords, spanBands, targetVerdict } = await module('results.js');
+const { bandOf, cheerWords, computerVerdict, dayVerdict, grade, leagueWords, newcomerDays, practiceVerdict, shareGrid, shareLink, shareText, signed, skillWords, spanBands, targetVerdict } = await module('results.js');
 const { PAR } = await module('par.js');
 const YATZY = FIXTURE.sheets.yatzy;
 
@@ -100,28 +100,39 @@ test('the player\'s band holds the total at either edge', () => {
 const scores = (...totals) => totals.map((t) => ({ from: t, to: t, players: 1 }))
   .reduce((bands, b) => { const same = bands.find((x) => x.from === b.from); if (same) same.players += 1; else bands.push(b); return bands; }, []);
 
-test('the day\'s verdict counts ties and a board of one honestly', () => {
-  assert.equal(dayVerdict(1, 1, scores(200), 200), "You are the first to finish today's puzzle");
-  // Tied for first of two: nobody beaten, so no percentile at all.
-  assert.equal(dayVerdict(1, 2, scores(200, 200), 200), 'Rank 1 of 2, tied with one other player');
-  assert.equal(dayVerdict(1, 3, scores(200, 200, 150), 200), "Rank 1 of 3, tied with one other player, better than 66% of today's players");
-  assert.equal(dayVerdict(2, 5, scores(250, 200, 200, 200, 100), 200), "Rank 2 of 5, tied with 2 other players, better than 50% of today's players");
-  // The best of two is not better than 100% of a field that holds them: ties count half.
-  assert.equal(dayVerdict(1, 2, scores(220, 100), 220), "Rank 1 of 2, better than 75% of today's players");
-  assert.equal(dayVerdict(2, 2, scores(220, 100), 100), 'Rank 2 of 2');
-  assert.equal(dayVerdict(3, 9, null, 100), 'Rank 3 of 9'); // no distribution: the rank alone
-  assert.equal(percentileOf(5, scores(250, 200, 200, 200, 100), 200), 50);
-  assert.equal(percentileOf(2, scores(200, 200), 200), null); // nobody beaten: no percentile
-  assert.equal(percentileOf(1, scores(200), 200), null);
-  assert.equal(percentileOf(9, null, 100), null);
-  // However large the field, the best of it is never better than 100% of it.
-  const field = Array.from({ length: 1000 }, (_, i) => i);
-  assert.equal(percentileOf(1000, scores(...field), 999), 99);
+// A standing as the answer gives it (the server decides and rounds every figure).
+const standing = (fields) => ({ rank: 1, ranked: 1, place: 1, field: 1, tied: 0, percentile: null, new: false, ...fields });
+
+test('the day\'s verdict says the answer\'s standing, honest about ties and a board of one', () => {
+  assert.equal(dayVerdict(standing({})), "You are the first to finish today's puzzle");
+  // Tied for first of two: nobody beaten, so the answer has no percentile.
+  assert.equal(dayVerdict(standing({ ranked: 2, field: 2, tied: 1 })), 'Rank 1 of 2, tied with one other player');
+  assert.equal(dayVerdict(standing({ ranked: 3, field: 3, tied: 1, percentile: 66 })), "Rank 1 of 3, tied with one other player, better than 66% of today's players");
+  assert.equal(dayVerdict(standing({ rank: 2, ranked: 5, place: 2, field: 5, tied: 2, percentile: 50 })), "Rank 2 of 5, tied with 2 other players, better than 50% of today's players");
+  assert.equal(dayVerdict(standing({ rank: 2, ranked: 2, place: 2, field: 2 })), 'Rank 2 of 2');
+  // Four played, one of them ranked: the rank is among the ranked, the percentile of all.
+  assert.equal(dayVerdict(standing({ ranked: 1, field: 4, percentile: 87 })), "Rank 1 of 1 ranked players, better than 87% of today's players");
+});
+
+test('a new player\'s verdict says where they stand among everyone and when they rank', () => {
+  const fresh = standing({ rank: null, ranked: 1, place: 2, field: 4, percentile: 62, new: true, days_left: 2 });
+  assert.equal(dayVerdict(fresh), "New player: 2 of 4 today, better than 62% of today's players, 2 more days to play before your dailies rank");
+  assert.equal(dayVerdict({ ...fresh, place: 1, field: 1, percentile: null, days_left: 1 }), "You are the first to finish today's puzzle, one more day to play before your dailies rank");
+  assert.equal(newcomerDays(0), 'your dailies rank from your next one');
+  // No "1 of 1" unless alone, and no rank number for a new player.
+  assert.ok(!dayVerdict(fresh).includes('Rank'));
 });
 
 test('Japanese joins the verdict\'s clauses with its own mark', () => {
   loadStrings({ ...FIXTURE.strings, clauseSep: '、' });
-  assert.equal(dayVerdict(1, 3, scores(200, 200, 150), 200), "Rank 1 of 3、tied with one other player、better than 66% of today's players");
+  assert.equal(dayVerdict(standing({ ranked: 3, field: 3, tied: 1, percentile: 66 })), "Rank 1 of 3、tied with one other player、better than 66% of today's players");
+});
+
+test('the cheers are the answer\'s, in words, and none without them', () => {
+  const maxi = FIXTURE.sheets.maxi;
+  const cheers = [{ kind: 'bonus', value: null }, { kind: 'all_same', value: null }, { kind: 'best', value: 335 }, { kind: 'streak', value: 7 }];
+  assert.deepEqual(cheerWords(cheers, maxi), ['Bonus made!', 'Maxi Yatzy!', 'A new best day!', '7 days in a row!']);
+  assert.deepEqual(cheerWords(undefined, maxi), []); // a game opened again: its answer has none
 });
 
 test('a practice game says where it would have ranked on its day', () => {
@@ -154,7 +165,3 @@ test('the computer\'s verdict gives both scores', () => {
   assert.equal(computerVerdict(game(null, 10, 20)), '');
 });
 
-test('a new player\'s daily says where it would rank and how many more days it takes', () => {
-  assert.equal(newcomerVerdict({ would_rank: 3, days_left: 2 }, 40),
-    'New player: you would rank 3 of 41. Days to play before your dailies join the rankings: 2');
-});

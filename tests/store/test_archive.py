@@ -21,9 +21,10 @@ import pytest
 from daily.cli import main
 from daily.core.config import load
 from daily.core.errors import ArchiveError, ConfigError
+from daily.core.modes import BoardKind
 from daily.core.record import Record
 from daily.core.verify import verify
-from daily.service import archive, archive_files, history, results
+from daily.service import archive, archive_files, history
 from daily.store import (
     archived_games,
     board_counts,
@@ -275,15 +276,21 @@ def test_what_an_archived_day_gave_the_best_day_folds_and_a_withdrawal_falls_bac
                       finished_at=at + 600)  # fmt: skip
 
     old, older, last = daily(1, 300), daily(2, 250), daily(3, 400)
+
+    def result_of(record: Record) -> boards.Result:
+        assert record.total is not None and record.finished_at is not None
+        return boards.Result(record.id, player_id, BoardKind.DAILY, record.total,
+                             record.finished_at, day=record.day)  # fmt: skip
+
     for record in (old, older, last):
-        board_counts.submit(client, results.result_of(record))
+        board_counts.submit(client, result_of(record))
     for record in (old, older, old):  # archived (once more: nothing changes)
         archived_games.unindex_archived(client, record, drop_index=True, today=date(2027, 1, 5))
     kept = client.hgetall(keys.player_best_days(player_id))
     assert sorted(kept) == ["2026-12-03", "archived"]  # one field for every archived day
     assert int(kept["archived"]) == boards.pack(300, old.finished_at or 0)
     # Only a game in Redis can be withdrawn; the best day falls back to the best left.
-    board_counts.withdraw(client, results.result_of(last))
+    board_counts.withdraw(client, result_of(last))
     best = client.zscore(keys.board_best_day(), members.member(player_id))
     assert best == boards.pack(300, old.finished_at or 0)
     client.close()

@@ -95,7 +95,7 @@ def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path:
         assert [dataclasses.replace(p, game_id="") for p in found.played] == [
             dataclasses.replace(p, game_id="") for p in before.played
         ]
-        assert found.summary == before.summary
+        assert found.figures == before.figures
         for entry, game in zip(found.played, reversed(played), strict=True):
             record = history.own_game(client, entry.game_id, player_id, config)
             assert (record.id, record.total) == (game["id"], game["total"])
@@ -105,7 +105,8 @@ def test_history_stats_and_advent_read_archived_dailies(make_app: Any, tmp_path:
             history.own_game(client, "2026-12-04", player_id, config)
         # Stats count them.
         figures = stats.stats_of(client, config, player_id, AFTER.date())
-        assert figures.games == 3 and figures.best == max(g["total"] for g in played)
+        assert figures.figures.days == 3
+        assert figures.figures.best == max(g["total"] for g in played)
         assert figures == figures_before
         # The advent doors light up for them (their day's index left Redis with them).
         doors = history.advent_doors(client, AFTER.date(), player_id, config)

@@ -50,7 +50,7 @@ def play(client: redis.Redis, player: str, days: list[date], total: int = 200) -
         board_counts.submit(client, daily(player, total, day))
 
 
-def table(page: boards.Page) -> list[tuple[int, str, int]]:
+def table(page: boards.Page) -> list[tuple[int | None, str, int]]:
     return [(e.rank, e.player_id, e.score) for e in page.entries]
 
 

@@ -142,11 +142,11 @@ def test_history_is_read_a_page_at_a_time_with_the_figures_of_all(
         redis, config = current_redis(), current_config()
         first = history.history_of(redis, config, player_id)
         assert [p.total for p in first.played] == totals[:0:-1]  # the newest two
-        assert first.summary.days == 3 and first.summary.best == max(totals)  # of them all
+        assert first.figures.days == 3 and first.figures.best == max(totals)  # of them all
         assert first.older == (DECEMBER + timedelta(days=1)).date()
         second = history.history_of(redis, config, player_id, before=first.older)
         assert [p.total for p in second.played] == totals[:1] and second.older is None
-        assert second.summary == first.summary
+        assert second.figures == first.figures
     # The page links to the older days, and that page to none.
     page = client.get("/me/history").get_data(as_text=True)
     link = f'href="/me/history?before={first.older.isoformat()}" id="older"'

@@ -164,9 +164,8 @@ def test_a_withdrawn_daily_leaves_every_board_it_reached(make_app: Any) -> None:
         assert before == (max(totals.values()), 3, sum(totals.values()))
         # What the sweep does with a clairvoyant game counted before its table existed.
         review_queue.save_verdict(redis, record.id, 9.9, True, NOON.timestamp())
-        counted = results.results_of(record)
-        review_queue.withdraw(redis, counted)
-        review_queue.withdraw(redis, counted)  # a retried withdrawal takes nothing twice
+        results.withdraw(redis, config, record)
+        results.withdraw(redis, config, record)  # a retried withdrawal takes nothing twice
     best = max(totals[1], totals[2])
     assert _aggregates(client, who) == (best, 2, totals[1] + totals[2])  # before: all three
     page = client.get(f"{API}/leaderboards/daily/{NOON.date()}", headers=who).get_json()

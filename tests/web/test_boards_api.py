@@ -52,6 +52,13 @@ def app(make_app: Any) -> Any:
 
 
 @pytest.fixture
+def at_once(make_app: Any) -> Any:
+    """An app where a player's first daily ranks on the world boards at once: the tests of
+    how a game is counted there; the rule for new players is tests/web/test_newcomers.py's."""
+    return make_app(now=NOON, established_days=1)
+
+
+@pytest.fixture
 def four(app: Any) -> dict[str, tuple[str, dict[str, str]]]:
     """Ana, Bo, Cy and Di (finishing in that order) played December 1 to 3; Di missed the 2nd."""
     client = app.test_client()
@@ -166,8 +173,8 @@ def play_to_the_end(client: Any, headers: dict[str, str]) -> dict[str, Any]:
     return state  # type: ignore[no-any-return]
 
 
-def test_a_finished_daily_game_reaches_the_boards(app: Any) -> None:
-    client = app.test_client()
+def test_a_finished_daily_game_reaches_the_boards(at_once: Any) -> None:
+    client = at_once.test_client()
     player_id, headers = new_player(client, "Ana")
     state = play_to_the_end(client, headers)
     body = client.get("/api/v1/leaderboards/daily/today", headers=headers).get_json()
@@ -240,9 +247,9 @@ def test_a_store_outage_is_a_503(make_app: Any) -> None:
 
 
 def test_a_count_cut_off_half_way_heals_from_the_game_record(
-    app: Any, monkeypatch: pytest.MonkeyPatch
+    at_once: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = app.test_client()
+    client = at_once.test_client()
     player_id, headers = new_player(client, "Ana")
     state = client.post("/api/v1/games", json={"mode": "daily"}, headers=headers).get_json()
     rows_left = list(state["potential"])

@@ -112,7 +112,8 @@ def test_a_generated_client_plays_every_kind_of_game(api: ModuleType, base_url: 
     ana, bo = Player(api, base_url, "Ana"), Player(api, base_url, "Bo")
     with ana.client, bo.client:
         daily = ana.play(ana.start(models.NewDaily(mode="daily")))
-        assert daily.board.startswith("daily/") and daily.rank == 1
+        assert daily.board.startswith("daily/") and daily.standing.place == 1
+        assert daily.standing.new and daily.records.days == 1  # a new player's first day
         today = _op("today").sync(client=ana.client)
         assert today.game.to_dict() == {"id": daily.id, "finished": True, "total": daily.total}
         record = _op("record").sync(client=ana.client, game_id=daily.id)

@@ -332,7 +332,7 @@ def test_a_daily_held_for_review_leaves_the_league_and_comes_back_released(
         assert record is not None
         # What the sweep does with a clairvoyant game counted before its table existed.
         review_queue.save_verdict(redis, record.id, 9.9, True, at_noon(MONDAY).timestamp())
-        review_queue.withdraw(redis, results.results_of(record))
+        results.withdraw(redis, app.extensions["daily.config"], record)
     assert [rows(client.get(url, headers=ana).get_json()) for url in boards_of] == [
         ranked({"Ana": totals["Ana"]})
     ] * 2

@@ -1,6 +1,7 @@
-"""Rank 1 costs more than accounts: a new player's dailies reach the world boards (day, best
-day, streak, advent) once they have finished ranked dailies on three different days; until
-then they rank on friend codes' boards and leagues at once, and see where they would rank."""
+"""Rank 1 costs more than accounts: a new player's dailies are listed on their day's board,
+marked new and unranked, and rank on friend codes' boards and leagues at once; the ranks of
+the world boards (day, best day, streak, advent) are for players who finished ranked dailies
+on three different days, who then bring their earlier days along."""
 
 from __future__ import annotations
 
@@ -50,22 +51,29 @@ def test_a_new_players_dailies_reach_the_world_boards_on_their_third_day(make_ap
     first = on_day(make_app, 1)
     ana = new_player(first, "Ana")
     game = play(first, ana)
-    assert board(first, "daily/2026-12-01", ana)["entries"] == []
+    day1 = board(first, "daily/2026-12-01", ana)
+    # Listed on the day's board, marked new and unranked, with the days it still takes.
+    line = {"rank": None, "player_id": day1["me"]["player_id"], "name": "Ana",
+            "score": game["total"], "new": True, "days_left": 2}  # fmt: skip
+    assert (day1["entries"], day1["me"], day1["total"], day1["ranked"]) == ([line], line, 1, 0)
     assert board(first, "best-day", ana)["entries"] == []
     assert board(first, "streak", ana)["entries"] == []
     assert board(first, "advent/2026", ana)["entries"] == []
-    # Where it would have ranked on its day's board, and how many more days it takes.
-    assert game["newcomer"] == {"would_rank": 1, "days_left": 2}
-    play(on_day(make_app, 2), ana)
+    assert game["standing"] == {"rank": None, "ranked": 0, "place": 1, "field": 1, "tied": 0,
+                                "percentile": None, "new": True, "days_left": 2}  # fmt: skip
+    second = play(on_day(make_app, 2), ana)
     third = on_day(make_app, 3)
     last = play(third, ana)
     entries = board(third, "daily/2026-12-03", ana)["entries"]
-    assert [(e["name"], e["score"]) for e in entries] == [("Ana", last["total"])]
-    # The streak counts the days before too: the same player played all three.
-    streak = board(third, "streak", ana)
-    assert streak["me"]["score"] == 3
-    assert board(third, "advent/2026", ana)["me"]["score"] == last["total"]
-    assert last.get("newcomer") is None
+    assert [(e["rank"], e["name"], e["score"]) for e in entries] == [(1, "Ana", last["total"])]
+    assert last["standing"]["rank"] == 1 and not last["standing"]["new"]
+    # Established, she brings her first two days along: streak, best day, the advent doors.
+    totals = [game["total"], second["total"], last["total"]]
+    assert board(third, "streak", ana)["me"]["score"] == 3
+    assert board(third, "best-day", ana)["me"]["score"] == max(totals)
+    assert board(third, "advent/2026", ana)["me"]["score"] == sum(totals)
+    # Her first day stays a new player's line: its ranks were given that day.
+    assert board(third, "daily/2026-12-01", ana)["me"]["new"] is True
 
 
 def test_a_new_players_daily_ranks_on_its_share_code_at_once(make_app: Any) -> None:
@@ -90,8 +98,12 @@ def test_many_fresh_accounts_buy_no_place_on_the_days_board(make_app: Any) -> No
     for headers in fresh:
         play(app, headers)
     honest = play(app, established)
-    entries = board(app, "daily/2026-12-01", established)["entries"]
-    assert [(e["name"], e["score"]) for e in entries] == [("Ana", honest["total"])]
+    found = board(app, "daily/2026-12-01", established)
+    ranked = [(e["rank"], e["name"]) for e in found["entries"] if not e.get("new")]
+    assert ranked == [(1, "Ana")] and honest["standing"]["rank"] == 1
+    # The fresh accounts are listed (the field counts them), never ranked.
+    assert (found["total"], found["ranked"]) == (7, 1)
+    assert all(e["rank"] is None for e in found["entries"] if e["name"] != "Ana")
 
 
 def _player_id(app: Any, headers: dict[str, str]) -> str:

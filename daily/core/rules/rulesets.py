@@ -106,6 +106,16 @@ class Ruleset:
         return tuple(row.id for row in self.rows)
 
     @property
+    def all_same_row(self) -> Row:
+        """The all-of-a-kind row: a Maxi Yatzy, a Yatzy, a Yacht, a Yahtzee (the lower row that
+        only dice all of one face fill).
+
+        >>> find_ruleset("maxi").all_same_row.id, find_ruleset("yahtzee").all_same_row.id
+        ('maxi_yatzy', 'yahtzee')
+        """
+        return next(row for row in self.rows if not row.is_upper and len(set(row.example)) == 1)
+
+    @property
     def max_total(self) -> int:
         """The highest total a game can reach, not counting extra bonuses."""
         best = [max(points[i] for points in self.table.values()) for i in range(len(self.rows))]

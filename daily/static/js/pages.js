@@ -3,7 +3,7 @@
    the solo and computer pages' start forms. */
 import { $, $$, S, armForm, fmt, playerName } from './page.js';
 import { start } from './net.js';
-import { askSkill, fillShare, shareDay, showDistribution, showRank, showSkill } from './results.js';
+import { askSkill, dayVerdict, fillShare, shareDay, showDistribution, showSkill } from './results.js';
 import { followChallenges, verdicts, watchBoard } from './challenge.js';
 
 /** The time to the next puzzle as h:mm:ss, from the seconds left. */
@@ -41,7 +41,7 @@ export function todayPage(boot) {
   if (!boot.finished) return;
   const share = $('#share');
   const total = Number(share.dataset.total);
-  showRank($('#my-rank'), `daily/${boot.date}`);
+  if (boot.standing) $('#my-rank').textContent = dayVerdict(boot.standing);
   // Skill and luck come with the page once kept; else the first ask computes them.
   let skill = Promise.resolve(boot.skill || null);
   if (!boot.skill && boot.skillReady) skill = askSkill(boot.game);

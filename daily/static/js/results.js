@@ -2,7 +2,7 @@
    cheer) and the share block (code, link, text and the grid of squares), also used by today's
    and a friend's page. */
 import { $, $$, fmt, playerName, S, sentence } from './page.js';
-import { cheerOnce } from './cheer.js';
+import { celebrate } from './cheer.js';
 import { followChallenges } from './challenge.js';
 import { askName } from './name.js';
 import { api } from './net.js';
@@ -34,9 +34,8 @@ export function shareGrid(sheet, mine) {
   const upper = sheet.rows.slice(0, sheet.upperRows).map(mark).join('');
   const lower = sheet.rows.slice(sheet.upperRows).map(mark);
   const half = Math.ceil(lower.length / 2);
-  const allSame = sheet.rows[sheet.rows.length - 1];
   const lines = [upper + (mine.bonus > 0 ? '⭐' : ''), lower.slice(0, half).join(''),
-    lower.slice(half).join('') + (mine.scorecard[allSame.id] > 0 ? '💥' : '')];
+    lower.slice(half).join('') + (mine.scorecard[sheet.allSame] > 0 ? '💥' : '')];
   return lines.filter(Boolean).join('\n');
 }
 
@@ -125,13 +124,11 @@ export async function shareDay(share, boot, code, asked = Promise.resolve(boot.s
   $('#share-grid').textContent = grid;
   const link = shareLink(location.origin, code);
   const words = (extras) => shareText({ daily: true, number: boot.number, total: Number(share.dataset.total), grid, link, skill: boot.skill, ...extras });
-  fillShare(share, { code, text: words({}) });
+  const standing = { percentile: boot.standing ? boot.standing.percentile : null, streak: boot.records ? boot.records.streak : 0 };
+  fillShare(share, { code, text: words(standing) });
   wireShareNow(share);
-  const [day, streak, scores, skill] = await Promise.all([
-    myEntry(`daily/${boot.date}`), myEntry('streak'), api('GET', `/daily/${boot.date}/distribution?band=1`), asked,
-  ]);
-  const percentile = day.me && scores.ok ? percentileOf(day.total, scores.data.bands, day.me.score) : null;
-  $('[data-share-text]', share).value = words({ percentile, streak: streak.me ? streak.me.score : 0, skill });
+  const [scores, skill] = await Promise.all([api('GET', `/daily/${boot.date}/distribution?band=1`), asked]);
+  $('[data-share-text]', share).value = words({ ...standing, skill });
   return scores.ok ? scores.data.bands : null;
 }
 
@@ -145,8 +142,8 @@ export async function askSkill(gameId) {
 export async function showRank(el, board) {
   if (!el) return;
   const result = await api('GET', `/leaderboards/${board}?around=me&limit=1`);
-  if (result.ok && result.data.me) {
-    el.textContent = fmt(S.rank, { rank: result.data.me.rank, total: result.data.total });
+  if (result.ok && result.data.me && result.data.me.rank) {
+    el.textContent = fmt(S.rank, { rank: result.data.me.rank, total: result.data.ranked });
   }
 }
 
@@ -213,11 +210,6 @@ export async function showDistribution(date, total, ones = null) {
   chart.setAttribute('aria-label', `${label}: ${bands.map((b) => `${b.from}–${b.to}: ${b.players}`).join(', ')}`);
 }
 
-async function myEntry(board) {
-  const result = await api('GET', `/leaderboards/${board}?around=me&limit=1`);
-  return result.ok ? { me: result.data.me, total: result.data.total } : { me: null, total: 0 };
-}
-
 function fact(text, box = $('#facts')) {
   const item = document.createElement('li');
   item.textContent = text;
@@ -236,31 +228,36 @@ export function targetVerdict(target, total) {
   return sentence(fmt(S[key], values));
 }
 
-/** The day's rank in words, honest about ties and a board of one: the players beaten are
-    those who scored less (*bands*: the day's scores one point wide; null: rank alone). */
-export function dayVerdict(rank, players, bands, score) {
-  if (players === 1) return S.firstToday;
-  const parts = [fmt(S.rank, { rank, total: players })];
-  if (!bands) return parts[0];
-  const count = (test) => bands.filter(test).reduce((n, b) => n + b.players, 0);
-  const below = count((b) => b.to < score);
-  const tied = count((b) => b.from <= score && score <= b.to) - 1;
-  if (tied > 0) parts.push(tied === 1 ? S.tiedOne : fmt(S.tiedMany, { n: tied }));
-  if (below > 0) parts.push(fmt(S.percentile, { n: percentileOf(players, bands, score) }));
+/** The day's standing in words (*standing*: the answer's, decided and rounded on the server,
+    docs/rankings.md): a ranked player's rank among the ranked, a new player's place among
+    everyone who played and the days before they rank; the ties and the percentile. */
+export function dayVerdict(standing) {
+  const parts = [];
+  if (standing.field === 1) parts.push(S.firstToday);
+  else if (standing.new) parts.push(fmt(S.newcomerPlace, { place: standing.place, total: standing.field }));
+  else parts.push(fmt(standing.ranked < standing.field ? S.rankRanked : S.rank, { rank: standing.rank, total: standing.ranked }));
+  if (standing.tied > 0) parts.push(standing.tied === 1 ? S.tiedOne : fmt(S.tiedMany, { n: standing.tied }));
+  if (standing.percentile !== null) parts.push(fmt(S.percentile, { n: standing.percentile }));
+  if (standing.new && Number.isInteger(standing.days_left)) parts.push(newcomerDays(standing.days_left));
   return parts.join(S.clauseSep || ', ');
 }
 
-/** The day's percentile of *score*, in whole percent rounded down: the players who scored
-    less, and half of those who tied (the player among them), out of every player of the day
-    (*bands*: one point wide). A field that holds the player is never beaten whole: the best
-    of two is better than 75%, never 100%. Null on a board of one, without bands, or with
-    nobody beaten. */
-export function percentileOf(players, bands, score) {
-  if (players < 2 || !bands) return null;
-  const count = (test) => bands.filter(test).reduce((n, b) => n + b.players, 0);
-  const below = count((b) => b.to < score);
-  const tied = Math.max(1, count((b) => b.from <= score && score <= b.to));
-  return below > 0 ? Math.floor((100 * (below + tied / 2)) / players) : null;
+/** How long a new player waits to rank: from their next daily, or after *n* more days. */
+export function newcomerDays(n) {
+  if (n === 0) return S.newcomerNext;
+  return n === 1 ? S.newcomerDay : fmt(S.newcomerDays, { n });
+}
+
+/** What a finished game earned, in words (*cheers*: the finishing move's answer's). */
+export function cheerWords(cheers, sheet) {
+  const row = sheet.rows.find((r) => r.id === sheet.allSame);
+  const said = {
+    bonus: () => S.yayBonus,
+    all_same: () => fmt(S.yayAllSame, { row: row ? row.name : '' }),
+    best: () => S.yayBest,
+    streak: (c) => fmt(S.yayStreak, { n: c.value }),
+  };
+  return (cheers || []).filter((c) => said[c.kind]).map((c) => said[c.kind](c));
 }
 
 /** Where a practice game would have ranked on its day (*bands*: that day's scores one point
@@ -294,38 +291,20 @@ function showLeagues(places) {
   box.hidden = false;
 }
 
-/* The day's verdict: rank and percentile, streak and best day (a streak milestone or a best
-   day gets a cheer), then the distribution; gives the percentile and streak for the share.
-   *box*: where the rank goes (the head-to-head may have the verdict's own line). */
-async function dailyVerdict(state, box, yay) {
-  const [day, streak, best, scores] = await Promise.all([
-    myEntry(`daily/${state.date}`), myEntry('streak'), myEntry('best-day'),
-    api('GET', `/daily/${state.date}/distribution?band=1`),
-  ]);
-  const bands = scores.ok ? scores.data.bands : null;
-  if (day.me) box.textContent = dayVerdict(day.me.rank, day.total, bands, day.me.score);
-  else if (state.newcomer) box.textContent = newcomerVerdict(state.newcomer, day.total);
-  if (streak.me) {
-    fact(fmt(S.streak, { n: streak.me.score }));
-    if ([3, 7, 14, 30, 50, 100, 200, 365].includes(streak.me.score)) yay.push(fmt(S.yayStreak, { n: streak.me.score }));
-  }
-  if (best.me) {
-    fact(fmt(S.bestDay, { n: best.me.score }));
-    if (best.me.score === state.total && streak.me && streak.me.score > 1) yay.push(S.yayBest);
+/* The day's verdict, all from the answer (the ledger decided it; nothing is derived here):
+   the standing on the day's board, the player's streak and best day when this daily counted,
+   then the distribution; gives the percentile and streak for the share. *box*: where the
+   standing goes (the head-to-head may have the verdict's own line). */
+function dailyVerdict(state, box) {
+  const { standing, records } = state;
+  if (standing) box.textContent = dayVerdict(standing);
+  if (records) {
+    fact(fmt(S.streak, { n: records.streak }));
+    if (records.best !== null) fact(fmt(S.bestDay, { n: records.best }));
   }
   $('#dist').hidden = false;
-  showDistribution(state.date, state.total, bands);
-  return {
-    percentile: day.me && bands ? percentileOf(day.total, bands, day.me.score) : null,
-    streak: streak.me ? streak.me.score : 0,
-  };
-}
-
-/** A new player's daily, which ranks nowhere in the world yet: where it would rank among the
-    *players* on its day's board, and how many more days it takes. */
-export function newcomerVerdict(newcomer, players) {
-  const values = { rank: newcomer.would_rank, total: players + 1, days: newcomer.days_left };
-  return fmt(S.newcomerRank, values);
+  showDistribution(state.date, state.total);
+  return { percentile: standing ? standing.percentile : null, streak: records ? records.streak : 0 };
 }
 
 /* A practice replay of a past day: labelled with its date, and where it would have ranked
@@ -374,11 +353,8 @@ async function skillOf(game) {
 async function drawVerdict(game) {
   const { sheet, state, mode } = game;
   const rankBox = $('#final-rank');
-  const yay = [];
-  const allSame = sheet.rows[sheet.rows.length - 1];
-  if (state.bonus > 0) { fact(fmt(S.bonusGot, { n: state.bonus })); yay.push(S.yayBonus); }
+  if (state.bonus > 0) fact(fmt(S.bonusGot, { n: state.bonus }));
   else fact(fmt(S.bonusShort, { n: Math.max(0, sheet.threshold - state.upper) }));
-  if (state.scorecard[allSame.id] > 0) yay.push(fmt(S.yayAllSame, { row: allSame.name }));
   // A friend's code (a daily's share link too): the head-to-head leads, the day's rank after.
   const words = targetVerdict(game.target || state.target, state.total);
   if (words) rankBox.textContent = words;
@@ -390,10 +366,11 @@ async function drawVerdict(game) {
   showLeagues(state.leagues);
   let extras = {};
   if (mode.board === 'daily' && state.practice) extras = await practiceResult(game, rankBox);
-  else if (mode.board === 'daily') extras = await dailyVerdict(state, words ? $('#day-rank') : rankBox, yay);
+  else if (mode.board === 'daily') extras = dailyVerdict(state, words ? $('#day-rank') : rankBox);
   else if (state.rank && !words) rankBox.textContent = fmt(S.rankOnly, { rank: state.rank });
   else if (mode.board === 'friend' && state.code && !words) showRank(rankBox, `friend/${state.code.replace('-', '')}`);
-  cheerOnce(game.id, yay);
+  // Only the finishing move's answer has cheers: a game opened again celebrates nothing.
+  celebrate(cheerWords(state.cheers, sheet));
   return extras;
 }
 
