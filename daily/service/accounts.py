@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from daily.core import modes
 from daily.core.config import Config
 from daily.core.errors import DeletedTodayError, StorageError
-from daily.service import leagues
+from daily.service import leagues, reminders
 from daily.store import keys, players
 from daily.store.players import MAX_NAME as MAX_NAME
 from daily.store.players import Player as Player
@@ -59,7 +59,8 @@ def next_link_generation(client: redis.Redis, player_id: str) -> int:
 
 
 def delete(client: redis.Redis, config: Config, player_id: str) -> int:
-    """Deletes *player_id*: name, history, streak and links; their games stay, anonymous.
+    """Deletes *player_id*: name, history, streak, links and reminder; their games stay,
+    anonymous.
 
     The player first leaves their leagues, and also leaves the boards with one entry per
     player (best day, streak); their games stay on the boards of their days and codes.
@@ -67,7 +68,9 @@ def delete(client: redis.Redis, config: Config, player_id: str) -> int:
     """
     leagues.leave_all(client, config, player_id)
     personal = (keys.board_best_day(), keys.board_streak())
-    return players.delete(client, player_id, config.now().timestamp(), personal)
+    removed = players.delete(client, player_id, config.now().timestamp(), personal)
+    reminders.forget_player(client, player_id)  # its subscription went with the player
+    return removed
 
 
 def is_deleted(client: redis.Redis, player_id: str) -> bool:
