@@ -1,8 +1,8 @@
 """``daily remind``: sends the streak reminders that are due, once a player and day.
 
-Each pass takes the due end of the schedule in batches (:func:`daily.store.reminders.claim_due`,
+Each pass takes the due end of the schedule in batches (:func:`daily.store.subscriptions.claim_due`,
 under a lease), claims the puzzle day on each player's reminder
-(:func:`daily.store.reminders.take`: nothing for a player who finished today's daily, a
+(:func:`daily.store.subscriptions.take`: nothing for a player who finished today's daily, a
 deleted player or a subscription gone), schedules each at its next due time, and hands the
 messages to the :class:`~daily.service.pushing.Pusher`'s threads; while they post, the next
 batch is read. A subscription the push service calls gone (404, 410) is removed at once.
@@ -24,9 +24,9 @@ from daily.core import dice, metrics, push
 from daily.core.config import Config
 from daily.service import reminders
 from daily.service.pushing import Delivery, Pusher, is_retried
-from daily.store import reminders as kept_reminders
+from daily.store import subscriptions
 from daily.store.boards import day_number
-from daily.store.reminders import Taken
+from daily.store.subscriptions import Taken
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
@@ -76,9 +76,9 @@ def hand_over(client: redis.Redis, config: Config, pusher: Pusher, batch: int = 
     day = dice.today(now, config.timezone)
     left = day.closes_at - now
     done = Pass()
-    while claimed := kept_reminders.claim_due(client, now.timestamp(), LEASE_S, batch):
+    while claimed := subscriptions.claim_due(client, now.timestamp(), LEASE_S, batch):
         ids = [player_id for player_id, _ in claimed]
-        taken = kept_reminders.take(client, ids, day.date, day_number(day.date) - 1)
+        taken = subscriptions.take(client, ids, day.date, day_number(day.date) - 1)
         _reschedule(client, now, taken)
         for (_, due), found in zip(claimed, taken, strict=True):
             _hand(config, pusher, done, found, now.timestamp() - due, int(left.total_seconds()))
@@ -91,9 +91,9 @@ def _reschedule(client: redis.Redis, now: datetime, taken: Sequence[Taken]) -> N
         if found.kept is not None:
             at = time.fromisoformat(found.kept.at)
             upcoming[found.player_id] = push.next_due(now, at, push.parse_zone(found.kept.zone))
-    kept_reminders.reschedule(client, {p: due.timestamp() for p, due in upcoming.items()})
+    subscriptions.reschedule(client, {p: due.timestamp() for p, due in upcoming.items()})
     gone = [found.player_id for found in taken if found.outcome == "gone"]
-    kept_reminders.forget(client, gone)
+    subscriptions.forget(client, gone)
     for _ in gone:
         metrics.subscription_removed("expired")
 
@@ -125,7 +125,7 @@ def finish(client: redis.Redis, done: Pass) -> Pass:
             done.sent += 1
             metrics.reminder_sent(lag_s)
         elif delivery.is_gone:
-            done.removed += kept_reminders.drop(client, player_id, endpoint)
+            done.removed += subscriptions.drop(client, player_id, endpoint)
             metrics.subscription_removed("gone")
         else:
             done.failed += 1

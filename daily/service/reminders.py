@@ -28,8 +28,8 @@ from py_vapid import Vapid02
 from daily.core import push
 from daily.core.config import Config
 from daily.core.errors import BadInputError, NotFoundError
-from daily.store import reminders
-from daily.store.reminders import Kept
+from daily.store import subscriptions
+from daily.store.subscriptions import Kept
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
@@ -106,10 +106,10 @@ def status_of(client: redis.Redis, config: Config, player_id: str | None) -> Rem
     available = off_reason(config) is None
     if not available or player_id is None:
         return Reminder(available)
-    kept = reminders.get(client, player_id)
+    kept = subscriptions.get(client, player_id)
     if kept is not None:
         return Reminder(True, True, kept.at, kept.zone)
-    return Reminder(True, offer=reminders.finished_dailies(client, player_id) >= OFFER_AFTER)
+    return Reminder(True, offer=subscriptions.finished_dailies(client, player_id) >= OFFER_AFTER)
 
 
 def turn_on(client: redis.Redis, config: Config, player_id: str, subscription: push.Subscription,
@@ -123,13 +123,13 @@ def turn_on(client: redis.Redis, config: Config, player_id: str, subscription: p
                 when.strftime("%H:%M"), str(where), lang)  # fmt: skip
     due = push.next_due(config.now(), when, where)
     ttl = int(config.reminder_lifetime.total_seconds())
-    reminders.save(client, player_id, kept, due.timestamp(), ttl)
+    subscriptions.save(client, player_id, kept, due.timestamp(), ttl)
     return Reminder(True, True, kept.at, kept.zone)
 
 
 def turn_off(client: redis.Redis, config: Config, player_id: str) -> Reminder:
     """Turns *player_id*'s reminder off (again: nothing changes)."""
-    reminders.remove(client, player_id)
+    subscriptions.remove(client, player_id)
     return status_of(client, config, player_id)
 
 
@@ -149,9 +149,9 @@ def turn_off_by_token(client: redis.Redis, config: Config, token: str) -> None:
         player_id, digest = _off_serializer(config).loads(token)
     except (BadSignature, ValueError, TypeError):
         raise BadInputError("this link to turn reminders off is not valid") from None
-    kept = reminders.get(client, str(player_id))
+    kept = subscriptions.get(client, str(player_id))
     if kept is not None and _digest(kept.endpoint) == digest:
-        reminders.remove(client, str(player_id))
+        subscriptions.remove(client, str(player_id))
 
 
 def _off_serializer(config: Config) -> URLSafeSerializer:
@@ -160,7 +160,7 @@ def _off_serializer(config: Config) -> URLSafeSerializer:
 
 def forget_player(client: redis.Redis, player_id: str) -> None:
     """Takes a deleted player's reminder off (their keys go with them; this is the schedule)."""
-    reminders.remove(client, player_id)
+    subscriptions.remove(client, player_id)
 
 
 # -- the notification's words ---------------------------------------------------------------

@@ -228,7 +228,7 @@ def player_leagues(player_id: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:leagues"
 
 
-# Streak reminders (daily/store/reminders.py): a player's Web Push subscription shares the
+# Streak reminders (daily/store/subscriptions.py): a player's Web Push subscription shares the
 # player's tag (one script reads it with their notes and streak and claims the day); the
 # schedule is one sorted set, read at its due end.
 

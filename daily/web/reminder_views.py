@@ -75,6 +75,12 @@ class ReminderAnswer(answers.Answer):
                             "(base64url); null when the server sends no reminders")  # fmt: skip
 
 
+class OffAnswer(answers.Answer):
+    """What a notification's "turn off" did: the reminder it names is off."""
+
+    on: bool = Field(description="always false: the reminder is off (or was already)")
+
+
 def _answer(found: reminders.Reminder) -> Response:
     key = reminders.public_key(current_config())
     answer = ReminderAnswer(available=found.available, on=found.on, at=found.at,
@@ -126,12 +132,13 @@ def delete_reminder() -> Response:
 
 
 @bp.post(f"{API}/reminders/off")
-@documented(None, status=204, body=OffBody, errors=(400, 413, 415), access="public")
-def turn_off() -> tuple[str, int]:
+@documented(OffAnswer, body=OffBody, errors=(400, 413, 415), access="public",
+            description="the reminder, off")  # fmt: skip
+def turn_off() -> Response:
     """Turns off the reminder a notification names (its "turn off" button; no cookie needed)."""
     body = bodies.parse(OffBody, bodies.json_object())
     reminders.turn_off_by_token(current_redis(), current_config(), body.token)
-    return "", 204
+    return jsonify(OffAnswer(on=False).model_dump())
 
 
 @bp.app_template_global()
