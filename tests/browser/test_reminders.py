@@ -73,8 +73,8 @@ def test_opt_in_after_the_second_daily_then_a_reminder_shown_by_the_service_work
     service: PushService, redis_url: str,
 ) -> None:  # fmt: skip
     moment = [DAY_1]
-    settings = {"vapid_private_key": PRIVATE, "vapid_subject": SUBJECT,
-                "push_services": (service.origin,)}  # fmt: skip
+    settings: dict[str, Any] = {"vapid_private_key": PRIVATE, "vapid_subject": SUBJECT,
+                                "push_services": (service.origin,)}  # fmt: skip
     base = serve(clock=lambda: moment[0], **settings)
     context = new_context(viewport=PHONE, timezone_id="Europe/Copenhagen")
     context.grant_permissions(["notifications"], origin=base)
