@@ -29,6 +29,9 @@ MAX_ENDPOINT = 1024
 MAX_ZONE = 64
 #: When a reminder comes unless the player picks another time: 19:00 in their time zone.
 DEFAULT_AT = time(19, 0)
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]+=*")
+#: What an endpoint may hold: printable ASCII, no space (a URL as the browsers make them).
+_URL_TEXT = re.compile(r"[!-~]+")
 _ORIGIN = re.compile(r"(https?)://(\*\.)?([a-z0-9.-]+)(?::(\d{1,5}))?/?")
 
 
@@ -100,7 +103,7 @@ def is_allowed(endpoint: str, services: Sequence[str]) -> bool:
 
 
 def _decoded(text: object, name: str, size: int) -> bytes:
-    if not isinstance(text, str) or not 0 < len(text) <= 2 * size or not text.isascii():
+    if not isinstance(text, str) or not 0 < len(text) <= 2 * size or not _BASE64URL.fullmatch(text):
         raise BadInputError(f"keys.{name} must be {size} bytes in base64url")
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
@@ -121,7 +124,7 @@ def parse_subscription(
         raise BadInputError("endpoint must be a URL")
     if len(endpoint) > MAX_ENDPOINT:
         raise BadInputError(f"endpoint must be at most {MAX_ENDPOINT} characters")
-    if not is_allowed(endpoint, services):
+    if not _URL_TEXT.fullmatch(endpoint) or not is_allowed(endpoint, services):
         raise BadInputError("endpoint is not on a push service this server sends to")
     point = _decoded(p256dh, "p256dh", 65)
     try:

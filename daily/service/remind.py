@@ -86,12 +86,16 @@ def hand_over(client: redis.Redis, config: Config, pusher: Pusher, batch: int = 
 
 
 def _reschedule(client: redis.Redis, now: datetime, taken: Sequence[Taken]) -> None:
-    upcoming = {}
+    upcoming: dict[tuple[str, str], float] = {}  # by (time, zone): a few thousand at most
+    due = {}
     for found in taken:
         if found.kept is not None:
-            at = time.fromisoformat(found.kept.at)
-            upcoming[found.player_id] = push.next_due(now, at, push.parse_zone(found.kept.zone))
-    subscriptions.reschedule(client, {p: due.timestamp() for p, due in upcoming.items()})
+            when = (found.kept.at, found.kept.zone)
+            if when not in upcoming:
+                zone = push.parse_zone(found.kept.zone)
+                upcoming[when] = push.next_due(now, time.fromisoformat(when[0]), zone).timestamp()
+            due[found.player_id] = upcoming[when]
+    subscriptions.reschedule(client, due)
     gone = [found.player_id for found in taken if found.outcome == "gone"]
     subscriptions.forget(client, gone)
     for _ in gone:
@@ -106,7 +110,8 @@ def _hand(config: Config, pusher: Pusher, done: Pass, found: Taken, lag_s: float
             metrics.reminder_skipped(found.outcome)
         return
     kept = found.kept
-    title, text, off = reminders.words(kept.lang, found.run, timedelta(seconds=ttl_s))
+    # The time left in whole minutes: the words of a pass are a few, each made once.
+    title, text, off = reminders.words(kept.lang, found.run, timedelta(minutes=ttl_s // 60))
     token = reminders.off_token(config, found.player_id, kept.endpoint)
     body = {"title": title, "body": text, "url": URL, "off": token, "offLabel": off,
             "tag": "daily-reminder"}  # fmt: skip

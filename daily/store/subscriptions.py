@@ -122,25 +122,25 @@ def claim_due(client: redis.Redis, now: float, lease_s: float, count: int
 # One player's reminder (KEYS[1]) on puzzle day ARGV[1]: gone without a subscription or with a
 # deleted player (KEYS[2]); done if the day was claimed; else the day is claimed, and it is
 # played if the player's notes (KEYS[3]) mark the day (field ARGV[2], byte ARGV[3]); else the
-# subscription and the streak run (KEYS[4]) if it is alive (its last day >= ARGV[4]).
-_TAKE = """
+# subscription and the streak run (KEYS[4]) if it is alive (its last day >= ARGV[4]). One
+# line a field in one string: 100,000 replies parse in a fraction of the time of lists.
+_TAKE = r"""
 local s = redis.call('HMGET', KEYS[1], 'endpoint', 'p256dh', 'auth', 'at', 'zone', 'lang', 'day')
-if not s[1] or not s[6] then return {'gone'} end
+if not s[1] or not s[6] then return 'gone' end
 if redis.call('HEXISTS', KEYS[2], 'deleted') == 1 then
   redis.call('DEL', KEYS[1])
-  return {'gone'}
+  return 'gone'
 end
-if s[7] == ARGV[1] then return {'done', s[1], s[2], s[3], s[4], s[5], s[6]} end
+local kept = table.concat({s[1], s[2], s[3], s[4], s[5], s[6]}, '\n')
+if s[7] == ARGV[1] then return 'done\n' .. kept end
 redis.call('HSET', KEYS[1], 'day', ARGV[1])
 local cell = redis.call('HGET', KEYS[3], ARGV[2])
 local at = tonumber(ARGV[3]) + 1
-if cell and #cell >= at and string.byte(cell, at) >= 128 then
-  return {'played', s[1], s[2], s[3], s[4], s[5], s[6]}
-end
+if cell and #cell >= at and string.byte(cell, at) >= 128 then return 'played\n' .. kept end
 local streak = redis.call('HMGET', KEYS[4], 'last', 'run')
 local run = 0
 if streak[1] and tonumber(streak[1]) >= tonumber(ARGV[4]) then run = tonumber(streak[2] or '0') end
-return {'send', s[1], s[2], s[3], s[4], s[5], s[6], run}
+return 'send\n' .. kept .. '\n' .. run
 """
 
 
@@ -159,13 +159,12 @@ def take(client: redis.Redis, player_ids: Sequence[str], day: date, alive_since:
     return [_taken(p, found) for p, found in zip(player_ids, pipe.execute(), strict=True)]
 
 
-def _taken(player_id: str, found: Sequence[object]) -> Taken:
-    outcome = str(found[0])
+def _taken(player_id: str, found: str) -> Taken:
+    outcome, *fields = found.split("\n")  # no field holds a line break (the API checks them)
     if outcome == "gone":
         return Taken(player_id, "gone")
-    kept = Kept(*(str(value) for value in found[1:7]))
-    run = int(str(found[7])) if outcome == "send" else 0
-    return Taken(player_id, outcome, kept, run)  # type: ignore[arg-type]
+    run = int(fields[6]) if outcome == "send" else 0
+    return Taken(player_id, outcome, Kept(*fields[:6]), run)  # type: ignore[arg-type]
 
 
 @guarded

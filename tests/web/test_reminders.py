@@ -110,8 +110,18 @@ def test_turned_on_kept_under_its_player_with_a_lifetime_renewed_by_use(
         ("https://fcm.googleapis.com:8443/fcm/send/x", "not on a push service"),
         ("file:///etc/passwd", "not on a push service"),
         ("https://fcm.googleapis.com/" + "x" * 1100, "at most 1024"),
+        ("https://fcm.googleapis.com/fcm/send/x\nHost: 127.0.0.1", "not on a push service"),
     ],
-    ids=["loopback", "lookalike-host", "userinfo", "plain-http", "other-port", "file", "long"],
+    ids=[
+        "loopback",
+        "lookalike-host",
+        "userinfo",
+        "plain-http",
+        "other-port",
+        "file",
+        "long",
+        "line-break",
+    ],
 )
 def test_an_endpoint_off_the_allowed_push_services_is_refused(
     make_app: Any, service: PushService, endpoint: str, problem: str
@@ -142,8 +152,9 @@ def test_the_browsers_push_services_are_allowed_by_default(
         ({"keys": {"p256dh": "AAAA", "auth": "c2VjcmV0c2VjcmV0c2VjcmV0"}}, "p256dh must be 65"),
         ({"keys": {"p256dh": "B" + "A" * 86, "auth": "AAAAAAAAAAAAAAAAAAAAAA"}}, "not a P-256"),
         ({"keys": {"p256dh": "", "auth": ""}}, "p256dh"),
+        ({"keys": {"p256dh": "B" + "A" * 85 + "\n", "auth": "A" * 22}}, "p256dh must be 65"),
     ],
-    ids=["short-key", "off-curve", "empty"],
+    ids=["short-key", "off-curve", "empty", "line-break"],
 )
 def test_keys_that_encrypt_nothing_are_refused(
     make_app: Any, service: PushService, change: dict[str, Any], problem: str
