@@ -156,10 +156,19 @@ def turn_off_by_token(client: redis.Redis, config: Config, token: str) -> None:
         subscriptions.remove(client, player_id)
 
 
+class _KeptKeySigner(Signer):
+    """A signer that derives its key from the secret once, not at every signature."""
+
+    @functools.cache  # noqa: B019 (one signer a set of keys, kept as long as the process)
+    def derive_key(self, secret_key: str | bytes | None = None) -> bytes:
+        """The key the signatures use, derived from *secret_key* (the newest: None)."""
+        return super().derive_key(secret_key)
+
+
 @functools.cache
 def _off_signer(signing_keys: tuple[str, ...]) -> Signer:
     # One signature a reminder (100,000 a minute at the worst): a bare HMAC, no JSON to pack.
-    return Signer(list(reversed(signing_keys)), salt=_OFF_SALT)
+    return _KeptKeySigner(list(reversed(signing_keys)), salt=_OFF_SALT)
 
 
 def forget_player(client: redis.Redis, player_id: str) -> None:

@@ -150,12 +150,13 @@ def take(client: redis.Redis, player_ids: Sequence[str], day: date, alive_since:
     """Claims *day* (the puzzle day) on each player's reminder, one script a player in one
     pipeline (a round trip a cluster node); *alive_since*: the first day number a streak
     still alive on *day* ends on (the day before)."""
+    sha = client.script_load(_TAKE)  # on every node: one round trip a batch
+    args = [day.isoformat(), field_of(day), offset_of(day), alive_since]
     pipe = client.pipeline(transaction=False)
     for player_id in player_ids:
         own = [keys.player_reminder(player_id), keys.player(player_id),
                keys.player_dailies(player_id), keys.player_streak(player_id)]  # fmt: skip
-        queue_script(pipe, _TAKE, own, [day.isoformat(), field_of(day), offset_of(day),
-                                        alive_since])  # fmt: skip
+        queue_script(pipe, _TAKE, own, args, sha)
     return [_taken(p, found) for p, found in zip(player_ids, pipe.execute(), strict=True)]
 
 
