@@ -102,9 +102,10 @@ def hand_all(client: redis.Redis, config: Any, count: int) -> None:
     done = remind.hand_over(client, config, taker)  # type: ignore[arg-type]
     cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
     server = redis_cpu(client) - server
+    each = 1e6 * (cpu + server) / count
     print(f"found and handed {done.handed:,} of {count:,} due ({done.played:,} played "
           f"today): {cpu:.2f} s CPU + {server:.2f} s Redis CPU = {cpu + server:.2f} s "
-          f"(aim 10), {wall:.2f} s wall; {1e6 * (cpu + server) / count:.0f} µs a reminder")  # fmt: skip
+          f"(aim 10), {wall:.2f} s wall; {each:.0f} µs a reminder")  # fmt: skip
 
 
 def send_all(client: redis.Redis, config: Any, service: PushService, count: int,

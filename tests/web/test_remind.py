@@ -4,9 +4,11 @@ browser's private key (RFC 8291)."""
 
 from __future__ import annotations
 
+import io
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from py_vapid import Vapid02
 
 from daily import cli
 from daily.core import metrics
+from daily.core.config import load
 from daily.service import backend, remind, reminders
 from daily.service.pushing import Pusher
 from daily.store import keys
@@ -241,3 +244,39 @@ def _id(headers: dict[str, str]) -> str:
     from daily.web.auth import player_id_of
 
     return player_id_of(headers["Authorization"].split()[1])
+
+
+def test_daily_keys_prints_a_pair_the_service_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["keys"]) == 0
+    setting, comment = capsys.readouterr().out.splitlines()
+    private = setting.removeprefix("DAILY_VAPID_PRIVATE_KEY=")
+    assert comment.endswith(reminders.public_key_of(private))
+    config = load(vapid_private_key=private, vapid_subject=SUBJECT)
+    assert reminders.off_reason(config) is None
+    assert reminders.public_key(config) == reminders.public_key_of(private) != PUBLIC
+
+
+def test_daily_remind_without_a_key_says_so_and_stops(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DAILY_VAPID_PRIVATE_KEY", raising=False)
+    assert cli.main(["remind"]) == 2
+    assert "streak reminders are off: DAILY_VAPID_PRIVATE_KEY is not set" in capsys.readouterr().err
+    monkeypatch.setenv("DAILY_VAPID_PRIVATE_KEY", "not-a-key")
+    monkeypatch.setenv("DAILY_VAPID_SUBJECT", SUBJECT)
+    assert cli.main(["remind"]) == 2
+    assert "is not a key `daily keys` made" in capsys.readouterr().err
+
+
+def test_the_clock_process_runs_a_pass_every_interval(
+    redis_url: str, service: PushService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    procfile = (Path(__file__).parents[2] / "Procfile").read_text().splitlines()
+    clock = next(line for line in procfile if line.startswith("clock:")).split()[1:]
+    assert clock[:3] == ["daily", "remind", "--every"]
+    for name, value in {"REDIS_URL": redis_url, "DAILY_VAPID_PRIVATE_KEY": PRIVATE,
+                        "DAILY_VAPID_SUBJECT": SUBJECT}.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+    out = io.StringIO()
+    cli.remind(every=0.05, concurrency=2, metrics_port=None, out=out, passes=2)
+    assert out.getvalue().count("reminders: 0 sent") == 2
