@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -66,30 +66,37 @@ def _subscribe(app: Any, headers: dict[str, str], browser: Browser, lang: str = 
     assert answer.get_json()["on"] is True
 
 
-def _remind(monkeypatch: pytest.MonkeyPatch, redis_url: str, service: PushService,
-            at: datetime, capsys: pytest.CaptureFixture[str]) -> str:  # fmt: skip
-    """Runs ``daily remind`` once at *at*, as an operator would; its line."""
-    env = {"REDIS_URL": redis_url, "DAILY_NOW": at.isoformat(), "SECRET_KEY": SECRET,
-           "DAILY_VAPID_PRIVATE_KEY": PRIVATE, "DAILY_VAPID_SUBJECT": SUBJECT,
-           "DAILY_PUSH_SERVICES": service.origin, "DAILY_ENV": "testing"}  # fmt: skip
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    assert cli.main(["remind"]) == 0
-    return capsys.readouterr().out
+Remind = Callable[[datetime], str]
+
+
+@pytest.fixture
+def remind_at(monkeypatch: pytest.MonkeyPatch, redis_url: str, service: PushService,
+              capsys: pytest.CaptureFixture[str]) -> Remind:  # fmt: skip
+    """Runs ``daily remind`` once at a moment, as an operator would; gives its line."""
+
+    def run(at: datetime) -> str:
+        env = {"REDIS_URL": redis_url, "DAILY_NOW": at.isoformat(), "SECRET_KEY": SECRET,
+               "DAILY_VAPID_PRIVATE_KEY": PRIVATE, "DAILY_VAPID_SUBJECT": SUBJECT,
+               "DAILY_PUSH_SERVICES": service.origin, "DAILY_ENV": "testing"}  # fmt: skip
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        assert cli.main(["remind"]) == 0
+        return capsys.readouterr().out
+
+    return run
 
 
 def test_daily_remind_delivers_one_encrypted_reminder_at_the_due_time(
-    make_app: Any, redis_url: str, service: PushService, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    make_app: Any, service: PushService, remind_at: Remind
+) -> None:
     headers = _player(make_app, service, "Ana", streak=11)
     browser = service.subscription("ana")
     _subscribe(make_app(now=DAY + timedelta(hours=9), **_settings(service)), headers, browser)
     sent_before = metrics.REMINDERS_SENT._value.get()
 
-    _remind(monkeypatch, redis_url, service, DUE - timedelta(minutes=1), capsys)
+    remind_at(DUE - timedelta(minutes=1))
     assert service.to(browser) == []  # not due yet
-    line = _remind(monkeypatch, redis_url, service, DUE, capsys)
+    line = remind_at(DUE)
     assert "1 sent" in line
 
     [message] = service.to(browser)
@@ -105,30 +112,28 @@ def test_daily_remind_delivers_one_encrypted_reminder_at_the_due_time(
     assert metrics.REMINDERS_SENT._value.get() == sent_before + 1
 
     # Later that day, and by another pass: nothing more. The next day, the next one.
-    _remind(monkeypatch, redis_url, service, DUE + timedelta(minutes=30), capsys)
+    remind_at(DUE + timedelta(minutes=30))
     assert len(service.to(browser)) == 1
-    _remind(monkeypatch, redis_url, service, DUE + timedelta(days=1), capsys)
+    remind_at(DUE + timedelta(days=1))
     assert len(service.to(browser)) == 2
     assert "closes in 6 hours" in decrypt(browser, service.to(browser)[1])["body"]
 
 
 def test_the_reminder_speaks_the_players_language(
-    make_app: Any, redis_url: str, service: PushService, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    make_app: Any, service: PushService, remind_at: Remind
+) -> None:
     headers = _player(make_app, service, "Bo", streak=2)
     browser = service.subscription("bo")
     _subscribe(make_app(now=DAY, **_settings(service)), headers, browser, lang="de")
-    _remind(monkeypatch, redis_url, service, DUE, capsys)
+    remind_at(DUE)
     found = decrypt(browser, service.to(browser)[0])
     assert found["body"] == "Tag 3 deiner Serie: Das heutige Rätsel schließt in 6 Stunden."
     assert found["title"] == "Tägliches Maxi Yatzy"
 
 
 def test_nothing_for_a_player_who_played_today(
-    make_app: Any, redis_url: str, service: PushService, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    make_app: Any, service: PushService, remind_at: Remind
+) -> None:
     headers = _player(make_app, service, "Cy", streak=3)
     browser = service.subscription("cy")
     app = make_app(now=DAY + timedelta(hours=10), **_settings(service))
@@ -136,7 +141,7 @@ def test_nothing_for_a_player_who_played_today(
     today = app.test_client()
     today.environ_base["HTTP_AUTHORIZATION"] = headers["Authorization"]
     play_daily(today)
-    line = _remind(monkeypatch, redis_url, service, DUE, capsys)
+    line = remind_at(DUE)
     assert service.received == []
     assert "0 sent" in line and "1 already played" in line
 
@@ -224,9 +229,8 @@ def test_a_busy_push_service_is_tried_again(make_app: Any, service: PushService)
 
 
 def test_nothing_for_a_deleted_player(
-    make_app: Any, redis_url: str, service: PushService, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    make_app: Any, service: PushService, remind_at: Remind
+) -> None:
     app = make_app(now=DAY, **_settings(service))
     headers = _player(make_app, service, "Gus")
     _subscribe(app, headers, service.subscription("gus"))
@@ -236,7 +240,7 @@ def test_nothing_for_a_deleted_player(
     with app.app_context():
         assert current_redis().zcard(keys.reminders_due()) == 0
         assert not current_redis().exists(keys.player_reminder(_id(headers)))
-    _remind(monkeypatch, redis_url, service, DUE, capsys)
+    remind_at(DUE)
     assert service.received == []
 
 

@@ -37,6 +37,13 @@ def _app(make_app: Any, at: datetime = NOON, **more: Any) -> Any:
     return make_app(now=at, **(settings | more))
 
 
+def _local(make_app: Any, service: PushService, **more: Any) -> tuple[Any, Any, str]:
+    """An app that allows the test's push service, a client and its new player's id."""
+    app = _app(make_app, push_services=(service.origin,), **more)
+    client = app.test_client()
+    return app, client, _player(client)
+
+
 def _body(browser: Browser, endpoint: str | None = None, **more: Any) -> dict[str, Any]:
     subscription = browser.to_json() | ({"endpoint": endpoint} if endpoint else {})
     return {"subscription": subscription, "at": "19:00", "zone": "Europe/Copenhagen"} | more
@@ -71,9 +78,7 @@ def test_the_offer_comes_after_the_second_finished_daily(make_app: Any) -> None:
 def test_turned_on_kept_under_its_player_with_a_lifetime_renewed_by_use(
     make_app: Any, service: PushService
 ) -> None:
-    app = _app(make_app, push_services=(service.origin,))
-    client = app.test_client()
-    player_id = _player(client)
+    app, client, player_id = _local(make_app, service)
     browser = service.subscription("a")
     answer = client.put(URL, json=_body(browser), headers={"Accept-Language": "fr"})
     assert answer.status_code == 200, answer.get_json()
@@ -159,8 +164,7 @@ def test_the_browsers_push_services_are_allowed_by_default(
 def test_keys_that_encrypt_nothing_are_refused(
     make_app: Any, service: PushService, change: dict[str, Any], problem: str
 ) -> None:
-    client = _app(make_app, push_services=(service.origin,)).test_client()
-    _player(client)
+    _, client, _ = _local(make_app, service)
     body = _body(service.subscription("k"))
     body["subscription"] |= change
     answer = client.put(URL, json=body)
@@ -173,8 +177,7 @@ def test_keys_that_encrypt_nothing_are_refused(
 def test_a_time_or_zone_that_is_none_is_refused(
     make_app: Any, service: PushService, change: dict[str, str], problem: str
 ) -> None:
-    client = _app(make_app, push_services=(service.origin,)).test_client()
-    _player(client)
+    _, client, _ = _local(make_app, service)
     answer = client.put(URL, json=_body(service.subscription("t"), **change))
     assert answer.status_code == 400 and problem in answer.get_json()["error"]["message"]
 
@@ -196,9 +199,7 @@ def test_without_a_key_the_server_offers_nothing_and_says_so_at_start(
 def test_a_notifications_token_turns_off_its_reminder_and_nothing_else(
     make_app: Any, service: PushService
 ) -> None:
-    app = _app(make_app, push_services=(service.origin,))
-    client = app.test_client()
-    player_id = _player(client)
+    app, client, player_id = _local(make_app, service)
     old, new = service.subscription("old"), service.subscription("new")
     config = app.extensions["daily.config"]
     stale = reminders.off_token(config, player_id, old.endpoint)
@@ -214,9 +215,7 @@ def test_a_notifications_token_turns_off_its_reminder_and_nothing_else(
 
 
 def test_deleting_the_player_removes_the_reminder(make_app: Any, service: PushService) -> None:
-    app = _app(make_app, push_services=(service.origin,))
-    client = app.test_client()
-    player_id = _player(client)
+    app, client, player_id = _local(make_app, service)
     client.put(URL, json=_body(service.subscription("d")))
     assert client.post("/me/delete", data={"confirm": "yes"}).status_code == 200
     with app.app_context():
@@ -226,8 +225,7 @@ def test_deleting_the_player_removes_the_reminder(make_app: Any, service: PushSe
 
 def test_reminder_changes_are_rate_limited(make_app: Any, service: PushService) -> None:
     limits = dict.fromkeys(("reminders",), "2 per hour")
-    client = _app(make_app, push_services=(service.origin,), rate_limits=limits).test_client()
-    _player(client)
+    _, client, _ = _local(make_app, service, rate_limits=limits)
     statuses = [client.put(URL, json=_body(service.subscription("r"))).status_code
                 for _ in range(3)]  # fmt: skip
     assert statuses == [200, 200, 429]
