@@ -17,6 +17,7 @@ import functools
 import hashlib
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from babel.dates import format_timedelta
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # the service only hands the client on to the store
 #: The finished dailies after which the result screen offers a reminder.
 OFFER_AFTER = 2
 #: The translations of the notification's words (the pages' catalogues).
-TRANSLATIONS = f"{__file__.rsplit('/', 2)[0]}/translations"
+TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"
 _OFF_SALT = "daily.reminder-off"
 
 
