@@ -1,5 +1,5 @@
-"""The ``daily`` command: ``serve``, ``score``, ``verify``, ``solve``, ``review`` and
-``archive``.
+"""The ``daily`` command: ``serve``, ``score``, ``verify``, ``solve``, ``review``,
+``archive``, ``remind`` and ``keys``.
 
 Every subcommand reports bad input as one line on stderr and a non-zero exit
 status; a traceback never reaches the user.
@@ -190,6 +190,57 @@ def _cmd_archive(args: argparse.Namespace) -> None:
     archive(sys.stdout)
 
 
+def keys(out: TextIO) -> None:
+    """Runs ``daily keys``: prints a new VAPID key pair for the streak reminders."""
+    from daily.service.reminders import new_keys
+
+    private, public = new_keys()
+    out.write(f"DAILY_VAPID_PRIVATE_KEY={private}\n")
+    out.write(f"# its public key (the pages hand it to the browsers themselves): {public}\n")
+
+
+def _cmd_keys(args: argparse.Namespace) -> None:
+    keys(sys.stdout)
+
+
+def remind(every: float | None, concurrency: int, metrics_port: int | None, out: TextIO,
+           passes: int | None = None) -> None:  # fmt: skip
+    """Runs ``daily remind``: sends the streak reminders due now, once (or every *every*
+    seconds, *passes* times: None, until stopped), on the service's Redis."""
+    import time
+
+    from daily.core.config import load
+    from daily.service import backend, reminders
+    from daily.service.remind import pusher_for, run_once
+
+    config = load()
+    reason = reminders.off_reason(config)
+    if reason:
+        raise UsageError(reason)
+    if metrics_port is not None:
+        from prometheus_client import start_http_server
+
+        start_http_server(metrics_port, addr="127.0.0.1")
+    client, pusher = backend.connect(config), pusher_for(config, concurrency)
+    try:
+        done = 0
+        while True:
+            started = time.monotonic()
+            out.write(run_once(client, config, pusher).line() + "\n")
+            out.flush()
+            done += 1
+            if every is None or done == passes:
+                return
+            time.sleep(max(0.0, every - (time.monotonic() - started)))
+    finally:
+        pusher.close()
+        backend.release(client)
+
+
+def _cmd_remind(args: argparse.Namespace) -> None:
+    remind(args.every, args.concurrency, args.metrics_port, sys.stdout)
+
+
 def _cmd_serve(args: argparse.Namespace) -> None:
     import signal
 
@@ -252,6 +303,23 @@ def _parser() -> argparse.ArgumentParser:
         "archive", help="move finished games past $DAILY_ARCHIVE_DAYS to $DAILY_ARCHIVE"
     )
     cold.set_defaults(run=_cmd_archive)
+    remind_ = commands.add_parser("remind", help="send the streak reminders due now")
+    remind_.add_argument(
+        "--every",
+        type=float,
+        metavar="SECONDS",
+        help="run again every SECONDS (a clock process), until stopped",
+    )
+    remind_.add_argument("--concurrency", type=int, default=16, help="messages posted at once")
+    remind_.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="PORT",
+        help="serve the reminders' Prometheus metrics on 127.0.0.1:PORT",
+    )
+    remind_.set_defaults(run=_cmd_remind)
+    pair = commands.add_parser("keys", help="print a new VAPID key pair for the reminders")
+    pair.set_defaults(run=_cmd_keys)
     serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")

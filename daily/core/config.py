@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field
 
 from daily.core.errors import ConfigError
+from daily.core.push import parse_origins
 
 #: The secret used when none is set, outside production only.
 DEV_SECRET = "dev-secret-not-for-production"
@@ -28,6 +29,9 @@ ENVIRONMENTS = ("production", "development", "testing")
 LIMIT_PREFIX = "DAILY_LIMIT_"
 #: The networks the network budgets count, as (IP version, prefix length): ``DAILY_NETWORKS``.
 DEFAULT_NETWORKS = ((4, 24), (6, 56), (6, 48))
+#: The browsers' push services (Chrome and Edge, Firefox, Safari, Windows): ``DAILY_PUSH_SERVICES``.
+PUSH_SERVICES = ("https://fcm.googleapis.com, https://updates.push.services.mozilla.com, "
+                 "https://*.push.apple.com, https://*.notify.windows.com")  # fmt: skip
 
 Clock = Callable[[], datetime]
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -81,6 +85,14 @@ class Config:
     #: On how many days a player must have finished a ranked daily before their dailies
     #: rank on the world boards (day, best day, streak, advent); 1: at once.
     established_days: int = 3
+    #: The VAPID private key that signs streak reminders (``daily keys``); None: no reminders.
+    vapid_private_key: str | None = field(default=None, repr=False)
+    #: Who the push services may write to about the reminders (a ``mailto:`` or https URL).
+    vapid_subject: str | None = None
+    #: The push services a subscription's endpoint may name, as origins (``https://*.x.com``).
+    push_services: tuple[str, ...] = ()
+    #: How long a reminder subscription is kept when its player's browser does not renew it.
+    reminder_lifetime: timedelta = timedelta(days=30)
 
     @property
     def archive_location(self) -> str:
@@ -278,6 +290,23 @@ class Environment(BaseModel):
     DAILY_LIMIT_DELETES: str = Field(
         "10 per hour", description=("Players deleted per client address.")
     )
+    DAILY_LIMIT_REMINDERS: str = Field(
+        "20 per hour", description="Streak reminders turned on or off, per player and address."
+    )
+    DAILY_VAPID_PRIVATE_KEY: str | None = Field(None, description=(
+        "The VAPID private key (base64url, as `daily keys` prints it) that signs the streak "
+        "reminders sent by Web Push. Unset (or without `DAILY_VAPID_SUBJECT`): no reminders, "
+        "said in one line at start."))  # fmt: skip
+    DAILY_VAPID_SUBJECT: str | None = Field(None, description=(
+        "The contact the push services see on each reminder: `mailto:ops@example.org` or an "
+        "https URL."))  # fmt: skip
+    DAILY_PUSH_SERVICES: str = Field(PUSH_SERVICES, description=(
+        "The push services a reminder subscription may name, as origins separated by commas "
+        "(`*.` matches any subdomain): the browsers' own. The server posts to no other "
+        "address."))  # fmt: skip
+    DAILY_REMINDER_DAYS: str = Field("30", description=(
+        "How long a reminder subscription is kept after its browser last confirmed it (each "
+        "finished daily and each visit to the player's page does)."))  # fmt: skip
 
     @classmethod
     def read(cls, environ: Mapping[str, str]) -> Environment:
@@ -333,6 +362,8 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     idle = _days(overrides.pop("idle_lifetime", env.DAILY_IDLE_DAYS), "DAILY_IDLE_DAYS")
     archive_days = overrides.pop("archive_days", env.DAILY_ARCHIVE_DAYS)
     established = overrides.pop("established_days", env.DAILY_ESTABLISHED_DAYS)
+    services = overrides.pop("push_services", env.DAILY_PUSH_SERVICES)
+    reminders = overrides.pop("reminder_lifetime", env.DAILY_REMINDER_DAYS)
     return Config(
         secret_key=secrets[-1] if secrets else DEV_SECRET,
         secret_keys=secrets,
@@ -350,6 +381,10 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         archive_url=overrides.pop("archive_url", env.DAILY_ARCHIVE),
         archive_days=_whole_days(archive_days, "DAILY_ARCHIVE_DAYS"),
         established_days=_whole_days(established, "DAILY_ESTABLISHED_DAYS"),
+        vapid_private_key=overrides.pop("vapid_private_key", env.DAILY_VAPID_PRIVATE_KEY),
+        vapid_subject=overrides.pop("vapid_subject", env.DAILY_VAPID_SUBJECT),
+        push_services=parse_origins(services),
+        reminder_lifetime=_days(reminders, "DAILY_REMINDER_DAYS"),
         clock=clock,
         **overrides,
     )

@@ -114,3 +114,49 @@ def redis_error(source: str, error: BaseException) -> None:
 def rate_limited(limit: str) -> None:
     """Counts a request refused by the rate limit *limit* (``players``, ``moves``, ``pages``)."""
     RATE_LIMITED.labels(limit).inc()
+
+
+# Streak reminders: counted by ``daily remind`` (daily/service/remind.py).
+REMINDERS_SENT = Counter("daily_reminders_sent", "Streak reminders a push service took.")
+REMINDERS_FAILED = Counter(
+    "daily_reminders_failed",
+    "Streak reminders not delivered after their retries, by the last answer's class.",
+    ["status"],
+)
+REMINDERS_SKIPPED = Counter(
+    "daily_reminders_skipped",
+    "Due reminders not sent: today's daily played, or the day already claimed.",
+    ["reason"],
+)
+SUBSCRIPTIONS_REMOVED = Counter(
+    "daily_reminder_subscriptions_removed",
+    "Reminder subscriptions dropped by the sender: gone at the push service (404, 410), or "
+    "expired or deleted with their player.",
+    ["reason"],
+)
+REMINDER_LAG = Histogram(
+    "daily_reminder_lag_seconds",
+    "From a sent reminder's due time to its hand-over to the sender.",
+    buckets=(1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 900.0, 3600.0),
+)
+
+
+def reminder_sent(lag_s: float) -> None:
+    """Counts a reminder delivered, handed to the sender *lag_s* seconds after it was due."""
+    REMINDERS_SENT.inc()
+    REMINDER_LAG.observe(max(0.0, lag_s))
+
+
+def reminder_failed(status: int) -> None:
+    """Counts a reminder that failed for good, its last answer *status* (0: none came)."""
+    REMINDERS_FAILED.labels("none" if status == 0 else f"{status // 100}xx").inc()
+
+
+def reminder_skipped(reason: str) -> None:
+    """Counts a due reminder not sent (``played``, ``done``)."""
+    REMINDERS_SKIPPED.labels(reason).inc()
+
+
+def subscription_removed(reason: str) -> None:
+    """Counts a subscription the sender dropped (``gone``: 404 or 410; ``expired``)."""
+    SUBSCRIPTIONS_REMOVED.labels(reason).inc()

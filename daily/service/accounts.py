@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from daily.core import ledger, modes
 from daily.core.config import Config
 from daily.core.errors import DeletedTodayError, StorageError
-from daily.service import history, leagues
+from daily.service import history, leagues, reminders
 from daily.store import keys, players
 from daily.store.players import MAX_NAME as MAX_NAME
 from daily.store.players import Player as Player
@@ -80,7 +80,8 @@ def next_link_generation(client: redis.Redis, player_id: str) -> int:
 
 
 def delete(client: redis.Redis, config: Config, player_id: str) -> int:
-    """Deletes *player_id*: name, history, streak and links; their games stay, anonymous.
+    """Deletes *player_id*: name, history, streak, links and reminder; their games stay,
+    anonymous.
 
     The player first leaves their leagues, and also leaves the boards with one entry per
     player (best day, streak); their games stay on the boards of their days and codes.
@@ -88,7 +89,9 @@ def delete(client: redis.Redis, config: Config, player_id: str) -> int:
     """
     leagues.leave_all(client, config, player_id)
     personal = (keys.board_best_day(), keys.board_streak())
-    return players.delete(client, player_id, config.now().timestamp(), personal)
+    removed = players.delete(client, player_id, config.now().timestamp(), personal)
+    reminders.forget_player(client, player_id)  # its subscription went with the player
+    return removed
 
 
 def is_deleted(client: redis.Redis, player_id: str) -> bool:

@@ -88,8 +88,12 @@ def limiter_storage(url: str | None, client: redis.Redis) -> tuple[str, dict[str
     return POOL_URI, {"connection_pool": client.connection_pool}
 
 
-def queue_script(pipe: Any, source: str, keys: Sequence[str], args: Sequence[object]) -> None:
-    """Adds the script *source* (run by ``EVAL``) on *keys* (one slot) and *args* to *pipe*.
+def queue_script(
+    pipe: Any, source: str, keys: Sequence[str], args: Sequence[object], sha: str | None = None
+) -> None:
+    """Adds the script *source* (run by ``EVAL``) on *keys* (one slot) and *args* to *pipe*;
+    with its *sha*, by ``EVALSHA`` (the caller loaded it with ``SCRIPT LOAD``: a pipeline of
+    thousands then sends 40 bytes for each, not the script).
 
     A registered script would check the server's script cache first (a round trip of its
     own); a cluster pipeline blocks its ``eval`` method, and would ask a node for the keys
@@ -98,7 +102,8 @@ def queue_script(pipe: Any, source: str, keys: Sequence[str], args: Sequence[obj
     routed = {}
     if isinstance(pipe, RedisCluster):  # redis-py leaves this method untyped
         routed["target_nodes"] = pipe.get_node_from_key(keys[0])  # type: ignore[no-untyped-call]
-    pipe.execute_command("EVAL", source, len(keys), *keys, *args, **routed)
+    command = ("EVALSHA", sha) if sha else ("EVAL", source)
+    pipe.execute_command(*command, len(keys), *keys, *args, **routed)
 
 
 def flush_all(client: redis.Redis) -> None:

@@ -234,6 +234,24 @@ def player_leagues(player_id: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:leagues"
 
 
+# Streak reminders (daily/store/subscriptions.py): a player's Web Push subscription shares the
+# player's tag (one script reads it with their notes and streak and claims the day); the
+# schedule is one sorted set, read at its due end.
+
+
+def player_reminder(player_id: str) -> str:
+    """The hash of a player's reminder: the browser's push subscription (``endpoint``,
+    ``p256dh``, ``auth``), the time and zone it comes at, the language, the last ``day`` it
+    was claimed for; it expires unless the browser confirms it again."""
+    return f"{PREFIX}:player:{{{player_id}}}:reminder"
+
+
+def reminders_due() -> str:
+    """The sorted set of the players whose reminder is on, scored by when it is next due
+    (unix seconds)."""
+    return f"{PREFIX}:reminders:due"
+
+
 # Operations.
 
 
@@ -278,6 +296,7 @@ def rate_limits() -> str:
 _OWNED = (
     (re.compile(rf"{PREFIX}:player:\{{[^}}]*\}}:(moves|quota):"), None),
     (re.compile(rf"{PREFIX}:player:"), "player"),
+    (re.compile(rf"{PREFIX}:reminders:"), "player"),  # one entry a player, left with them
     (re.compile(rf"{PREFIX}:(game|code|codes|results|games|reviews):"), "game"),
     (re.compile(rf"{PREFIX}:board:"), "board"),
     (re.compile(rf"{PREFIX}:league:"), "league"),

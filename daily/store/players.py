@@ -228,6 +228,7 @@ def own_keys(player_id: str) -> list[str]:
         keys.player_dailies(player_id),
         keys.player_codes(player_id),
         keys.player_keys(player_id),
+        keys.player_reminder(player_id),
     ]
 
 

@@ -68,6 +68,7 @@ def _install(app: Flask) -> None:
         metrics_views,
         pages,
         party_views,
+        reminder_views,
         security,
         sweep,
     )
@@ -81,8 +82,9 @@ def _install(app: Flask) -> None:
     i18n.init_app(app)
     for blueprint in (pages.bp, board_views.bp, party_views.bp, computer_views.bp,
                       analysis_views.bp, account.bp, assets.bp, league_views.bp,
-                      archive_views.bp):  # fmt: skip
+                      archive_views.bp, reminder_views.bp):  # fmt: skip
         app.register_blueprint(blueprint)
+    reminder_views.init_app(app)
     sweep.init_app(app)
     limits.init_app(app)  # last: it wraps the registered views
 

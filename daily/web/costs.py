@@ -165,6 +165,12 @@ COSTS: dict[str, Cost] = {
     "account.offline": _PAGE,
     "account.manifest": _PAGE,
     "account.service_worker": _PAGE,
+    # Streak reminders: a browser's subscription, kept under its player for a while (renewed
+    # by use), and the player's place on the schedule (kept until they turn it off or leave).
+    "reminders.get_reminder": _READ,
+    "reminders.set_reminder": _cost(Cpu.WRITE, 1_000, _TTL, _PLAYER, limits=("reminders",)),
+    "reminders.delete_reminder": _cost(Cpu.WRITE, limits=("reminders",)),
+    "reminders.turn_off": _cost(Cpu.WRITE),
 }
 
 

@@ -70,6 +70,7 @@ MESSAGES = {
     "network_players": "too many new players from your network",
     "network_dailies": "too many daily games started from your network",
     "network_joins": "too many leagues joined from your network",
+    "reminders": "too many reminder changes",
 }
 
 
@@ -94,6 +95,7 @@ BUDGETS = {
     "games": Budget(player=True),
     "codes": Budget(player=True),
     "joins": Budget(player=True, network="network_joins"),
+    "reminders": Budget(player=True),
 }
 #: Never limited: the load balancer's health checks, the metrics scrape and the static files.
 EXEMPT = ("health.healthz", "metrics.metrics", "static", "assets.module")

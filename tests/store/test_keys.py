@@ -36,6 +36,8 @@ from daily.store import keys
             "daily:quota:{10.0.0.0/24}:dailies:2026-12-03:10.0.0.7",
         ),
         (keys.player_quota("p1", "analyses", "60"), "daily:player:{p1}:quota:analyses:60"),
+        (keys.player_reminder("p1"), "daily:player:{p1}:reminder"),
+        (keys.reminders_due(), "daily:reminders:due"),
     ],
     ids=[
         "player",
@@ -61,6 +63,8 @@ from daily.store import keys
         "anonymous-moves",
         "quota",
         "player-quota",
+        "reminder",
+        "reminders-due",
     ],
 )
 def test_key_strings(key: str, expected: str) -> None:
@@ -118,3 +122,13 @@ def test_a_leagues_keys_share_one_cluster_slot() -> None:
 def test_a_players_dailies_share_their_slot() -> None:
     assert keys.player_dailies("p1") == "daily:player:{p1}:dailies"
     assert keys.player_dailies("p1").split("}")[0] == keys.player("p1").split("}")[0]
+
+
+def test_a_reminder_shares_its_players_slot_and_the_schedule_is_kept_with_players() -> None:
+    # The claim script reads the reminder with the player's record, notes and streak.
+    tags = {key.split("{")[1].split("}")[0] for key in (
+        keys.player_reminder("p1"), keys.player("p1"), keys.player_dailies("p1"),
+        keys.player_streak("p1"))}  # fmt: skip
+    assert tags == {"p1"}
+    assert keys.owner_of(keys.reminders_due()) == "player"
+    assert keys.owner_of(keys.player_reminder("p1")) == "player"

@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 import redis
 
+from daily.service.reminders import new_keys
 from daily.store import keys
 from daily.web import costs, current_redis
 from daily.web.limits import DEFAULTS
+from tests.push_service import Browser
 
 from .helpers import play_daily, start
 
@@ -34,6 +36,17 @@ COUNTERS_SLACK = 1_500
 #: Requests to a route that no limit bounds, to see that none refuses them.
 EXEMPT_CALLS = 20
 _NETWORKS = itertools.count(1)
+#: The walk's apps send streak reminders (a VAPID key), so their routes store what they would.
+REMINDERS = {"vapid_private_key": new_keys()[0], "vapid_subject": "mailto:ops@example.org"}
+
+
+def _subscription() -> dict[str, Any]:
+    """A browser's subscription on Chrome's push service (nothing is sent in the walk)."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    endpoint = "https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b" + "x" * 140
+    browser = Browser(endpoint, ec.generate_private_key(ec.SECP256R1()), bytes(range(16)))
+    return {"subscription": browser.to_json(), "at": "19:00", "zone": "Europe/Copenhagen"}
 
 
 class World:
@@ -198,6 +211,14 @@ RECIPES: dict[str, Callable[[World], Call]] = {
     "account.offline": lambda w: ("GET", "/offline", {}),
     "account.manifest": lambda w: ("GET", "/manifest.webmanifest", {}),
     "account.service_worker": lambda w: ("GET", "/sw.js", {}),
+    "reminders.get_reminder": lambda w: ("GET", "/api/v1/players/me/reminder", {}),
+    "reminders.set_reminder": lambda w: (
+        "PUT",
+        "/api/v1/players/me/reminder",
+        {"json": _subscription()},
+    ),
+    "reminders.delete_reminder": lambda w: ("DELETE", "/api/v1/players/me/reminder", {}),
+    "reminders.turn_off": lambda w: ("POST", "/api/v1/reminders/off", {"json": {"token": "x"}}),
 }
 
 
@@ -253,10 +274,10 @@ def test_one_address_calling_a_route_up_to_its_limits(
     if redis_server.startswith("redis://"):  # the embedded server and the cluster cover it
         pytest.skip("walked on the embedded Redis (6) and on the cluster (7)")
     cost = costs.cost_of(endpoint)
-    setup_app = make_app(now=NOON)
+    setup_app = make_app(now=NOON, **REMINDERS)
     world = World(setup_app.test_client())
     method, path, kwargs = RECIPES[endpoint](world)
-    app = make_app(now=NOON, rate_limits=LIMITS, metrics_token="m")
+    app = make_app(now=NOON, rate_limits=LIMITS, metrics_token="m", **REMINDERS)
     client = app.test_client()
     client.environ_base["REMOTE_ADDR"] = _address()
     headers = {**world.headers, **({"Authorization": "Bearer m"} if "metrics" in path else {})}

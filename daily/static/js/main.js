@@ -62,4 +62,5 @@ if (page === 'play' || (page === 'party' && boot.game)) playPage(boot);
 else if (page === 'party' && $('#party-setup')) import('./party.js').then((party) => party.partySetup($('#party-setup')));
 else if (['today', 'friend', 'solo', 'computer'].includes(page)) otherPage(page, boot);
 else if (page === 'league') import('./league.js').then((league) => league.leaguePage());
+else if (page === 'me' && $('#reminder')) import('./reminders.js').then((reminders) => reminders.settings($('#reminder')));
 else if (page === 'offline' && location.pathname !== '/offline') reloadWhenOnline(); // a stand-in

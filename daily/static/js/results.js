@@ -387,6 +387,8 @@ export function drawResults(game) {
     // The game that made a code hears who played it, live (a friend's game on someone
     // else's code is not the player's: the first answer says so and the watch stops).
     if (state.share_code && $('#heard-back')) followChallenges($('#heard-back'), null, {}, state.share_code);
+    // A daily's result offers the streak reminder (templates/_reminder.html: there only).
+    if ($('#reminder')) import('./reminders.js').then((reminders) => reminders.offer($('#reminder')));
   }
   const share = $('#share');
   if (!state.share_code) { share.hidden = true; return; }
