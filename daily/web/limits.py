@@ -42,6 +42,7 @@ from daily.service import backend, quotas, tables
 from daily.service.quotas import Count, Counter, Holders, Window
 from daily.web import current_config, current_redis
 from daily.web.http_errors import HttpError
+from daily.web.routes import current_route, routes_of
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -49,12 +50,6 @@ if TYPE_CHECKING:
 #: Limits when none is configured (each its ``DAILY_LIMIT_*`` variable's default): a person
 #: never meets them, a script soon does.
 DEFAULTS = LIMIT_DEFAULTS
-#: Endpoints of the limits applied to views (``pages`` counts every request; the others
-#: are taken where their thing is made or computed: see :func:`take`).
-ENDPOINTS = {
-    "moves": ("api.roll", "api.score"),  # counted by the move itself: move_counters
-    "deletes": ("account.delete",),
-}
 MESSAGES = {
     "players": "too many new players from your address",
     "moves": "too many moves",
@@ -95,8 +90,6 @@ BUDGETS = {
     "codes": Budget(player=True),
     "joins": Budget(player=True, network="network_joins"),
 }
-#: Never limited: the load balancer's health checks, the metrics scrape and the static files.
-EXEMPT = ("health.healthz", "metrics.metrics", "static", "assets.module")
 OFF = "off"
 _OUTAGE_SAID = "daily.limiter_outage_said"
 
@@ -345,7 +338,8 @@ class TrustedProxies:
 
 
 def _is_exempt() -> bool:
-    return request.endpoint in EXEMPT or request.endpoint is None
+    route = current_route()
+    return route is None or route.is_exempt
 
 
 def _per_address(limit: str) -> ApplicationLimit:
@@ -417,10 +411,14 @@ def init_app(app: Flask) -> Limiter:
         headers_enabled=False,  # Retry-After goes on a 429 alone (see add_retry_after)
     )
     # A move counts its own limits in its read of the game (move_counters): the limiter,
-    # which would add a round trip for each, steps aside before any work of its own.
-    _skip_check(app, limiter, frozenset(ENDPOINTS["moves"] + EXEMPT))
+    # which would add a round trip for each, steps aside before any work of its own, as it
+    # does for the routes no limit counts. Each route's row says which it is.
+    declared = routes_of(app)
+    aside = [e for e, r in declared.items() if r.is_exempt or r.spends("moves")]
+    _skip_check(app, limiter, frozenset(aside))
     app.extensions[_MOVE_WINDOWS] = (_windows(chosen["moves"]), _windows(chosen["pages"]))
-    _limit(app, limiter, "deletes", chosen["deletes"], client_address)
+    deleting = [e for e, r in declared.items() if r.spends("deletes")]
+    _limit(app, limiter, "deletes", chosen["deletes"], deleting)
     _quiet_outages(limiter.logger)
     app.after_request(add_retry_after)
     app.extensions["daily.limiter"] = limiter
@@ -444,16 +442,16 @@ def _skip_check(app: Flask, limiter: Limiter, endpoints: frozenset[str]) -> None
 
 
 def _limit(
-    app: Flask, limiter: Limiter, name: str, limit: str | None, key: Callable[[], str]
+    app: Flask, limiter: Limiter, name: str, limit: str | None, endpoints: Sequence[str]
 ) -> None:
-    # Applied to the registered views, so the game API's module keeps no limiter import.
-    for endpoint in ENDPOINTS[name]:
+    # Applied to the registered views, so the views' modules keep no limiter import.
+    for endpoint in endpoints:
         if limit is not None:
             # Shared: a roll and a score count against one budget, not one each.
             rule = limiter.shared_limit(
                 limit,
                 scope=name,
-                key_func=key,
+                key_func=client_address,
                 error_message=_message(name, limit),
                 on_breach=_count_breach(name),
             )
