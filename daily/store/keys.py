@@ -237,8 +237,8 @@ def dice_key() -> str:
 
 
 def address_moves(address: str, seconds: int) -> str:
-    """A client address's count of moves (rolls and scores, every player's) in the current
-    rate-limit window of *seconds*; it expires with the window."""
+    """A client address's count of moves (rolls and scores) that carry no player, in the
+    current window of the ``pages`` limit of *seconds*; it expires with the window."""
     return f"{PREFIX}:address:{{{address}}}:moves:{seconds}"
 
 

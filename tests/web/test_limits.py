@@ -92,27 +92,35 @@ def test_the_limiter_does_no_work_of_its_own_for_a_move(
     assert looked  # any other request is the limiter's
 
 
-def test_an_addresses_moves_have_a_budget_of_their_own(make_app: Any) -> None:
-    # A move counts its limits in its own read of the game: the address's moves, every
-    # player's, on a count of the pages limit's size apart from its other requests.
+def test_a_players_moves_and_pages_never_count_on_their_address(make_app: Any) -> None:
+    # Issue 38: a class behind one address got 429 on every start, its players' moves and
+    # pages sharing the address's 600 a minute. Each player now has the whole budget.
     app = limited(make_app, pages="5 per minute")
-    ana, bo = app.test_client(), app.test_client()
-    games = [c.post("/api/v1/games", json={"mode": "daily"}).get_json() for c in (ana, bo)]
-    roll: tuple[str, dict[str, Any]] = ("roll", {"hold": []})
-    score = ("score", {"category": "chance"})
-    for client, game, (move, body) in [(ana, games[0], roll), (bo, games[1], roll),
-                                       (ana, games[0], roll), (bo, games[1], roll),
-                                       (ana, games[0], score)]:  # fmt: skip
-        assert client.post(f"/api/v1/games/{game['id']}/{move}", json=body).status_code == 200
-    before = bo.get(f"/api/v1/games/{games[1]['id']}").get_json()  # a page: 3 of 5
-    refused = bo.post(f"/api/v1/games/{games[1]['id']}/roll", json={"hold": []})
-    assert_429(refused, "from your address")
-    assert bo.get(f"/api/v1/games/{games[1]['id']}").get_json() == before  # nothing applied
-    other = {"REMOTE_ADDR": "10.0.0.2"}
-    carla = app.test_client()
-    theirs = carla.post("/api/v1/games", json={"mode": "daily"}, environ_base=other).get_json()
-    url = f"/api/v1/games/{theirs['id']}/roll"
-    assert carla.post(url, json={"hold": []}, environ_base=other).status_code == 200
+    pupils = [app.test_client() for _ in range(4)]  # one address, four players
+    games = [c.post("/api/v1/games", json={"mode": "daily"}).get_json()["id"] for c in pupils]
+    for client, game in zip(pupils, games, strict=True):
+        url = f"/api/v1/games/{game}"
+        for move, body in [("roll", {"hold": []}), ("roll", {"hold": [0]}),
+                           ("score", {"category": "chance"})]:  # fmt: skip
+            assert client.post(f"{url}/{move}", json=body).status_code == 200
+        assert client.get(url).status_code == 200  # the player's own pages: 1 of 5
+    one, game = pupils[0], games[0]  # (its start counted on the address: no player yet)
+    for _ in range(4):
+        one.get(f"/api/v1/games/{game}")
+    assert_429(one.get(f"/api/v1/games/{game}"), "too many requests")  # the player's own 5
+    assert pupils[1].get(f"/api/v1/games/{games[1]}").status_code == 200
+    anonymous = app.test_client()  # no player yet: the address's budget, untouched so far
+    assert anonymous.get("/rules/maxi").status_code == 200
+    with app.app_context():
+        assert current_redis().get(keys.address_moves("127.0.0.1", 60)) is None
+
+
+def test_an_addresses_moves_without_a_player_have_a_budget_of_their_own(make_app: Any) -> None:
+    app = limited(make_app, pages="3 per minute")
+    client = app.test_client()
+    for _ in range(3):
+        assert client.post("/api/v1/games/nosuchgame/roll", json={"hold": []}).status_code == 404
+    assert_429(client.post("/api/v1/games/nosuchgame/roll", json={"hold": []}), "from your address")
     with app.app_context():  # each count ends with its window
         assert 0 < current_redis().ttl(keys.address_moves("127.0.0.1", 60)) <= 60
 
@@ -414,13 +422,14 @@ def _solo(client: Any, **body: Any) -> str:
     return str(answer.get_json()["id"])
 
 
-def test_hints_are_limited_per_player_and_per_address(make_app: Any, small_tables: Any) -> None:
+def test_hints_are_limited_per_player(make_app: Any, small_tables: Any) -> None:
     app = limited(make_app, hints="3 per minute")
     ana, bo = app.test_client(), app.test_client()
     game, other = _solo(ana, ruleset="yatzy"), _solo(bo, ruleset="yatzy")
     assert [ana.get(f"/api/v1/games/{game}/hint").status_code for _ in range(3)] == [200] * 3
     assert_429(ana.get(f"/api/v1/games/{game}/hint"), "hints")
-    # Bo plays from the same address: its budget is spent too, not only Ana's.
+    # Bo plays from the same address (issue 38: a class): a budget of his own, whole.
+    assert [bo.get(f"/api/v1/games/{other}/hint").status_code for _ in range(3)] == [200] * 3
     assert_429(bo.get(f"/api/v1/games/{other}/hint"), "hints")
     elsewhere = _from(app, "10.9.9.9")
     elsewhere.get("/")  # a guest of its own
