@@ -59,6 +59,12 @@ RATE_LIMITED = Counter(
     "daily_rate_limited", "Requests refused with 429, by the limit met.", ["limit"]
 )
 
+PROOFS = Counter(
+    "daily_proofs_of_work",
+    "Proofs of work sent for new players, by outcome (accepted, or why refused).",
+    ["outcome"],
+)
+
 
 def request_answered(endpoint: str, method: str, status: int, seconds: float) -> None:
     """Counts one answered request and its duration."""
@@ -114,3 +120,8 @@ def redis_error(source: str, error: BaseException) -> None:
 def rate_limited(limit: str) -> None:
     """Counts a request refused by the rate limit *limit* (``players``, ``moves``, ``pages``)."""
     RATE_LIMITED.labels(limit).inc()
+
+
+def proof_of_work(outcome: str) -> None:
+    """Counts a proof of work sent for a new player: ``accepted``, or why it was refused."""
+    PROOFS.labels(outcome).inc()

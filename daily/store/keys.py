@@ -261,6 +261,12 @@ def player_quota(player_id: str, name: str, window: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:quota:{name}:{window}"
 
 
+def spent_proof(tag: str, signature: str) -> str:
+    """A proof of work already used to make a player (its challenge's signature), under the
+    hash tag of the address's widest network; it expires with its challenge."""
+    return f"{PREFIX}:proof:{{{tag}}}:{signature}"
+
+
 def rate_limits() -> str:
     """The prefix of the rate limiter's counters (the ``limits`` library builds the rest)."""
     return f"{PREFIX}:limits"

@@ -26,6 +26,7 @@ from daily.web import (
     answers,
     bodies,
     costs,
+    creation,
     current_config,
     current_redis,
     friend_sheets,
@@ -69,7 +70,7 @@ def openapi_document() -> Response:
 def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
     name = bodies.name(_parse(bodies.NewPlayer).name)
-    with spending("players"):
+    with creation.creating():  # free, or paid with a proof of work (429 with a challenge)
         player = accounts.create(current_redis(), name)
     body = answers.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
     return jsonify(body.model_dump()), 201
