@@ -72,7 +72,7 @@ def test_a_proof_that_does_not_hold_makes_no_player(make_app: Any, tamper: str, 
     for _ in range(2):
         new_player(client)
     proof = solve(refused_with_challenge(new_player(client)))
-    other = {}
+    other: dict[str, Any] = {}
     if tamper == "forged":
         payload = v1.Payload.from_base64(proof)
         payload.signature = "0" * 64
