@@ -19,7 +19,7 @@ from daily.core.errors import ConflictError, NotFoundError, NotOpenError
 from daily.core.modes import OnePer, find_mode
 from daily.core.record import Record
 from daily.core.rules import Roll, Score
-from daily.service import accounts, friends, games, history, new_games
+from daily.service import accounts, establishment, friends, games, history, new_games
 from daily.strategy import hints
 from daily.web import (
     account,
@@ -36,7 +36,7 @@ from daily.web import (
 )
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
 from daily.web.http_errors import bad_request
-from daily.web.limits import give_back, spending, take, take_build
+from daily.web.limits import counters_of, give_back, spending, take, take_build
 from daily.web.openapi import documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -356,7 +356,8 @@ def _start_daily(body: bodies.NewDaily, player_id: str) -> tuple[Record, bool]:
     if body.day is not None:
         day = _date(body.day)
         return new_games.start_practice(current_redis(), current_config(), player_id, day)
-    return new_games.start_daily(current_redis(), current_config(), player_id, _daily_quota)
+    return new_games.start_daily(current_redis(), current_config(), player_id,
+                                 _daily_quota(player_id))  # fmt: skip
 
 
 def _start_friend(body: bodies.NewFriend, player_id: str) -> tuple[Record, bool]:
@@ -366,7 +367,7 @@ def _start_friend(body: bodies.NewFriend, player_id: str) -> tuple[Record, bool]
         return new_games.start_code(current_redis(), current_config(), player_id, *rules)
     code = bodies.code(body.code)
     return new_games.join_code(current_redis(), current_config(), player_id, code, body.target,
-                             _daily_quota)  # fmt: skip
+                             _daily_quota(player_id))  # fmt: skip
 
 
 def _start_solo(body: bodies.NewSolo, player_id: str) -> tuple[Record, bool]:
@@ -387,10 +388,15 @@ def _start_computer(body: bodies.NewComputer, player_id: str) -> tuple[Record, b
                                   options, body.level)  # fmt: skip
 
 
-def _daily_quota(day: date) -> Callable[[], None]:
-    """Takes one of the daily games the address and its networks may start on *day*."""
-    counted = take("dailies", day=day)
-    return lambda: give_back(counted)
+def _daily_quota(player_id: str) -> new_games.Quota:
+    """The budget of newcomers' dailies a new daily of *player_id* counts on: never a refusal
+    (the day's puzzle is every player's), past it the daily counts not towards ranking."""
+
+    def quota(day: date) -> Callable[[], None] | None:
+        counting = counters_of("dailies", day=day)
+        return establishment.take(current_redis(), current_config(), player_id, day, counting)
+
+    return quota
 
 
 #: Starts a game from its body and the player id: (record, is it new).
