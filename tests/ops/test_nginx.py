@@ -109,9 +109,14 @@ def test_static_files_come_from_nginx_and_pages_from_the_app(stack: int) -> None
 
 def test_the_app_counts_the_address_nginx_saw_not_one_a_client_wrote(stack: int) -> None:
     def new_player(forged: str) -> tuple[int, Any]:
-        status, _, body = call(stack, "POST", "/api/v1/players", b'{"name": "Ana"}',
-                               {"Content-Type": "application/json", "X-Forwarded-For": forged})
-        return status, body  # fmt: skip
+        status, _, body = call(
+            stack,
+            "POST",
+            "/api/v1/players",
+            b'{"name": "Ana"}',
+            {"Content-Type": "application/json", "X-Forwarded-For": forged},
+        )
+        return status, body
 
     assert new_player("198.51.100.1")[0] == 201
     status, body = new_player("198.51.100.2")  # a forged address gets no fresh allowance
