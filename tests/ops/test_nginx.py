@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from tests.ops.procs import wait_until
-from tests.ops.slowclients import ROOT, SHIPPED, free_port, gunicorn, redis_server
+from tests.ops.slowclients import ROOT, SHIPPED, gunicorn, redis_server
+from tests.redis_servers import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis]
 CONF = ROOT / "deploy" / "nginx.conf"
