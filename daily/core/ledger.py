@@ -183,6 +183,17 @@ def plan(game: Game, standing: Standing, established_days: int, today: date) -> 
     )  # fmt: skip
 
 
+def is_established(marked: bool, days: int, established_days: int) -> bool:
+    """Whether a player whose record is *marked* established, or who has *days* dailies
+    counted already, is established: a player counted on ``established_days`` days before
+    the mark was kept is too.
+
+    >>> is_established(True, 1, 3), is_established(False, 3, 3), is_established(False, 2, 3)
+    (True, True, False)
+    """
+    return marked or days >= established_days
+
+
 def _sheet_cheers(game: Game) -> tuple[Cheer, ...]:
     found = [Cheer("bonus")] if game.bonus else []
     return tuple(found + [Cheer("all_same")] if game.all_same else found)

@@ -59,6 +59,12 @@ RATE_LIMITED = Counter(
     "daily_rate_limited", "Requests refused with 429, by the limit met.", ["limit"]
 )
 
+PROOFS = Counter(
+    "daily_proofs_of_work",
+    "Proofs of work sent for new players, by outcome (accepted, or why refused).",
+    ["outcome"],
+)
+
 
 def request_answered(endpoint: str, method: str, status: int, seconds: float) -> None:
     """Counts one answered request and its duration."""
@@ -160,3 +166,8 @@ def reminder_skipped(reason: str) -> None:
 def subscription_removed(reason: str) -> None:
     """Counts a subscription the sender dropped (``gone``: 404 or 410; ``expired``)."""
     SUBSCRIPTIONS_REMOVED.labels(reason).inc()
+
+
+def proof_of_work(outcome: str) -> None:
+    """Counts a proof of work sent for a new player: ``accepted``, or why it was refused."""
+    PROOFS.labels(outcome).inc()

@@ -144,7 +144,7 @@ def history_of(
         return History((), ledger.NO_FIGURES)
     last = today(config)
     found = dailies_of(client, config, player_id, last - timedelta(days=HISTORY_DAYS), last)
-    standing = _standing(client, player_id, found)
+    standing = _standing(client, config, player_id, found)
     played = sorted(found.values(), key=lambda p: p.day, reverse=True)  # newest first
     shown = [p for p in played if before is None or p.day < before]
     page = tuple(shown[:HISTORY_PAGE])
@@ -159,14 +159,18 @@ def standing_of(client: redis.Redis, config: Config, player_id: str, last: date)
     counted, the totals of their dailies of the ledger's days (:data:`ledger.MEAN_DAYS`),
     their best, whether they are established, their leagues."""
     first = last - timedelta(days=ledger.MEAN_DAYS - 1)
-    return _standing(client, player_id, dailies_of(client, config, player_id, first, last))
+    return _standing(client, config, player_id, dailies_of(client, config, player_id, first, last))
 
 
-def _standing(client: redis.Redis, player_id: str, played: dict[date, Played]) -> ledger.Standing:
+def _standing(
+    client: redis.Redis, config: Config, player_id: str, played: dict[date, Played]
+) -> ledger.Standing:
     counted = player_counts.counted(client, player_id)
+    established = ledger.is_established(counted.established, len(counted.days),
+                                        config.established_days)  # fmt: skip
     return ledger.Standing(
         days=counted.days, totals={day: p.total for day, p in played.items()},
-        best=counted.best, established=counted.established, leagues=counted.leagues,
+        best=counted.best, established=established, leagues=counted.leagues,
     )  # fmt: skip
 
 

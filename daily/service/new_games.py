@@ -2,7 +2,8 @@
 
 A ranked game is one per player and day (a daily) or per player and code (a friend game):
 its index keys are claimed with the game, all or none, so a double click starts one game.
-A daily's quota per address is checked before the start and counted after. Playing,
+A newcomer's daily counts on its address's and network's budget of newcomers' dailies (past
+it, it is played and marked: :mod:`daily.service.establishment`). Playing,
 finishing and viewing a game is :mod:`daily.service.games`'s.
 """
 
@@ -25,7 +26,7 @@ from daily.core.errors import (
 )
 from daily.core.record import ComputerPart, OnCode, PartyPart, Record
 from daily.core.rules import Options, find_ruleset
-from daily.service import archive, reviews, tables
+from daily.service import archive, establishment, reviews, tables
 from daily.service.games import expires_in
 from daily.store import friend_codes, game_fields, keys, players, saved_games
 from daily.store.friend_codes import FriendCode
@@ -39,10 +40,12 @@ if TYPE_CHECKING:  # the service only hands the client on to the store
 _DAILY_RULES = modes.DAILY.ruleset or "maxi"
 
 
-#: A budget of new daily games (per address and network, in the puzzle day's window): it
-#: counts one for a day before the start, or refuses it, and returns what gives that one
-#: back when the start makes nothing new (the player had that game already).
-Quota = Callable[[date], Callable[[], None]]
+#: A budget of newcomers' daily games (per address and network, in the puzzle day's window,
+#: :mod:`daily.service.establishment`): it counts one for a day before the start and returns
+#: what gives that one back when the start makes nothing new (the player had that game
+#: already), or None when it is spent: the daily starts all the same, marked as not counting
+#: towards its player's being established.
+Quota = Callable[[date], Callable[[], None] | None]
 
 
 def _no_quota(day: date) -> Callable[[], None]:
@@ -119,6 +122,8 @@ def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quo
         if (found := saved_games.index_lookup(client, key)) is not None:
             return found, False
     give_back = quota(record.day)
+    if give_back is None:  # past the newcomers' budget: played, not counted towards ranking
+        record, give_back = establishment.mark_over(record), lambda: None
     try:
         found, created = _start_indexed(client, config, record, index)
     except BaseException:

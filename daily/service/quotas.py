@@ -86,16 +86,16 @@ def move_counters(
     per_player: Sequence[tuple[int, int]],
     per_address: Sequence[tuple[int, int]],
 ) -> tuple[Counter, ...]:
-    """The counters a move counts on: ``moves``, the player's moves (the address's moves
-    without a player), and ``pages``, the address's moves (every player's); each limit a
-    list of windows, each (moves, window in seconds); an empty list: off."""
-    found = []
-    for amount, seconds in per_player:
-        if player_id:
-            key = keys.player_moves(player_id, seconds)
-        else:
-            key = keys.anonymous_moves(address, seconds)
-        found.append(Counter("moves", key, seconds, amount))
+    """The counters a move counts on: ``moves``, the player's moves; without a player, the
+    address's moves and ``pages``, the address's count of moves without a player; each limit
+    a list of windows, each (moves, window in seconds); an empty list: off. A player's moves
+    never count on their address: a class behind one address plays as freely as players at
+    as many addresses."""
+    if player_id:
+        return tuple(Counter("moves", keys.player_moves(player_id, seconds), seconds, amount)
+                     for amount, seconds in per_player)  # fmt: skip
+    found = [Counter("moves", keys.anonymous_moves(address, seconds), seconds, amount)
+             for amount, seconds in per_player]  # fmt: skip
     for amount, seconds in per_address:
         found.append(Counter("pages", keys.address_moves(address, seconds), seconds, amount))
     return tuple(found)

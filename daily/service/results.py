@@ -10,6 +10,7 @@ answer (:mod:`daily.web.game_answers`) reads these and nothing of the store.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
@@ -19,7 +20,7 @@ from daily.core.config import Config
 from daily.core.errors import DailyError
 from daily.core.modes import BoardKind
 from daily.core.record import Record
-from daily.service import archive, history
+from daily.service import archive, establishment, history
 from daily.store import boards, pending_results, review_queue
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
@@ -100,6 +101,8 @@ def plan_of(
     if game.day is None or not game.counts or held:
         return ledger.plan(game, ledger.Standing(), config.established_days, today)
     standing = history.standing_of(client, config, record.player_id, today)
+    # A newcomer's daily started past its network's budget may not establish its player.
+    standing = dataclasses.replace(standing, may_establish=establishment.counts_towards(record))
     return ledger.plan(game, standing, config.established_days, today)
 
 

@@ -261,8 +261,8 @@ def dice_key() -> str:
 
 
 def address_moves(address: str, seconds: int) -> str:
-    """A client address's count of moves (rolls and scores, every player's) in the current
-    rate-limit window of *seconds*; it expires with the window."""
+    """A client address's count of moves (rolls and scores) that carry no player, in the
+    current window of the ``pages`` limit of *seconds*; it expires with the window."""
     return f"{PREFIX}:address:{{{address}}}:moves:{seconds}"
 
 
@@ -283,6 +283,12 @@ def quota(tag: str, name: str, window: str, holder: str) -> str:
 def player_quota(player_id: str, name: str, window: str) -> str:
     """A player's count of limit *name* in *window* (as :func:`quota`); it expires with it."""
     return f"{PREFIX}:player:{{{player_id}}}:quota:{name}:{window}"
+
+
+def spent_proof(tag: str, signature: str) -> str:
+    """A proof of work already used to make a player (its challenge's signature), under the
+    hash tag of the address's widest network; it expires with its challenge."""
+    return f"{PREFIX}:proof:{{{tag}}}:{signature}"
 
 
 def rate_limits() -> str:

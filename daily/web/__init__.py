@@ -21,8 +21,10 @@ MAX_BODY = 16 * 1024
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Builds the app; *overrides* replace settings read from the environment."""
+    from daily.web.routes import App  # the routes module reads the cost rows
+
     config = load(**(overrides or {}))
-    app = Flask("daily", template_folder=str(template_dir()))
+    app = App("daily", template_folder=str(template_dir()))
     app.config.update(_flask_settings(config))
     # Keep scorecards in sheet order, not alphabetical (Flask 3 reads this, not JSON_SORT_KEYS).
     app.json.sort_keys = False  # type: ignore[attr-defined]

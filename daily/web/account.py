@@ -33,7 +33,7 @@ from daily import __version__
 from daily.core.errors import SignInLinkError
 from daily.service import accounts, past_days, stats
 from daily.service.history import Played, history_of, today
-from daily.web import assets, auth, bodies, current_config, current_redis
+from daily.web import assets, auth, bodies, costs, current_config, current_redis
 from daily.web.http_errors import HttpError, bad_request
 from daily.web.i18n import GUEST, player_name
 from daily.web.pages import STATIC
@@ -70,7 +70,7 @@ bp.add_app_template_filter(player_name, "player_name")
 # -- the player's page -------------------------------------------------------------------------
 
 
-@bp.get("/me")
+@bp.get("/me", cost=costs.PAGE)
 def me() -> str:
     """The player's page: name, language, dice, theme, and the ways to history, link, delete."""
     player = _current_player()
@@ -81,7 +81,7 @@ def me() -> str:
     return render_template("me.html", player=player, is_guest=is_guest, stats=figures)
 
 
-@bp.post("/me/name")
+@bp.post("/me/name", cost=costs.cost(costs.Cpu.WRITE, 300, costs.PLAYER))
 def set_name() -> Response:
     """Saves the player's name (the form's answer without script; the script uses the API)."""
     player_id = auth.require_player_id()
@@ -89,7 +89,7 @@ def set_name() -> Response:
     return redirect(url_for("account.me"), 303)
 
 
-@bp.post("/me/theme")
+@bp.post("/me/theme", cost=costs.PAGE)
 def set_theme() -> Response:
     """Keeps the colour theme picked on the player's page in the session."""
     chosen = request.form.get("theme", "")
@@ -189,7 +189,7 @@ def dated_bars(count: int, step: float, room: float = DATE_ROOM) -> list[int]:
     return found
 
 
-@bp.get("/me/history")
+@bp.get("/me/history", cost=costs.PAGE)
 def history() -> str:
     """The streak, best, mean and bonus rate, and a page of the dailies played with a chart of
     their scores (``?before=YYYY-MM-DD``: the page of the days before that one)."""
@@ -264,7 +264,7 @@ def qr_svg(url: str) -> Markup:
     return Markup(svg)
 
 
-@bp.post("/me/link")
+@bp.post("/me/link", cost=costs.cost(costs.Cpu.WRITE, 100, costs.PLAYER))
 def new_link() -> str:
     """Makes a new sign-in link (revoking the old one) and shows it with its QR code."""
     player_id = auth.require_player_id()
@@ -274,7 +274,7 @@ def new_link() -> str:
     return render_template("signin_link.html", url=url, qr=qr_svg(url), hours=hours)
 
 
-@bp.get("/signin/<token>")
+@bp.get("/signin/<token>", cost=costs.PAGE)
 def signin(token: str) -> str:
     """Asks before switching this browser to the player a sign-in link names."""
     player_id = player_of_link(token)
@@ -285,7 +285,7 @@ def signin(token: str) -> str:
     )
 
 
-@bp.post("/signin/<token>")
+@bp.post("/signin/<token>", cost=costs.PAGE)
 def signin_confirm(token: str) -> Response:
     """Moves this browser to the player the link names: their streak and history come along."""
     player_id = player_of_link(token)
@@ -298,13 +298,16 @@ def signin_confirm(token: str) -> Response:
 # -- deletion ----------------------------------------------------------------------------------
 
 
-@bp.get("/me/delete")
+@bp.get("/me/delete", cost=costs.PAGE)
 def delete_form() -> str:
     """Asks before deleting the player."""
     return render_template("delete.html", player=_current_player())
 
 
-@bp.post("/me/delete")
+@bp.post(
+    "/me/delete",
+    cost=costs.cost(costs.Cpu.WRITE, 200, costs.TTL, costs.PLAYER, limits=("deletes",)),
+)
 def delete() -> str:
     """Deletes the player: name, history, streak and links; their games stay, anonymous."""
     if request.form.get("confirm") != "yes":
@@ -344,7 +347,7 @@ def verdict(mine: int, theirs: int) -> str:
 # -- the installable shell ---------------------------------------------------------------------
 
 
-@bp.get("/manifest.webmanifest")
+@bp.get("/manifest.webmanifest", cost=costs.PAGE)
 def manifest() -> Response:
     """The web app manifest, in the player's language."""
     icon = functools.partial(url_for, "static")
@@ -375,7 +378,7 @@ def manifest() -> Response:
     return response
 
 
-@bp.get("/sw.js")
+@bp.get("/sw.js", cost=costs.PAGE)
 def service_worker() -> Response:
     """The service worker, served from the root so that its scope is the whole site."""
     response = current_app.response_class(
@@ -391,7 +394,7 @@ def service_worker() -> Response:
     return response
 
 
-@bp.get("/offline")
+@bp.get("/offline", cost=costs.PAGE)
 def offline() -> str:
     """The page the service worker shows when the network is gone."""
     return render_template("offline.html")

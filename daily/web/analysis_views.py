@@ -13,7 +13,7 @@ from flask_babel import gettext
 
 from daily.core.errors import TableBuildingError
 from daily.service import tables
-from daily.web import answers, auth, limits, strategy_answers
+from daily.web import answers, auth, costs, limits, strategy_answers
 from daily.web.i18n import row_name
 
 bp = Blueprint("analyses", __name__)
@@ -31,7 +31,7 @@ class Line:
     loss: float
 
 
-@bp.get("/play/<game_id>/analysis")
+@bp.get("/play/<game_id>/analysis", cost=costs.ANALYSIS)
 def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
     """Each decision of a finished game against the best one, and the points given away.
 

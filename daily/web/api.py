@@ -20,12 +20,14 @@ from daily.core.errors import ConflictError, NotFoundError, NotOpenError
 from daily.core.modes import OnePer, find_mode
 from daily.core.record import Record
 from daily.core.rules import Roll, Score
-from daily.service import accounts, friends, games, history, new_games
+from daily.service import accounts, establishment, friends, games, history, new_games
 from daily.strategy import hints
 from daily.web import (
     account,
     answers,
     bodies,
+    costs,
+    creation,
     current_config,
     current_redis,
     friend_sheets,
@@ -35,7 +37,7 @@ from daily.web import (
 )
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
 from daily.web.http_errors import bad_request
-from daily.web.limits import give_back, spending, take, take_build
+from daily.web.limits import counters_of, give_back, spending, take, take_build
 from daily.web.openapi import documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -43,8 +45,7 @@ STATE = "the game as its player sees it"
 PLAYED = "the game after the move (its move count, not its log)"
 
 
-@bp.get("/openapi.json")
-@documented(None, access="public")
+@bp.get("/openapi.json", cost=costs.READ, api=documented(None, access="public"))
 def openapi_document() -> Response:
     """The OpenAPI 3.1 description of this API."""
     return jsonify(openapi.document(current_app))
@@ -53,26 +54,34 @@ def openapi_document() -> Response:
 # Players
 
 
-@bp.post("/players")
-@documented(
-    answers.PlayerAnswer,
-    status=201,
-    body=bodies.NewPlayer,
-    errors=(400, 413, 415),
-    access="public",
-    description="the player and token",
+@bp.post(
+    "/players",
+    cost=costs.cost(
+        costs.Cpu.WRITE, 700, costs.TTL, costs.PLAYER, limits=("players", "network_players")
+    ),
+    api=documented(
+        answers.PlayerAnswer,
+        status=201,
+        body=bodies.NewPlayer,
+        errors=(400, 413, 415),
+        access="public",
+        description="the player and token",
+    ),
 )
 def create_player() -> tuple[Response, int]:
     """Creates a player; the token in the answer signs later calls."""
     name = bodies.name(_parse(bodies.NewPlayer).name)
-    with spending("players"):
+    with creation.creating():  # free, or paid with a proof of work (429 with a challenge)
         player = accounts.create(current_redis(), name)
     body = answers.PlayerAnswer(player_id=player.id, name=player.name, token=token_for(player.id))
     return jsonify(body.model_dump()), 201
 
 
-@bp.get("/players/me")
-@documented(answers.Me, errors=(401, 404), description="the player and their figures")
+@bp.get(
+    "/players/me",
+    cost=costs.READ,
+    api=documented(answers.Me, errors=(401, 404), description="the player and their figures"),
+)
 def get_me() -> Response:
     """The player making the request and their figures; a read never makes one (401 before
     the first game)."""
@@ -88,12 +97,15 @@ def get_me() -> Response:
     return jsonify(answers.dump(me))
 
 
-@bp.patch("/players/me")
-@documented(
-    answers.PlayerAnswer,
-    body=bodies.NewPlayer,
-    errors=(400, 401, 413, 415),
-    description="the player",
+@bp.patch(
+    "/players/me",
+    cost=costs.cost(costs.Cpu.WRITE, 300, costs.PLAYER),
+    api=documented(
+        answers.PlayerAnswer,
+        body=bodies.NewPlayer,
+        errors=(400, 401, 413, 415),
+        description="the player",
+    ),
 )
 def update_me() -> Response:
     """Changes the name of the player making the request."""
@@ -106,9 +118,16 @@ def _player(player: accounts.Player) -> Response:
     return jsonify(answer.model_dump(exclude_none=True))
 
 
-@bp.get("/players/me/challenges")
-@documented(answers.Challenges, errors=(401,), access="either",
-            description="the codes, with the ETag to send back")  # fmt: skip
+@bp.get(
+    "/players/me/challenges",
+    cost=costs.READ,
+    api=documented(
+        answers.Challenges,
+        errors=(401,),
+        access="either",
+        description="the codes, with the ETag to send back",
+    ),
+)
 def my_challenges() -> Response:
     """The codes the asking player made lately and who played them (none without a player).
 
@@ -125,16 +144,24 @@ def my_challenges() -> Response:
 # The daily puzzle
 
 
-@bp.get("/daily")
-@documented(answers.DailyAnswer, access="public", description="the puzzle")
+@bp.get(
+    "/daily",
+    cost=costs.READ,
+    api=documented(answers.DailyAnswer, access="public", description="the puzzle"),
+)
 def today() -> Response:
     """Today's puzzle: its number, commitment and closing time."""
     config = current_config()
     return jsonify(answers.dump(_daily_answer(dice.today(config.now(), config.timezone))))
 
 
-@bp.get("/daily/<day>")
-@documented(answers.DailyAnswer, errors=(400, 404), access="public", description="the puzzle")
+@bp.get(
+    "/daily/<day>",
+    cost=costs.READ,
+    api=documented(
+        answers.DailyAnswer, errors=(400, 404), access="public", description="the puzzle"
+    ),
+)
 def daily(day: str) -> Response:
     """The puzzle of *day*; its seed once the day has closed, 404 for a day not open yet."""
     config = current_config()
@@ -177,13 +204,16 @@ def _date(text: str) -> date:
 # Games
 
 
-@bp.post("/games")
-@documented(
-    answers.GameState,
-    status=201,
-    body=bodies.NewGame,
-    errors=(400, 401, 404, 409, 413, 415),
-    description=STATE,
+@bp.post(
+    "/games",
+    cost=costs.NEW_GAME,
+    api=documented(
+        answers.GameState,
+        status=201,
+        body=bodies.NewGame,
+        errors=(400, 401, 404, 409, 413, 415),
+        description=STATE,
+    ),
 )
 def create_game() -> tuple[Response, int]:
     """Starts a game; 409 with the existing id for a second daily or friend game."""
@@ -207,20 +237,26 @@ def create_game() -> tuple[Response, int]:
     return jsonify(answers.dump(game_answers.game_answer(_view(record)))), 201
 
 
-@bp.get("/games/<game_id>")
-@documented(answers.GameState, errors=(401, 404), description=STATE)
+@bp.get(
+    "/games/<game_id>",
+    cost=costs.cost(costs.Cpu.READ, 2_500, costs.GAME, costs.PLAYER, costs.BOARD),
+    api=documented(answers.GameState, errors=(401, 404), description=STATE),
+)
 def get_game(game_id: str) -> Response:
     """The game as its player sees it now (a finished game's lost count heals)."""
     return jsonify(answers.dump(game_answers.game_answer(_view(own_game(game_id), heal=True))))
 
 
-@bp.post("/games/<game_id>/roll")
-@documented(
-    answers.Played,
-    body=bodies.RollBody,
-    errors=(400, 401, 404, 409, 413, 415),
-    headers=("Idempotency-Key",),
-    description=PLAYED,
+@bp.post(
+    "/games/<game_id>/roll",
+    cost=costs.MOVE,
+    api=documented(
+        answers.Played,
+        body=bodies.RollBody,
+        errors=(400, 401, 404, 409, 413, 415),
+        headers=("Idempotency-Key",),
+        description=PLAYED,
+    ),
 )
 def roll(game_id: str) -> Response:
     """Re-rolls every die except the held positions."""
@@ -228,13 +264,16 @@ def roll(game_id: str) -> Response:
     return _play(game_id, Roll(tuple(body.hold)), body.move)
 
 
-@bp.post("/games/<game_id>/score")
-@documented(
-    answers.Played,
-    body=bodies.ScoreBody,
-    errors=(400, 401, 404, 409, 413, 415),
-    headers=("Idempotency-Key",),
-    description=PLAYED,
+@bp.post(
+    "/games/<game_id>/score",
+    cost=costs.MOVE,
+    api=documented(
+        answers.Played,
+        body=bodies.ScoreBody,
+        errors=(400, 401, 404, 409, 413, 415),
+        headers=("Idempotency-Key",),
+        description=PLAYED,
+    ),
 )
 def score(game_id: str) -> Response:
     """Scores the dice in a row; the next turn's first roll is dealt at once."""
@@ -260,8 +299,11 @@ def _view(record: Record, state: Any = None, heal: bool = False) -> games.View:
     return games.view(current_redis(), current_config(), record, state, heal=heal)
 
 
-@bp.get("/games/<game_id>/record")
-@documented(answers.Record, errors=(401, 404, 409), description="the record")
+@bp.get(
+    "/games/<game_id>/record",
+    cost=costs.READ,
+    api=documented(answers.Record, errors=(401, 404, 409), description="the record"),
+)
 def record(game_id: str) -> Response:
     """The record ``daily verify`` reads; the seed once it may be published."""
     found = own_game(game_id)
@@ -270,8 +312,13 @@ def record(game_id: str) -> Response:
     return jsonify(answers.dump(game_answers.record_answer(found)))
 
 
-@bp.get("/games/<game_id>/hint")
-@documented(answers.Hint, errors=(401, 403, 404, 409, 503), description="the ranked actions")
+@bp.get(
+    "/games/<game_id>/hint",
+    cost=costs.cost(costs.Cpu.SOLVER, 200, costs.TTL, limits=("hints", "builds")),
+    api=documented(
+        answers.Hint, errors=(401, 403, 404, 409, 503), description="the ranked actions"
+    ),
+)
 def hint(game_id: str) -> Response:
     """Every legal action now with its expected final score, best first (solo, computer)."""
     found = own_game(game_id)
@@ -291,8 +338,11 @@ def hint(game_id: str) -> Response:
     return jsonify(answers.dump(answer))
 
 
-@bp.get("/games/<game_id>/analysis")
-@documented(answers.Analysis, errors=(401, 403, 404, 409, 503), description="the analysis")
+@bp.get(
+    "/games/<game_id>/analysis",
+    cost=costs.ANALYSIS,
+    api=documented(answers.Analysis, errors=(401, 403, 404, 409, 503), description="the analysis"),
+)
 def analysis(game_id: str) -> Response:
     """Each decision of a finished game against the best one, and the expected points lost.
 
@@ -311,7 +361,8 @@ def _start_daily(body: bodies.NewDaily, player_id: str) -> tuple[Record, bool]:
     if body.day is not None:
         day = _date(body.day)
         return new_games.start_practice(current_redis(), current_config(), player_id, day)
-    return new_games.start_daily(current_redis(), current_config(), player_id, _daily_quota)
+    return new_games.start_daily(current_redis(), current_config(), player_id,
+                                 _daily_quota(player_id))  # fmt: skip
 
 
 def _start_friend(body: bodies.NewFriend, player_id: str) -> tuple[Record, bool]:
@@ -321,7 +372,7 @@ def _start_friend(body: bodies.NewFriend, player_id: str) -> tuple[Record, bool]
         return new_games.start_code(current_redis(), current_config(), player_id, *rules)
     code = bodies.code(body.code)
     return new_games.join_code(current_redis(), current_config(), player_id, code, body.target,
-                             _daily_quota)  # fmt: skip
+                             _daily_quota(player_id))  # fmt: skip
 
 
 def _start_solo(body: bodies.NewSolo, player_id: str) -> tuple[Record, bool]:
@@ -342,10 +393,15 @@ def _start_computer(body: bodies.NewComputer, player_id: str) -> tuple[Record, b
                                   options, body.level)  # fmt: skip
 
 
-def _daily_quota(day: date) -> Callable[[], None]:
-    """Takes one of the daily games the address and its networks may start on *day*."""
-    counted = take("dailies", day=day)
-    return lambda: give_back(counted)
+def _daily_quota(player_id: str) -> new_games.Quota:
+    """The budget of newcomers' dailies a new daily of *player_id* counts on: never a refusal
+    (the day's puzzle is every player's), past it the daily counts not towards ranking."""
+
+    def quota(day: date) -> Callable[[], None] | None:
+        counting = counters_of("dailies", day=day)
+        return establishment.take(current_redis(), current_config(), player_id, counting)
+
+    return quota
 
 
 #: Starts a game from its body and the player id: (record, is it new).

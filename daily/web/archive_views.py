@@ -14,13 +14,22 @@ from flask_babel import format_date, get_locale
 from werkzeug.wrappers import Response
 
 from daily.service import history, new_games, past_days
-from daily.web import auth, current_config, current_redis, limits
+from daily.web import auth, costs, current_config, current_redis, limits
 from daily.web.bodies import parse_day
 
 bp = Blueprint("archive", __name__)
 
 
-@bp.post("/archive/<day>")
+@bp.post(
+    "/archive/<day>",
+    cost=costs.cost(
+        costs.Cpu.WRITE,
+        2_600,
+        costs.TTL,
+        costs.PLAYER,
+        limits=("games", "players", "network_players"),
+    ),
+)
 def practice(day: str) -> Response:
     """Starts the practice game of *day* (or opens the one under way) and shows it."""
     player_id = auth.require_player_id()
@@ -32,13 +41,13 @@ def practice(day: str) -> Response:
     return redirect(url_for("pages.play", game_id=record.id), 303)
 
 
-@bp.get("/archive")
+@bp.get("/archive", cost=costs.PAGE)
 def index() -> str:
     """This month's calendar of past puzzles."""
     return month_page("latest")
 
 
-@bp.get("/archive/<month>", endpoint="month")
+@bp.get("/archive/<month>", endpoint="month", cost=costs.PAGE)
 def month_page(month: str) -> str:
     """A month of past puzzles: the player's score on each day played, practice on the rest."""
     first = past_days.parse_month(month, history.today(current_config()))

@@ -15,7 +15,7 @@ from flask import Blueprint, send_from_directory
 from werkzeug.wrappers import Response
 
 from daily import __version__
-from daily.web import current_config
+from daily.web import costs, current_config
 from daily.web.http_errors import not_found
 from daily.web.pages import STATIC
 
@@ -66,7 +66,7 @@ def script_modules() -> list[str]:
     return [module_url(name) for name in entry_closure()]
 
 
-@bp.get("/js/<version>/<name>")
+@bp.get("/js/<version>/<name>", cost=costs.EXEMPT)
 def module(version: str, name: str) -> Response:
     """One module of the play script, as JavaScript."""
     if name not in module_names():

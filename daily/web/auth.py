@@ -18,7 +18,7 @@ from daily.core.errors import ErrorCode
 from daily.core.record import Record
 from daily.service import accounts, history
 from daily.service.accounts import Player
-from daily.web import current_config, current_redis, limits
+from daily.web import creation, current_config, current_redis, limits
 from daily.web.http_errors import HttpError
 
 _TOKEN_SALT = "daily.player-token"
@@ -108,8 +108,9 @@ def current_player_id(create: bool = False) -> str | None:
     if g.player_id is not None and create and _is_expired_guest(g.player_id):
         g.player_id = None
     if g.player_id is None and create:
-        # A guest is a player like any other: it counts against the address's new players.
-        with limits.spending("players"):
+        # A guest is a player like any other: one of the address's new players, free or paid
+        # with a proof of work.
+        with creation.creating():
             g.player_id = accounts.create(current_redis(), expires_in=GUEST_GRACE).id
         session[_SESSION_KEY] = g.player_id
         session.permanent = True

@@ -18,7 +18,7 @@ from daily.core import dice
 from daily.core.codes import code_str, parse_code
 from daily.service import rankings
 from daily.service.rankings import Board, Entry, Page
-from daily.web import answers, auth, board_answers, current_config, current_redis
+from daily.web import answers, auth, board_answers, costs, current_config, current_redis
 from daily.web.bodies import parse_day, today
 from daily.web.http_errors import bad_request
 from daily.web.openapi import BOARD_DAY, documented
@@ -128,80 +128,98 @@ class _EntryExtras(TypedDict, total=False):
     days_left: int | None
 
 
-@bp.get(f"{API}/leaderboards/daily/<day>")
-@documented(
-    board_answers.BoardPage,
-    errors=(400, 401, 404),
-    path={"day": BOARD_DAY},
-    query=PAGE,
-    access="either",
-    description="the page of the board",
+@bp.get(
+    f"{API}/leaderboards/daily/<day>",
+    cost=costs.READ,
+    api=documented(
+        board_answers.BoardPage,
+        errors=(400, 401, 404),
+        path={"day": BOARD_DAY},
+        query=PAGE,
+        access="either",
+        description="the page of the board",
+    ),
 )
 def daily_board(day: str) -> Response:
     """The board of one day's puzzle (``today`` works too)."""
     return _json(Board.daily(parse_day(day)))
 
 
-@bp.get(f"{API}/leaderboards/best-day")
-@documented(
-    board_answers.BoardPage,
-    errors=(400, 401),
-    query=PAGE,
-    access="either",
-    description="the page of the board",
+@bp.get(
+    f"{API}/leaderboards/best-day",
+    cost=costs.READ,
+    api=documented(
+        board_answers.BoardPage,
+        errors=(400, 401),
+        query=PAGE,
+        access="either",
+        description="the page of the board",
+    ),
 )
 def best_day_board() -> Response:
     """Every player's best daily total."""
     return _json(Board.best_day())
 
 
-@bp.get(f"{API}/leaderboards/streak")
-@documented(
-    board_answers.BoardPage,
-    errors=(400, 401),
-    query=PAGE,
-    access="either",
-    description="the page of the board",
+@bp.get(
+    f"{API}/leaderboards/streak",
+    cost=costs.READ,
+    api=documented(
+        board_answers.BoardPage,
+        errors=(400, 401),
+        query=PAGE,
+        access="either",
+        description="the page of the board",
+    ),
 )
 def streak_board() -> Response:
     """The longest runs of consecutive days played; ``current`` is the run alive today."""
     return _json(Board.streak())
 
 
-@bp.get(f"{API}/leaderboards/advent/<int:year>")
-@documented(
-    board_answers.BoardPage,
-    errors=(400, 401, 404),
-    query=PAGE,
-    access="either",
-    description="the page of the board",
+@bp.get(
+    f"{API}/leaderboards/advent/<int:year>",
+    cost=costs.READ,
+    api=documented(
+        board_answers.BoardPage,
+        errors=(400, 401, 404),
+        query=PAGE,
+        access="either",
+        description="the page of the board",
+    ),
 )
 def advent_board(year: int) -> Response:
     """The advent calendar of *year*: the sum of each player's door scores."""
     return _json(Board.advent(parse_year(year)))
 
 
-@bp.get(f"{API}/leaderboards/friend/<code>")
-@documented(
-    board_answers.BoardPage,
-    errors=(400, 401, 404),
-    query=PAGE,
-    access="either",
-    description="the page of the board",
+@bp.get(
+    f"{API}/leaderboards/friend/<code>",
+    cost=costs.READ,
+    api=documented(
+        board_answers.BoardPage,
+        errors=(400, 401, 404),
+        query=PAGE,
+        access="either",
+        description="the page of the board",
+    ),
 )
 def friend_board(code: str) -> Response:
     """The games played on one friend code."""
     return _json(Board.friend(parse_friend(code)))
 
 
-@bp.get(f"{API}/daily/<day>/distribution")
-@documented(
-    board_answers.Distribution,
-    errors=(400, 404),
-    path={"day": BOARD_DAY},
-    query=("band",),
-    access="public",
-    description="the bands, lowest first",
+@bp.get(
+    f"{API}/daily/<day>/distribution",
+    cost=costs.READ,
+    api=documented(
+        board_answers.Distribution,
+        errors=(400, 404),
+        path={"day": BOARD_DAY},
+        query=("band",),
+        access="public",
+        description="the bands, lowest first",
+    ),
 )
 def distribution(day: str) -> Response:
     """How many players reached each band of scores on *day* (``band`` points wide)."""
@@ -256,13 +274,13 @@ def tabs(board: Board) -> list[tuple[str, str, str]]:
     return shown
 
 
-@bp.get("/leaderboards")
+@bp.get("/leaderboards", cost=costs.PAGE)
 def index() -> str:
     """Today's board."""
     return daily_page(today().isoformat())
 
 
-@bp.get("/leaderboards/daily/<day>")
+@bp.get("/leaderboards/daily/<day>", cost=costs.PAGE)
 def daily_page(day: str) -> str:
     """One day's board, with links to the days before and after."""
     when = parse_day(day)
@@ -278,33 +296,33 @@ def daily_page(day: str) -> str:
     )
 
 
-@bp.get("/leaderboards/best-day")
+@bp.get("/leaderboards/best-day", cost=costs.PAGE)
 def best_day_page() -> str:
     """Every player's best daily total."""
     return _render(Board.best_day(), gettext("Best day"), "best-day")
 
 
-@bp.get("/leaderboards/streak")
+@bp.get("/leaderboards/streak", cost=costs.PAGE)
 def streak_page() -> str:
     """The longest runs of days played."""
     return _render(Board.streak(), gettext("Days in a row"), "streak")
 
 
-@bp.get("/leaderboards/advent/<int:year>")
+@bp.get("/leaderboards/advent/<int:year>", cost=costs.PAGE)
 def advent_page(year: int) -> str:
     """The advent calendar's board of *year*."""
     board = Board.advent(parse_year(year))
     return _render(board, gettext("Advent calendar %(year)s", year=year), "advent")
 
 
-@bp.get("/leaderboards/friend")
+@bp.get("/leaderboards/friend", cost=costs.PAGE)
 def friend_form() -> Redirect:
     """The friend-code form's target: sends the browser on to that code's board."""
     code = parse_friend(request.args.get("code", ""))
     return redirect(url_for("boards.friend_page", code=code_str(code)))
 
 
-@bp.get("/leaderboards/friend/<code>")
+@bp.get("/leaderboards/friend/<code>", cost=costs.PAGE)
 def friend_page(code: str) -> str:
     """The board of one friend code."""
     normal = parse_friend(code)

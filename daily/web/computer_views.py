@@ -12,7 +12,7 @@ from flask_babel import lazy_gettext
 from daily.core.rules import BASE_RULESETS
 from daily.service import tables
 from daily.strategy.bots import LEVELS
-from daily.web import strategy_answers
+from daily.web import costs, strategy_answers
 from daily.web.pages import option_view
 
 bp = Blueprint("computer", __name__)
@@ -28,7 +28,7 @@ LEVEL_NAMES = {
 UNSOLVED_OPTIONS = ("saved_rolls",)
 
 
-@bp.get("/computer")
+@bp.get("/computer", cost=costs.cost(costs.Cpu.PAGE, 200, costs.TTL, limits=("builds",)))
 def setup() -> str:
     """Picks a ruleset, its options and the computer's level."""
     choices = [

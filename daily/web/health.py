@@ -13,19 +13,22 @@ from flask import Blueprint, Response, jsonify
 from daily import __version__
 from daily.service import backend, tables
 from daily.strategy import builder
-from daily.web import answers, current_redis
+from daily.web import answers, costs, current_redis
 from daily.web.openapi import documented
 
 bp = Blueprint("health", __name__)
 
 
-@bp.get("/healthz")
-@documented(
-    answers.Health,
-    errors=(503,),
-    access="public",
-    errors_answer=True,
-    description="the service and its store are up (503: Redis does not answer)",
+@bp.get(
+    "/healthz",
+    cost=costs.EXEMPT,
+    api=documented(
+        answers.Health,
+        errors=(503,),
+        access="public",
+        errors_answer=True,
+        description="the service and its store are up (503: Redis does not answer)",
+    ),
 )
 def healthz() -> tuple[Response, int]:
     """200 when Redis answers, 503 (with the reason) when it does not."""

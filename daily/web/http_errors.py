@@ -44,11 +44,11 @@ from daily.core.errors import (
 )
 from daily.core.rules import Ruleset, find_ruleset
 from daily.strategy.builder import TableStatus
+from daily.web.costs import Cpu
+from daily.web.routes import current_route
 
 log = logging.getLogger(__name__)
 _CODES = {str(code) for code in ErrorCode}
-#: The endpoints whose errors count as refused moves (see daily.core.metrics).
-MOVE_ENDPOINTS = ("api.roll", "api.score")
 
 
 class HttpError(DailyError):
@@ -150,7 +150,8 @@ def _details(error: Exception) -> dict[str, object]:
 def handle(error: Exception) -> Response:
     """Renders *error* as the API's error JSON, or as an HTML page for the site."""
     http = classify(error)
-    if request.endpoint in MOVE_ENDPOINTS:
+    route = current_route()
+    if route is not None and route.cost.cpu is Cpu.MOVE:  # a refused move (daily.core.metrics)
         metrics.move_refused(http.code)
     if request.path.startswith("/api/"):
         body = {"error": {"code": http.code, "message": http.message, **http.extra}}

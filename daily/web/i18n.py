@@ -18,6 +18,7 @@ from flask_babel import Babel, LazyString, format_decimal, gettext, lazy_gettext
 from werkzeug.wrappers import Response
 
 from daily.core.errors import ErrorCode
+from daily.web import costs
 
 #: Locales with a catalogue, each with its name in its own language; the first is the default.
 LANGUAGES: dict[str, str] = {
@@ -83,7 +84,9 @@ def init_app(app: Flask) -> None:
         default_translation_directories=str(TRANSLATIONS),
         locale_selector=select_locale,
     )
-    app.add_url_rule("/prefs/language", "set_language", set_language, methods=["POST"])
+    app.add_url_rule(
+        "/prefs/language", "set_language", set_language, methods=["POST"], cost=costs.PAGE
+    )
     app.jinja_env.globals["languages"] = LANGUAGES
     app.jinja_env.globals["status_message"] = status_message
     # Numbers as the locale writes them: 7,204 in English, 7.204 in German.

@@ -16,7 +16,7 @@ from werkzeug.wrappers import Response as Redirect
 
 from daily.service import leagues
 from daily.service.leagues import MAX_LEAGUES
-from daily.web import answers, auth, bodies, current_config, current_redis, limits
+from daily.web import answers, auth, bodies, costs, current_config, current_redis, limits
 from daily.web.bodies import parse_day, today
 from daily.web.openapi import BOARD_DAY, documented
 
@@ -143,17 +143,28 @@ def _invite() -> str | None:
 # -- the API ----------------------------------------------------------------------------------
 
 
-@bp.get(f"{API}/leagues")
-@documented(LeaguesAnswer, errors=(401,), description="the leagues")
+@bp.get(
+    f"{API}/leagues",
+    cost=costs.READ,
+    api=documented(LeaguesAnswer, errors=(401,), description="the leagues"),
+)
 def list_leagues() -> Response:
     """The leagues the asking player is in."""
     found = leagues.mine(current_redis(), auth.current_player_id())
     return jsonify(LeaguesAnswer(leagues=[_league(league) for league in found]).model_dump())
 
 
-@bp.post(f"{API}/leagues")
-@documented(LeagueAnswer, status=201, body=NewLeague, errors=(400, 401, 409, 413, 415),
-            description="the league as the asker sees it")  # fmt: skip
+@bp.post(
+    f"{API}/leagues",
+    cost=costs.LEAGUE_WRITE,
+    api=documented(
+        LeagueAnswer,
+        status=201,
+        body=NewLeague,
+        errors=(400, 401, 409, 413, 415),
+        description="the league as the asker sees it",
+    ),
+)
 def create_league() -> tuple[Response, int]:
     """Makes a league owned by the asking player, its first member."""
     name = _name()
@@ -163,9 +174,18 @@ def create_league() -> tuple[Response, int]:
     return jsonify(_league(league).model_dump()), 201
 
 
-@bp.get(f"{API}/leagues/<league_id>")
-@documented(LeagueAnswer, errors=(401, 404), path=_LEAGUE, access="either", query=("invite",),
-            description="the league as the asker sees it")  # fmt: skip
+@bp.get(
+    f"{API}/leagues/<league_id>",
+    cost=costs.READ,
+    api=documented(
+        LeagueAnswer,
+        errors=(401, 404),
+        path=_LEAGUE,
+        access="either",
+        query=("invite",),
+        description="the league as the asker sees it",
+    ),
+)
 def get_league(league_id: str) -> Response:
     """A league: its name and owner for anyone with its current link, its members for its
     members."""
@@ -173,9 +193,17 @@ def get_league(league_id: str) -> Response:
     return jsonify(_league(league).model_dump())
 
 
-@bp.patch(f"{API}/leagues/<league_id>")
-@documented(LeagueAnswer, body=NewLeague, errors=(400, 401, 403, 404, 413, 415), path=_LEAGUE,
-            description="the league as the asker sees it")  # fmt: skip
+@bp.patch(
+    f"{API}/leagues/<league_id>",
+    cost=costs.LEAGUE_CHANGE,
+    api=documented(
+        LeagueAnswer,
+        body=NewLeague,
+        errors=(400, 401, 403, 404, 413, 415),
+        path=_LEAGUE,
+        description="the league as the asker sees it",
+    ),
+)
 def rename_league(league_id: str) -> Response:
     """Renames a league (its owner only)."""
     name = _name()
@@ -184,9 +212,17 @@ def rename_league(league_id: str) -> Response:
     return jsonify(_league(league).model_dump())
 
 
-@bp.post(f"{API}/leagues/<league_id>/members")
-@documented(LeagueAnswer, errors=(401, 404, 409), path=_LEAGUE, query=("invite",),
-            description="the league as the asker sees it")  # fmt: skip
+@bp.post(
+    f"{API}/leagues/<league_id>/members",
+    cost=costs.LEAGUE_WRITE,
+    api=documented(
+        LeagueAnswer,
+        errors=(401, 404, 409),
+        path=_LEAGUE,
+        query=("invite",),
+        description="the league as the asker sees it",
+    ),
+)
 def join_league(league_id: str) -> Response:
     """Joins a league with its current invite link (again: no change)."""
     player_id = auth.require_player_id()
@@ -196,9 +232,16 @@ def join_league(league_id: str) -> Response:
     return jsonify(_league(league).model_dump())
 
 
-@bp.post(f"{API}/leagues/<league_id>/invite")
-@documented(LeagueAnswer, errors=(401, 403, 404), path=_LEAGUE,
-            description="the league with its new invite link")  # fmt: skip
+@bp.post(
+    f"{API}/leagues/<league_id>/invite",
+    cost=costs.LEAGUE_CHANGE,
+    api=documented(
+        LeagueAnswer,
+        errors=(401, 403, 404),
+        path=_LEAGUE,
+        description="the league with its new invite link",
+    ),
+)
 def renew_invite(league_id: str) -> Response:
     """Gives a league a new invite link, the old one joining no more (its owner only)."""
     league = leagues.renew(current_redis(), current_config(), auth.require_player_id(),
@@ -206,12 +249,15 @@ def renew_invite(league_id: str) -> Response:
     return jsonify(_league(league).model_dump())
 
 
-@bp.delete(f"{API}/leagues/<league_id>/members/<player_id>")
-@documented(
-    LeagueAnswer,
-    errors=(400, 401, 403, 404),
-    path=_MEMBER,
-    description="the league without the removed member (204 when the asker left)",
+@bp.delete(
+    f"{API}/leagues/<league_id>/members/<player_id>",
+    cost=costs.LEAGUE_CHANGE,
+    api=documented(
+        LeagueAnswer,
+        errors=(400, 401, 403, 404),
+        path=_MEMBER,
+        description="the league without the removed member (204 when the asker left)",
+    ),
 )
 def remove_member(league_id: str, player_id: str) -> Response | tuple[str, int]:
     """``me``: leaves the league; another member's id: removes them (the owner only)."""
@@ -223,9 +269,17 @@ def remove_member(league_id: str, player_id: str) -> Response | tuple[str, int]:
     return jsonify(_league(league).model_dump())
 
 
-@bp.get(f"{API}/leagues/<league_id>/days/<day>")
-@documented(StandingAnswer, errors=(400, 401, 404), path=_BOARD, access="either",
-            description="the board, best first")  # fmt: skip
+@bp.get(
+    f"{API}/leagues/<league_id>/days/<day>",
+    cost=costs.READ,
+    api=documented(
+        StandingAnswer,
+        errors=(400, 401, 404),
+        path=_BOARD,
+        access="either",
+        description="the board, best first",
+    ),
+)
 def day_board(league_id: str, day: str) -> Response:
     """The league's board of one day's daily (``today`` works; members only)."""
     found = leagues.day_standing(current_redis(), current_config(), auth.current_player_id(),
@@ -233,9 +287,17 @@ def day_board(league_id: str, day: str) -> Response:
     return jsonify(_standing(found))
 
 
-@bp.get(f"{API}/leagues/<league_id>/weeks/<day>")
-@documented(StandingAnswer, errors=(400, 401, 404), path=_BOARD, access="either",
-            description="the table, best first")  # fmt: skip
+@bp.get(
+    f"{API}/leagues/<league_id>/weeks/<day>",
+    cost=costs.READ,
+    api=documented(
+        StandingAnswer,
+        errors=(400, 401, 404),
+        path=_BOARD,
+        access="either",
+        description="the table, best first",
+    ),
+)
 def week_board(league_id: str, day: str) -> Response:
     """The league's table of the week holding *day* (``today`` works; members only)."""
     found = leagues.week_standing(current_redis(), current_config(), auth.current_player_id(),
@@ -246,14 +308,14 @@ def week_board(league_id: str, day: str) -> Response:
 # -- the pages --------------------------------------------------------------------------------
 
 
-@bp.get("/leagues")
+@bp.get("/leagues", cost=costs.PAGE)
 def index() -> str:
     """The asking player's leagues, and the form that makes one."""
     found = leagues.mine(current_redis(), auth.current_player_id())
     return render_template("leagues.html", leagues=found, max_leagues=MAX_LEAGUES)
 
 
-@bp.post("/leagues")
+@bp.post("/leagues", cost=costs.LEAGUE_WRITE)
 def create_form() -> Redirect:
     """Makes a league from the form, then shows it."""
     player_id = auth.require_player_id()
@@ -263,7 +325,7 @@ def create_form() -> Redirect:
     return redirect(url_for("leagues.league_page", league_id=league.id), 303)
 
 
-@bp.get("/leagues/<league_id>")
+@bp.get("/leagues/<league_id>", cost=costs.PAGE)
 def league_page(league_id: str) -> str | tuple[str, int]:
     """A league: for a member its day board (``?day=``), its week and its members; for
     anyone else with its current link, whose league it is and a button to join; for a link
@@ -293,7 +355,7 @@ def league_page(league_id: str) -> str | tuple[str, int]:
     )
 
 
-@bp.post("/leagues/<league_id>/join")
+@bp.post("/leagues/<league_id>/join", cost=costs.LEAGUE_WRITE)
 def join_form(league_id: str) -> Redirect:
     """Joins the league from its invite page."""
     player_id = auth.require_player_id()
@@ -302,14 +364,14 @@ def join_form(league_id: str) -> Redirect:
     return _back(league_id)
 
 
-@bp.post("/leagues/<league_id>/leave")
+@bp.post("/leagues/<league_id>/leave", cost=costs.LEAGUE_CHANGE)
 def leave_form(league_id: str) -> Redirect:
     """Leaves the league, back to the list of leagues."""
     leagues.leave(current_redis(), current_config(), auth.require_player_id(), league_id)
     return redirect(url_for("leagues.index"), 303)
 
 
-@bp.post("/leagues/<league_id>/name")
+@bp.post("/leagues/<league_id>/name", cost=costs.LEAGUE_CHANGE)
 def rename_form(league_id: str) -> Redirect:
     """Renames the league (its owner)."""
     leagues.rename(current_redis(), current_config(), auth.require_player_id(), league_id,
@@ -317,7 +379,7 @@ def rename_form(league_id: str) -> Redirect:
     return _back(league_id)
 
 
-@bp.post("/leagues/<league_id>/remove")
+@bp.post("/leagues/<league_id>/remove", cost=costs.LEAGUE_CHANGE)
 def remove_form(league_id: str) -> Redirect:
     """Removes a member (its owner)."""
     leagues.remove(current_redis(), current_config(), auth.require_player_id(), league_id,
@@ -325,7 +387,7 @@ def remove_form(league_id: str) -> Redirect:
     return _back(league_id)
 
 
-@bp.post("/leagues/<league_id>/invite")
+@bp.post("/leagues/<league_id>/invite", cost=costs.LEAGUE_CHANGE)
 def renew_form(league_id: str) -> Redirect:
     """Gives the league a new invite link (its owner)."""
     leagues.renew(current_redis(), current_config(), auth.require_player_id(), league_id)

@@ -1,15 +1,22 @@
 """Rate limits: what each client may spend, counted atomically and refused with a 429.
 
 Every limit is configurable (``DAILY_LIMIT_<NAME>``, ``off`` lifts one; docs/configuration.md)
-and generous: a person playing by hand never meets one. They count:
+and generous: a person playing by hand never meets one. A player's requests count on the
+player, so a class or an office behind one address plays as freely as players at as many
+addresses; an address's budgets count only what has no player yet:
 
-- per player: moves (rolls and scores), and the expensive routes' own budgets (analyses,
-  hints, table builds a request starts, friend codes made, league joins);
-- per client address (an IPv4 address, an IPv6 address's /64): every request (``pages``,
-  Flask-Limiter's fixed window), new players, daily games started (a window of the puzzle
-  day), deletions, and the expensive routes' budgets again;
-- per network (IPv4 /24, IPv6 /56 and /48 by default: ``DAILY_NETWORKS``): new players,
-  ranked dailies and league joins, so that a block of addresses buys no more than a few.
+- per player (a token or a session cookie): every request (``pages``, Flask-Limiter's fixed
+  window), moves (rolls and scores), games started and friend codes made, and the expensive
+  routes' own budgets (analyses, hints, table builds a request starts, league joins);
+- per client address (an IPv4 address, an IPv6 address's /64): requests without a player
+  (``pages``), new players (the free allowance: past it a player costs a proof of work,
+  :mod:`daily.web.proofs`), deletions, table builds and league joins;
+- per network (IPv4 /24, IPv6 /56 and /48 by default: ``DAILY_NETWORKS``): new players and
+  league joins, so that a block of addresses buys no more than a few.
+
+The day's puzzle is never refused to a player: the ``dailies`` budgets of an address and a
+network decide whether a new player's daily counts towards their becoming established, not
+whether it is played (:mod:`daily.service.establishment`).
 
 A request's budgets are checked and counted in one script (:mod:`daily.store.counters`): a
 burst of a hundred concurrent requests gets exactly a limit, never more, and a request
@@ -28,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from flask import Flask, Response, current_app, g, has_request_context, request
 from flask_limiter import ApplicationLimit, Limiter, RequestLimit
@@ -42,6 +49,7 @@ from daily.service import backend, quotas, tables
 from daily.service.quotas import Count, Counter, Holders, Window
 from daily.web import current_config, current_redis
 from daily.web.http_errors import HttpError
+from daily.web.routes import current_route, routes_of
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -49,12 +57,6 @@ if TYPE_CHECKING:
 #: Limits when none is configured (each its ``DAILY_LIMIT_*`` variable's default): a person
 #: never meets them, a script soon does.
 DEFAULTS = LIMIT_DEFAULTS
-#: Endpoints of the limits applied to views (``pages`` counts every request; the others
-#: are taken where their thing is made or computed: see :func:`take`).
-ENDPOINTS = {
-    "moves": ("api.roll", "api.score"),  # counted by the move itself: move_counters
-    "deletes": ("account.delete",),
-}
 MESSAGES = {
     "players": "too many new players from your address",
     "moves": "too many moves",
@@ -76,29 +78,30 @@ MESSAGES = {
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """Who a limit counts: the address, the player, and which limit counts the address's
-    networks (None: no network budget); *per_day*: its window is the puzzle day."""
+    """Who a limit counts: the address (always, or only for a request without a player:
+    *address* ``"anonymous"``), the player, and which limit counts the address's networks
+    (None: no network budget); *per_day*: its window is the puzzle day."""
 
-    address: bool = True
+    address: bool | Literal["anonymous"] = True
     player: bool = False
     network: str | None = None
     per_day: bool = False
 
 
-#: The limits taken by :func:`take`, and whom each counts.
+#: The limits taken by :func:`take`, and whom each counts. A player's own requests count on
+#: the player alone; builds (minutes of both cores) and league joins (a league filled with
+#: fresh accounts) count on the address and network as well.
 BUDGETS = {
     "players": Budget(network="network_players"),
     "dailies": Budget(network="network_dailies", per_day=True),
-    "analyses": Budget(player=True),
-    "hints": Budget(player=True),
+    "analyses": Budget(address="anonymous", player=True),
+    "hints": Budget(address="anonymous", player=True),
     "builds": Budget(player=True),
-    "games": Budget(player=True),
-    "codes": Budget(player=True),
+    "games": Budget(address="anonymous", player=True),
+    "codes": Budget(address="anonymous", player=True),
     "joins": Budget(player=True, network="network_joins"),
     "reminders": Budget(player=True),
 }
-#: Never limited: the load balancer's health checks, the metrics scrape and the static files.
-EXEMPT = ("health.healthz", "metrics.metrics", "static", "assets.module")
 OFF = "off"
 _OUTAGE_SAID = "daily.limiter_outage_said"
 
@@ -139,6 +142,18 @@ def client_address() -> str:
     """The address the per-address limits count (see :func:`address_key`): the client's,
     as a trusted proxy forwarded it (:class:`TrustedProxies`)."""
     return address_key(request.remote_addr or "unknown")
+
+
+def requester() -> str:
+    """Whom the ``pages`` limit counts a request for: its player (a token or a session
+    cookie, read without asking Redis), else its address (:func:`client_address`)."""
+    from daily.web.auth import identity  # auth counts its new players here: no import back
+
+    try:
+        player_id = identity()
+    except HttpError:  # a forged token or cookie: its address pays
+        player_id = None
+    return f"player:{player_id}" if player_id else client_address()
 
 
 def address_key(address: str) -> str:
@@ -221,7 +236,8 @@ def counters_of(
     who = holders(player_id)
     own = _budget_windows(name, day)
     networked = _budget_windows(budget.network, day) if budget.network else ()
-    found = quotas.address_counters(name, who, own if budget.address else (), ())
+    by_address = budget.address is True or (budget.address == "anonymous" and not player_id)
+    found = quotas.address_counters(name, who, own if by_address else (), ())
     if networked:
         found += quotas.address_counters(budget.network or name, who, (), networked)
     if budget.player and player_id is not None:
@@ -277,9 +293,10 @@ def move_counters(player_id: str | None) -> tuple[Counter, ...]:
     own read of the game (:func:`daily.web.auth.own_game`), so the limits cost a move no
     round trip:
 
-    - ``moves`` per player (per address for a request without a player);
-    - the ``pages`` limit per address, on a count of moves of its own: every player's moves
-      from the address, apart from its other requests (which Flask-Limiter counts).
+    - ``moves`` per player;
+    - for a request without a player, ``moves`` per address, and the ``pages`` limit per
+      address on a count of moves of its own, apart from its other requests (which
+      Flask-Limiter counts). A player's moves never count on their address.
     """
     per_player, per_address = current_app.extensions[_MOVE_WINDOWS]
     return quotas.move_counters(player_id, client_address(), per_player, per_address)
@@ -347,13 +364,14 @@ class TrustedProxies:
 
 
 def _is_exempt() -> bool:
-    return request.endpoint in EXEMPT or request.endpoint is None
+    route = current_route()
+    return route is None or route.is_exempt
 
 
-def _per_address(limit: str) -> ApplicationLimit:
+def _per_requester(limit: str) -> ApplicationLimit:
     return ApplicationLimit(
         limit,
-        key_function=client_address,
+        key_function=requester,
         exempt_when=_is_exempt,
         error_message=_message("pages", limit),
         on_breach=_count_breach("pages"),
@@ -409,8 +427,9 @@ def init_app(app: Flask) -> Limiter:
     limiter = Limiter(
         client_address,
         app=app,
-        # One budget per address over every endpoint (default limits would count each apart).
-        application_limits=[_per_address(pages)] if (pages := chosen["pages"]) else [],
+        # One budget per player (or address) over every endpoint (default limits would count
+        # each endpoint apart).
+        application_limits=[_per_requester(pages)] if (pages := chosen["pages"]) else [],
         storage_uri=uri,
         # flask-limiter types these narrower than ``limits`` takes them (a connection pool)
         storage_options=cast(dict[str, str | int], options),
@@ -419,10 +438,14 @@ def init_app(app: Flask) -> Limiter:
         headers_enabled=False,  # Retry-After goes on a 429 alone (see add_retry_after)
     )
     # A move counts its own limits in its read of the game (move_counters): the limiter,
-    # which would add a round trip for each, steps aside before any work of its own.
-    _skip_check(app, limiter, frozenset(ENDPOINTS["moves"] + EXEMPT))
+    # which would add a round trip for each, steps aside before any work of its own, as it
+    # does for the routes no limit counts. Each route's row says which it is.
+    declared = routes_of(app)
+    aside = [e for e, r in declared.items() if r.is_exempt or r.spends("moves")]
+    _skip_check(app, limiter, frozenset(aside))
     app.extensions[_MOVE_WINDOWS] = (_windows(chosen["moves"]), _windows(chosen["pages"]))
-    _limit(app, limiter, "deletes", chosen["deletes"], client_address)
+    deleting = [e for e, r in declared.items() if r.spends("deletes")]
+    _limit(app, limiter, "deletes", chosen["deletes"], deleting)
     _quiet_outages(limiter.logger)
     app.after_request(add_retry_after)
     app.extensions["daily.limiter"] = limiter
@@ -446,16 +469,16 @@ def _skip_check(app: Flask, limiter: Limiter, endpoints: frozenset[str]) -> None
 
 
 def _limit(
-    app: Flask, limiter: Limiter, name: str, limit: str | None, key: Callable[[], str]
+    app: Flask, limiter: Limiter, name: str, limit: str | None, endpoints: Sequence[str]
 ) -> None:
-    # Applied to the registered views, so the game API's module keeps no limiter import.
-    for endpoint in ENDPOINTS[name]:
+    # Applied to the registered views, so the views' modules keep no limiter import.
+    for endpoint in endpoints:
         if limit is not None:
             # Shared: a roll and a score count against one budget, not one each.
             rule = limiter.shared_limit(
                 limit,
                 scope=name,
-                key_func=key,
+                key_func=client_address,
                 error_message=_message(name, limit),
                 on_breach=_count_breach(name),
             )

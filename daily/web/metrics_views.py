@@ -27,7 +27,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from daily.core.metrics import request_answered, table_state
 from daily.service import tables
-from daily.web import current_config
+from daily.web import costs, current_config
 
 bp = Blueprint("metrics", __name__)
 MULTIPROC_VAR = "PROMETHEUS_MULTIPROC_DIR"
@@ -48,7 +48,7 @@ TABLE_ETA = Gauge(
 )
 
 
-@bp.get("/metrics")
+@bp.get("/metrics", cost=costs.EXEMPT)
 def metrics() -> Response:
     """Every metric in Prometheus' text format, for the holder of the metrics token."""
     token = current_config().metrics_token

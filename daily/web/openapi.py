@@ -1,7 +1,8 @@
 """The OpenAPI 3.1 document of the HTTP API, generated from the routes and the typed models.
 
-Each view under ``/api/`` (and ``/healthz``) is marked with :func:`documented`: the model of
-its answer, of its request body, the error statuses it may answer and its query parameters.
+Each view under ``/api/`` (and ``/healthz``) is registered with its operation
+(``api=documented(...)``, :mod:`daily.web.routes`): the model of its answer, of its request
+body, the error statuses it may answer and its query parameters.
 The paths, their path parameters and the ``operationId`` (the view's name) come from the
 app's URL map, the schemas from the models (:mod:`daily.web.bodies`, :mod:`daily.web.answers`),
 so a route, a limit or an enum is written once. tests/web/test_api_openapi.py checks that every
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, cast
 
 from flask import Flask, current_app
 from pydantic import BaseModel, JsonValue
@@ -23,11 +24,11 @@ from pydantic.config import JsonDict
 from daily import __version__
 from daily.service import rankings
 from daily.web import answers
+from daily.web.routes import routes_of
 
 #: Who may call an operation: anyone (no credentials), anyone with or without a player
 #: (``me`` then names them), or a player (bearer token or session cookie).
 Access = Literal["public", "either", "player"]
-V = TypeVar("V", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +47,9 @@ class Operation:
     errors_answer: bool = False  # the errors answer the answer's model, not the error JSON
 
 
-def documented(answer: type[BaseModel] | None, **details: Any) -> Callable[[V], V]:
-    """Marks a view with its :class:`Operation` (apply it below the route decorator)."""
-
-    def mark(view: V) -> V:
-        view.openapi = Operation(answer, **details)  # type: ignore[attr-defined]
-        return view
-
-    return mark
+def documented(answer: type[BaseModel] | None, **details: Any) -> Operation:
+    """The :class:`Operation` of a view, registered with its route (``api=documented(...)``)."""
+    return Operation(answer, **details)
 
 
 #: The component names of the answers the paths name, where they differ from the class's.
@@ -122,11 +118,12 @@ _SKIPPED = {"HEAD", "OPTIONS"}
 def document(app: Flask | None = None) -> JsonDict:
     """The OpenAPI document of every documented route of *app* (the running app if None)."""
     app = app or current_app
+    declared = routes_of(app)
     components: JsonDict = {}
     paths: JsonDict = {}
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
         view = app.view_functions[rule.endpoint]
-        found: Operation | None = getattr(view, "openapi", None)
+        found = declared[rule.endpoint].operation
         if found is None:
             continue
         path = _ARGUMENT.sub(r"{\2}", rule.rule)

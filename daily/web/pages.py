@@ -32,6 +32,7 @@ from daily.service import analyses, friends, games, history, leagues, past_days,
 from daily.strategy.skill import Skill
 from daily.web import (
     auth,
+    costs,
     current_config,
     current_redis,
     friend_sheets,
@@ -250,7 +251,7 @@ def _today() -> dice.Day:
     return dice.today(config.now(), config.timezone)
 
 
-@bp.get("/")
+@bp.get("/", cost=costs.GUEST_PAGE)
 def today() -> str:
     """Today's puzzle: its number and date, Play, the countdown, and your result; for a
     returning player, their streak, figures and leagues at the top before and after playing."""
@@ -302,7 +303,7 @@ def today() -> str:
     )
 
 
-@bp.get("/play/<game_id>")
+@bp.get("/play/<game_id>", cost=costs.GAME_PAGE)
 def play(game_id: str) -> str | Response:
     """The play page of a game (and its results once finished); a party game has its own."""
     record = auth.own_game(game_id)
@@ -332,13 +333,13 @@ def play(game_id: str) -> str | Response:
     return render_template("play.html", record=record, mode=mode, ruleset=ruleset, boot=boot)
 
 
-@bp.get("/f")
+@bp.get("/f", cost=costs.PAGE)
 def friend_lookup() -> Response:
     """The code form of the home page: on to the code's page."""
     return redirect(url_for("pages.friend", code=parse_code(request.args.get("code", ""))), 303)
 
 
-@bp.get("/f/<code>")
+@bp.get("/f/<code>", cost=costs.PAGE)
 def friend(code: str) -> str:
     """A friend challenge: who sent it, blind or target, and everyone's sheets once played."""
     normalized = parse_code(code)
@@ -371,7 +372,7 @@ def friend(code: str) -> str:
     )
 
 
-@bp.get("/solo")
+@bp.get("/solo", cost=costs.PAGE)
 def solo() -> str:
     """Practice on fresh dice: any ruleset, any edition options, not ranked."""
     choices = [
@@ -381,13 +382,13 @@ def solo() -> str:
     return render_template("solo.html", choices=choices)
 
 
-@bp.get("/rules")
+@bp.get("/rules", cost=costs.PAGE)
 def rules_index() -> Response:
     """The daily puzzle's rules."""
     return redirect(url_for("pages.rules", ruleset_id="maxi"))
 
 
-@bp.get("/rules/<ruleset_id>")
+@bp.get("/rules/<ruleset_id>", cost=costs.PAGE)
 def rules(ruleset_id: str) -> str:
     """A ruleset's rules: each row with a worked example scored by the engine."""
     if ruleset_id not in BASE_RULESETS:
@@ -404,7 +405,7 @@ def rules(ruleset_id: str) -> str:
     )
 
 
-@bp.get("/advent")
+@bp.get("/advent", cost=costs.PAGE)
 def advent() -> str:
     """The advent calendar in December: 24 doors, today's opens the daily."""
     day = _today()
@@ -422,7 +423,7 @@ def advent() -> str:
     )
 
 
-@bp.post("/prefs/dice")
+@bp.post("/prefs/dice", cost=costs.PAGE)
 def set_dice_style() -> Response:
     """Saves the die face set (Christmas or classic) in the player's session."""
     style = request.form.get("style", "")

@@ -12,14 +12,14 @@ from daily.core.errors import NotFoundError
 from daily.core.party import MAX_PLAYERS, MIN_PLAYERS
 from daily.core.rules import BASE_RULESETS
 from daily.service.accounts import MAX_NAME
-from daily.web import auth, current_config
+from daily.web import auth, costs, current_config
 from daily.web.pages import option_view, sheet_meta
 from daily.web.sheets import mode_meta
 
 bp = Blueprint("party", __name__)
 
 
-@bp.get("/party")
+@bp.get("/party", cost=costs.PAGE)
 def setup() -> str:
     """Names two to four players and picks the ruleset and its options."""
     choices = [
@@ -36,7 +36,7 @@ def setup() -> str:
     )
 
 
-@bp.get("/party/<game_id>")
+@bp.get("/party/<game_id>", cost=costs.cost(costs.Cpu.PAGE, 2_500, costs.GAME, costs.PLAYER))
 def play(game_id: str) -> str:
     """A party game: every sheet side by side, the dice of the player to move."""
     record = auth.own_game(game_id)

@@ -14,6 +14,8 @@ def play_strings() -> dict[str, str]:
     """The game screen's messages in the request's language."""
     return {
         "rollAgain": gettext("Roll again (%(n)s left)", n="{n}"),
+        # A new player past the address's free ones: the device's proof of work, in hundredths.
+        "makingPlayer": gettext("Setting up your player: %(n)s/100", n="{n}"),
         # A guest's generic name ("Guest 1a2b" in the API) in the reader's language, as the
         # server's ``player_name`` filter shows it.
         "guest": gettext("Guest %(n)s", n="{n}"),

@@ -17,8 +17,9 @@ from pydantic import Field
 
 from daily.core import push
 from daily.service import reminders
-from daily.web import answers, bodies, current_config, current_redis, limits
+from daily.web import answers, bodies, costs, current_config, current_redis, limits
 from daily.web.auth import current_player_id, unauthorized
+from daily.web.costs import PLAYER, TTL, Cpu
 from daily.web.openapi import documented
 
 bp = Blueprint("reminders", __name__)
@@ -97,16 +98,24 @@ def _player_id() -> str:
     return player_id
 
 
-@bp.get(f"{API}/players/me/reminder")
-@documented(ReminderAnswer, access="either", description="the reminder")
+@bp.get(
+    f"{API}/players/me/reminder",
+    cost=costs.READ,
+    api=documented(ReminderAnswer, access="either", description="the reminder"),
+)
 def get_reminder() -> Response:
     """The asking player's streak reminder, and whether to offer it."""
     return _answer(reminders.status_of(current_redis(), current_config(), current_player_id()))
 
 
-@bp.put(f"{API}/players/me/reminder")
-@documented(ReminderAnswer, body=ReminderBody, errors=(400, 401, 404, 413, 415),
-            description="the reminder, on")  # fmt: skip
+@bp.put(
+    f"{API}/players/me/reminder",
+    # A browser's subscription, kept under its player for a while (renewed by use), and the
+    # player's place on the schedule (kept until they turn it off or leave).
+    cost=costs.cost(Cpu.WRITE, 1_000, TTL, PLAYER, limits=("reminders",)),
+    api=documented(ReminderAnswer, body=ReminderBody, errors=(400, 401, 404, 413, 415),
+                   description="the reminder, on"),
+)  # fmt: skip
 def set_reminder() -> Response:
     """Turns the asking player's reminder on (again: renews it) with their browser's push
     subscription, at a time of their day (404: this server sends none)."""
@@ -122,8 +131,11 @@ def set_reminder() -> Response:
     return _answer(found)
 
 
-@bp.delete(f"{API}/players/me/reminder")
-@documented(ReminderAnswer, errors=(401,), description="the reminder, off")
+@bp.delete(
+    f"{API}/players/me/reminder",
+    cost=costs.cost(Cpu.WRITE, limits=("reminders",)),
+    api=documented(ReminderAnswer, errors=(401,), description="the reminder, off"),
+)
 def delete_reminder() -> Response:
     """Turns the asking player's reminder off."""
     player_id = _player_id()
@@ -131,9 +143,14 @@ def delete_reminder() -> Response:
     return _answer(reminders.turn_off(current_redis(), current_config(), player_id))
 
 
-@bp.post(f"{API}/reminders/off")
-@documented(OffAnswer, body=OffBody, errors=(400, 413, 415), access="public",
-            description="the reminder, off")  # fmt: skip
+@bp.post(
+    f"{API}/reminders/off",
+    # A notification's button, no cookie: the signed token names the player; the address's
+    # page budget bounds a flood of it.
+    cost=costs.cost(Cpu.WRITE),
+    api=documented(OffAnswer, body=OffBody, errors=(400, 413, 415), access="public",
+                   description="the reminder, off"),
+)  # fmt: skip
 def turn_off() -> Response:
     """Turns off the reminder a notification names (its "turn off" button; no cookie needed)."""
     body = bodies.parse(OffBody, bodies.json_object())

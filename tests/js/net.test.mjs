@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, beforeEach, test } from 'node:test';
 import { module } from './helpers.mjs';
+import { challengeOf } from './proof.test.mjs';
 
 const { PREFIX, WAITS, api, backoff, isTransient, landed, persist, request, requestInit } = await module('net.js');
 
@@ -20,6 +21,11 @@ before(async () => {
     req.on('end', () => {
       seen.push({ method: req.method, url: req.url, headers: req.headers, body });
       if (drops > 0) { drops -= 1; req.socket.destroy(); return; }
+      if (req.url.endsWith('/proof') && !req.headers.altcha) {
+        res.writeHead(429, { 'Content-Type': 'application/json', Connection: 'close' });
+        res.end(JSON.stringify({ error: { code: 'too_many_requests', altcha: challengeOf(321) } }));
+        return;
+      }
       if (req.url.endsWith('/broken')) { res.writeHead(502, { 'Content-Type': 'text/html' }); res.end('<h1>Bad gateway</h1>'); return; }
       const status = req.url.endsWith('/missing') ? 404 : 200;
       res.writeHead(status, { 'Content-Type': 'application/json', Connection: 'close' });
@@ -121,4 +127,27 @@ test('a repeat refused as past the move sent means an earlier copy landed', () =
   assert.ok(!landed(conflict(3), 3)); // the game is where it was: the move did not land
   assert.ok(!landed({ ...conflict(4), retried: undefined }, 3)); // a first try: a real clash
   assert.ok(!landed({ ok: false, status: 400, data: null, retried: true }, 3));
+});
+
+test('a 429 that asks for a proof of work is solved and sent again with the Altcha header', async () => {
+  const heard = [];
+  const prove = async (challenge, onProgress) => {
+    onProgress(0.5);
+    heard.push(challenge.maxnumber);
+    return 'c29sdmVk';
+  };
+  const onProof = (p) => heard.push(p);
+  const result = await request('POST', '/proof', { name: 'Ana' }, { origin, waits: FAST, prove, onProof });
+  assert.equal(result.status, 200);
+  assert.deepEqual(heard, [0.5, 5000]);
+  assert.deepEqual(seen.map((r) => r.headers.altcha), [undefined, 'c29sdmVk']);
+  assert.deepEqual(seen.map((r) => r.body), ['{"name":"Ana"}', '{"name":"Ana"}']);
+});
+
+test('a proof refused again is not solved a second time: the 429 is the answer', async () => {
+  const prove = async () => 'c29sdmVk';
+  const result = await request('POST', '/proof', {}, { origin, waits: FAST, prove, proof: 'old' });
+  assert.equal(result.status, 200);  // the test server takes any header
+  const unsolved = await request('POST', '/proof', {}, { origin, waits: FAST, prove: async () => null });
+  assert.equal(unsolved.status, 429);
 });

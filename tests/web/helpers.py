@@ -91,11 +91,10 @@ def leaks(page: str, data: Iterable[str] = ()) -> set[str]:
 
 def api_blueprints_app() -> Any:
     """A bare app with the blueprints the OpenAPI document covers (no Redis, no settings)."""
-    from flask import Flask
-
     from daily.web import api, board_views, health, league_views
+    from daily.web.routes import App
 
-    app = Flask("daily")
+    app = App("daily")  # a plain Flask would not know the routes' cost rows
     for blueprint in (api.bp, board_views.bp, health.bp, league_views.bp):
         app.register_blueprint(blueprint)
     return app

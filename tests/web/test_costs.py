@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 import redis
+from flask import Blueprint
 
+from daily.core.errors import ConfigError
 from daily.service.reminders import new_keys
 from daily.store import keys
-from daily.web import costs, current_redis
+from daily.web import costs, current_redis, routes
 from daily.web.limits import DEFAULTS
 from tests.push_service import Browser
 
@@ -222,20 +224,34 @@ RECIPES: dict[str, Callable[[World], Call]] = {
 }
 
 
-def _endpoints(make_app: Any) -> set[str]:
-    return {rule.endpoint for rule in make_app(now=NOON).url_map.iter_rules()}
-
-
 def test_every_route_has_a_cost_row_and_a_recipe(make_app: Any) -> None:
-    endpoints = _endpoints(make_app)
-    assert sorted(endpoints - set(costs.COSTS)) == [], "routes without a row in daily/web/costs.py"
-    assert sorted(set(costs.COSTS) - endpoints) == [], "rows of routes that are gone"
+    app = make_app(now=NOON)
+    endpoints = {rule.endpoint for rule in app.url_map.iter_rules()}
+    assert sorted(endpoints ^ set(routes.rows(app))) == [], "the registry and the URL map differ"
     assert sorted(endpoints - set(RECIPES)) == [], "routes the walk below cannot call"
 
 
-def test_a_route_without_a_row_is_named(make_app: Any) -> None:
-    with pytest.raises(KeyError, match="no cost row for the endpoint 'api.nothing'"):
-        costs.cost_of("api.nothing")
+def test_a_route_registered_without_a_cost_row_is_refused(make_app: Any) -> None:
+    app = make_app(now=NOON)
+    extra = Blueprint("extra", __name__)
+    extra.add_url_rule("/extra", view_func=lambda: "x")  # Flask's own way: no row
+    with pytest.raises(ConfigError, match=r"the route /extra \(extra.<lambda>\) has no cost row"):
+        app.register_blueprint(extra)
+    with pytest.raises(ConfigError, match="no cost row"):
+        app.add_url_rule("/plain", "plain", lambda: "x")
+    app.add_url_rule("/costed", "costed", lambda: "x", cost=costs.READ)
+    assert routes.route_of("costed", app).cost is costs.READ
+    with pytest.raises(KeyError, match="no route registered for the endpoint 'api.nothing'"):
+        routes.route_of("api.nothing", app)
+
+
+def test_a_routes_limits_come_from_its_row(make_app: Any) -> None:
+    app = make_app(now=NOON)
+    declared = routes.routes_of(app)
+    assert [e for e, r in declared.items() if r.spends("moves")] == ["api.roll", "api.score"]
+    assert [e for e, r in declared.items() if r.spends("deletes")] == ["account.delete"]
+    exempt = sorted(e for e, r in declared.items() if r.is_exempt)
+    assert exempt == ["assets.module", "health.healthz", "metrics.metrics", "static"]
 
 
 def test_a_row_that_writes_names_its_owners() -> None:
@@ -243,11 +259,12 @@ def test_a_row_that_writes_names_its_owners() -> None:
         costs.Cost(costs.Cpu.WRITE, writes=100)
 
 
-def test_the_operations_page_prints_the_table() -> None:
+def test_the_operations_page_prints_the_table(make_app: Any) -> None:
     page = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
-    assert costs.markdown() in page, (
-        "docs/operations.md's cost table differs from daily/web/costs.py: print it with "
-        "python -c 'from daily.web import costs; print(costs.markdown())'"
+    assert costs.markdown(routes.rows(make_app(now=NOON))) in page, (
+        "docs/operations.md's cost table differs from the routes' rows: print it with "
+        "python -c 'from daily.web import create_app, costs, routes; "
+        "print(costs.markdown(routes.rows(create_app())))'"
     )
 
 
@@ -273,8 +290,8 @@ def test_one_address_calling_a_route_up_to_its_limits(
 ) -> None:
     if redis_server.startswith("redis://"):  # the embedded server and the cluster cover it
         pytest.skip("walked on the embedded Redis (6) and on the cluster (7)")
-    cost = costs.cost_of(endpoint)
     setup_app = make_app(now=NOON, **REMINDERS)
+    cost = routes.route_of(endpoint, setup_app).cost
     world = World(setup_app.test_client())
     method, path, kwargs = RECIPES[endpoint](world)
     app = make_app(now=NOON, rate_limits=LIMITS, metrics_token="m", **REMINDERS)

@@ -20,7 +20,7 @@ from werkzeug.serving import make_server
 
 from daily.core import dice
 from daily.core.record import Record
-from daily.service import games
+from daily.service import establishment, games
 from daily.store import boards, friend_codes, game_fields, keys, saved_games
 from daily.web import current_redis, limits
 
@@ -201,9 +201,10 @@ def test_scouting_a_day_through_friends_codes_sees_no_second_game(make_app: Any)
             answer = start(client, who, mode="friend", code=other["share_code"])
             assert answer.status_code == 409
             assert answer.get_json()["error"]["game_id"] == dailies[n]["id"]
-    # A ninth account has spent the address's dailies: the code is its daily, so 429.
+    # A ninth account (issue 38: the day's puzzle is never refused): the code is its daily,
+    # its one game on the day (the newcomers' budget: test_newcomers_dailies_that_count_...).
     fresh = start(client, player(client, "Scout8"), mode="friend", code=dailies[0]["share_code"])
-    assert fresh.status_code == 429
+    assert fresh.status_code == 201
     with app.app_context():
         dealt = [saved_games.games_of(current_redis(), final_player(who)) for who in scouts]
     assert dealt == [[daily["id"]] for daily in dailies]  # one game on the day each
@@ -334,15 +335,19 @@ def test_a_read_never_makes_a_player(make_app: Any) -> None:
         assert list(current_redis().scan_iter(keys.player("*"))) == []
 
 
-def test_daily_games_started_are_limited_per_address(make_app: Any) -> None:
+def test_newcomers_dailies_that_count_are_limited_per_address(make_app: Any) -> None:
+    # Issue 38: played, never refused; past the budget a newcomer's daily is marked.
     app = make_app(now=NOON, rate_limits={**dict.fromkeys(limits.DEFAULTS, "off"),
-                                          "dailies": "3 per day"})  # fmt: skip
+                                          "dailies": "3 per day"}, established_days=3)  # fmt: skip
     client = app.test_client()
     starts = [start(client, player(client, f"P{n}"), mode="daily") for n in range(4)]
-    assert [r.status_code for r in starts] == [201, 201, 201, 429]
+    assert [r.status_code for r in starts] == [201, 201, 201, 201]
     other = {"REMOTE_ADDR": "10.0.0.9"}
     elsewhere = client.post(f"{API}/games", json={"mode": "daily"}, environ_base=other)
-    assert elsewhere.status_code == 201
+    with app.app_context():
+        marks = [current_redis().hget(keys.game(r.get_json()["id"]), establishment.OVER)
+                 for r in [*starts, elsewhere]]  # fmt: skip
+    assert marks == [None, None, None, DAY.isoformat(), None]
 
 
 @pytest.mark.parametrize(

@@ -47,12 +47,14 @@ def test_a_page_loads_the_entry_and_preloads_what_it_imports(make_app: Any) -> N
     assert sorted(preloaded) == sorted(found) and len(preloaded) == len(set(preloaded))
     # The rest is fetched only where it runs: each module the page does not preload is a
     # dynamic import (the results once a game ends, the party, the other pages) or one of
-    # their own static imports.
+    # their own static imports, or a Web Worker (a new player's proof of work) started by URL.
     lazy = {path.name for path in MODULES.glob("*.js")} - found - {"main.js"}
     scripts = "".join(path.read_text(encoding="utf-8") for path in MODULES.glob("*.js"))
     dynamic = set(re.findall(r"import\('\./([\w-]+\.js)'\)", scripts))
+    workers = set(re.findall(r"new URL\('\./([\w-]+\.js)', import\.meta\.url\)", scripts))
     assert {"pages.js", "party.js", "results.js"} <= dynamic <= lazy
-    assert lazy == _static_closure(sorted(dynamic)) - found
+    assert workers == {"proof-worker.js"} <= lazy
+    assert lazy == _static_closure(sorted(dynamic | workers)) - found
 
 
 def _static_closure(roots: list[str]) -> set[str]:

@@ -3,15 +3,18 @@
    score. A call answers { ok, status, data } (data: the JSON body, or null when there was
    none) and never rejects: no network at all answers status 0, which errorText() words as
    "the server could not be reached". */
-import { $, errorText } from './page.js';
+import { $, errorText, fmt, S } from './page.js';
+import { solve } from './proof.js';
 
 export const PREFIX = '/api/v1';
 /** Milliseconds to wait before each retry of a read that got no answer (a phone between cells). */
 export const WAITS = [300, 1000];
 
-/** The fetch() arguments of an API call: JSON both ways, the session cookie sent. */
-export function requestInit(method, body) {
+/** The fetch() arguments of an API call: JSON both ways, the session cookie sent, and a
+    solved proof of work for a new player when there is one. */
+export function requestInit(method, body, proof = null) {
   const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
+  if (proof) init.headers.Altcha = proof;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -34,12 +37,24 @@ async function answerOf(url, init, waits) {
   }
 }
 
-/** Calls the API at *origin* ('' on the page: this site). */
-export async function request(method, path, body, { origin = '', waits = WAITS } = {}) {
-  const response = await answerOf(origin + PREFIX + path, requestInit(method, body), waits);
+/** Says how far the proof of work for a new player has come (the page's message line). */
+export function showProof(progress) {
+  const box = $('#message');
+  if (box && S.makingPlayer) box.textContent = fmt(S.makingPlayer, { n: Math.round(100 * progress) });
+}
+
+/** Calls the API at *origin* ('' on the page: this site). A 429 that asks for a proof of
+    work (a new player past the address's free ones) is solved and the call made again. */
+export async function request(method, path, body, { origin = '', waits = WAITS, proof = null, prove = solve, onProof = showProof } = {}) {
+  const response = await answerOf(origin + PREFIX + path, requestInit(method, body, proof), waits);
   if (!response) return { ok: false, status: 0, data: null };
   let data = null;
   try { data = await response.json(); } catch (e) { data = null; }
+  const challenge = response.status === 429 && data && data.error && data.error.altcha;
+  if (challenge && !proof) {
+    const solved = await prove(challenge, onProof);
+    if (solved) return request(method, path, body, { origin, waits, proof: solved, prove, onProof });
+  }
   return { ok: response.ok, status: response.status, data };
 }
 

@@ -1,0 +1,145 @@
+"""deploy/nginx.conf in front of gunicorn (gunicorn.conf.py) and redis-server: the static
+files served by nginx, the forwarded address the app trusts (a client cannot spoof it), and
+the flood limit that a class behind one address never meets."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ops.procs import wait_until
+from tests.ops.slowclients import ROOT, SHIPPED, gunicorn, redis_server
+from tests.redis_servers import free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.redis]
+CONF = ROOT / "deploy" / "nginx.conf"
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+MAIN = """
+worker_processes 1;
+daemon off;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    include /etc/nginx/mime.types;
+    access_log off;
+    client_body_temp_path {tmp}/body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+    include {tmp}/daily.conf;
+}}
+"""
+
+
+def site(upstream: int, listen: int) -> str:
+    """deploy/nginx.conf with its marked lines set for this machine (nothing else changed)."""
+    text = CONF.read_text()
+    marked = {
+        "upstream": f"server 127.0.0.1:{upstream};",
+        "listen": f"listen 127.0.0.1:{listen};",
+        "server_name": "server_name _;",
+        "static": f"alias {ROOT / 'daily' / 'static'}/;",
+    }
+    for mark, line in marked.items():
+        text, count = re.subn(rf"^(\s*)\S[^\n]*;\s*# MARK {mark}\b[^\n]*$",
+                              rf"\g<1>{line}", text, flags=re.M)  # fmt: skip
+        assert count >= 1, f"deploy/nginx.conf lost its '# MARK {mark}' line"
+    return text
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[int]:
+    """redis-server, gunicorn as the Procfile runs it, and nginx in front: nginx's port."""
+    if not (shutil.which("redis-server") and Path(NGINX).exists()):
+        pytest.skip("redis-server and nginx are needed (.ci/run installs them)")
+    env = {"SECRET_KEY": "ops-secret-" + "o" * 32, "DAILY_ENV": "development",
+           "DAILY_TRUSTED_PROXIES": "127.0.0.1", "DAILY_LIMIT_PLAYERS": "1 per hour",
+           "DAILY_TABLES": "", "WEB_CONCURRENCY": "1", "DAILY_THREADS": "8"}  # fmt: skip
+    with redis_server(tmp_path) as url, gunicorn(SHIPPED, {**env, "REDIS_URL": url}) as (_, app):
+        port = free_port()
+        (tmp_path / "daily.conf").write_text(site(app, port))
+        (tmp_path / "nginx.conf").write_text(MAIN.format(tmp=tmp_path))
+        command = [NGINX, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")]
+        checked = subprocess.run([*command, "-t"], capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
+        process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+        try:
+            wait_until(lambda: get(port, "/healthz")[0] == 200, "nginx answering")
+            yield port
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def get(port: int, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    return call(port, "GET", path, None, headers)
+
+
+def call(port: int, method: str, path: str, body: bytes | None,
+         headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", body, headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, dict(answer.headers), answer.read()
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), refused.read()
+
+
+def test_static_files_come_from_nginx_and_pages_from_the_app(stack: int) -> None:
+    status, headers, body = get(stack, "/static/site.css")
+    assert status == 200 and body == (ROOT / "daily" / "static" / "site.css").read_bytes()
+    assert headers["Cache-Control"].startswith("max-age=3600")  # nginx's expires, not the app's
+    assert "Content-Security-Policy" not in headers  # the app never saw it
+    status, headers, _ = get(stack, "/rules/maxi")
+    assert status == 200 and "Content-Security-Policy" in headers
+    assert "nginx/" not in headers.get("Server", "")  # server_tokens off
+
+
+def test_the_app_counts_the_address_nginx_saw_not_one_a_client_wrote(stack: int) -> None:
+    def new_player(forged: str) -> tuple[int, Any]:
+        status, _, body = call(
+            stack,
+            "POST",
+            "/api/v1/players",
+            b'{"name": "Ana"}',
+            {"Content-Type": "application/json", "X-Forwarded-For": forged},
+        )
+        return status, body
+
+    assert new_player("198.51.100.1")[0] == 201
+    status, body = new_player("198.51.100.2")  # a forged address gets no fresh allowance
+    assert status == 429 and b'"altcha"' in body
+
+
+def test_a_flood_meets_nginx_and_a_class_does_not(stack: int) -> None:
+    # A class: 150 requests a second for two seconds (120 pupils at a move every 0.8 s).
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def paced(n: int) -> None:
+        time.sleep(n / 150)
+        status = get(stack, "/static/icon.svg")[0]
+        with lock:
+            statuses.append(status)
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(paced, range(300)))
+    assert statuses.count(200) == 300, sorted(set(statuses))
+    time.sleep(2.5)  # the address's bucket drains
+    # A flood: as fast as 16 connections can ask, far past the rate and its burst.
+    with ThreadPoolExecutor(16) as pool:
+        flood = list(pool.map(lambda n: get(stack, "/static/icon.svg")[0], range(2500)))
+    assert set(flood) <= {200, 429} and flood.count(429) > 0, (flood.count(200), len(flood))
