@@ -28,6 +28,10 @@ ENVIRONMENTS = ("production", "development", "testing")
 LIMIT_PREFIX = "DAILY_LIMIT_"
 #: The networks the network budgets count, as (IP version, prefix length): ``DAILY_NETWORKS``.
 DEFAULT_NETWORKS = ((4, 24), (6, 56), (6, 48))
+#: The strategy tables the service builds by itself, in order: ``DAILY_TABLES``.
+DEFAULT_TABLES = ("maxi", "yatzy", "yahtzee", "yacht")
+#: The variables whose empty value means "none", not "unset": ``DAILY_TABLES=`` builds none.
+EMPTY_MEANS_NONE = frozenset({"DAILY_TABLES"})
 
 Clock = Callable[[], datetime]
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -36,6 +40,11 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 def system_clock() -> datetime:
     """The current time, in UTC."""
     return datetime.now(UTC)
+
+
+def home_cache() -> Path:
+    """The strategy tables' folder when ``DAILY_CACHE`` is unset: ``~/.cache/daily``."""
+    return Path.home() / ".cache" / "daily"
 
 
 def frozen_clock(at: datetime) -> Clock:
@@ -81,6 +90,13 @@ class Config:
     #: On how many days a player must have finished a ranked daily before their dailies
     #: rank on the world boards (day, best day, streak, advent); 1: at once.
     established_days: int = 3
+    #: This host's folder of strategy tables (``DAILY_CACHE``).
+    cache_dir: Path = field(default_factory=home_cache)
+    #: The tables the service builds by itself, as ``ruleset[:name=value]`` specs, in order
+    #: (none unless :func:`load` reads ``DAILY_TABLES``, whose default lists four).
+    table_specs: tuple[str, ...] = ()
+    #: The store the hosts share their strategy tables through; None: each builds its own.
+    tables_url: str | None = None
 
     @property
     def archive_location(self) -> str:
@@ -223,6 +239,20 @@ class Environment(BaseModel):
             "The bearer token that opens `/metrics` (Prometheus); unset, `/metrics` is a 404."
         ),
     )
+    DAILY_CACHE: str | None = Field(None, description=(
+        "Folder of the strategy tables on this host (shared by every process that serves from "
+        "it; also the build queue and the builder's lock)."))  # fmt: skip
+    DAILY_TABLES: str = Field(",".join(DEFAULT_TABLES), description=(
+        "The strategy tables the service builds by itself, in order, as "
+        "`ruleset[:name=value,...]`; empty: none."))  # fmt: skip
+    DAILY_TABLES_URL: str | None = Field(None, description=(
+        "The store several hosts share their strategy tables through: a folder every host "
+        "mounts, or an fsspec URL (`s3://bucket/tables` with `s3fs` installed and its usual "
+        "`AWS_*` settings; any S3-compatible store). A table is built once (by the release "
+        "step or the first host that needs it) and uploaded; every other host fetches it into "
+        "`DAILY_CACHE` and never builds it. Unset: each host builds its own. See "
+        "[strategy.md](strategy.md#several-hosts-one-table) and "
+        "[operations.md](operations.md#strategy-tables-on-several-hosts)."))  # fmt: skip
     DAILY_LIMIT_PLAYERS: str = Field(
         "30 per hour", description="New players per client address, browser guests too."
     )
@@ -282,8 +312,8 @@ class Environment(BaseModel):
     @classmethod
     def read(cls, environ: Mapping[str, str]) -> Environment:
         """The variables of *environ* this model names (an empty one counts as unset)."""
-        return cls.model_validate({k: v for k, v in environ.items()
-                                   if k in cls.model_fields and v.strip()})  # fmt: skip
+        return cls.model_validate({k: v for k, v in environ.items() if k in cls.model_fields
+                                   and (v.strip() or k in EMPTY_MEANS_NONE)})  # fmt: skip
 
     def limits(self) -> dict[str, str]:
         """The rate limits, by name (``players``, ``network_dailies``): each its default
@@ -313,7 +343,7 @@ def environment_table() -> str:
 
 
 #: How the table shows the defaults that are not a plain value.
-DEFAULTS_SHOWN = {"SECRET_KEY": "a development secret"}
+DEFAULTS_SHOWN = {"SECRET_KEY": "a development secret", "DAILY_CACHE": "`~/.cache/daily`"}
 
 
 def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
@@ -350,6 +380,9 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         archive_url=overrides.pop("archive_url", env.DAILY_ARCHIVE),
         archive_days=_whole_days(archive_days, "DAILY_ARCHIVE_DAYS"),
         established_days=_whole_days(established, "DAILY_ESTABLISHED_DAYS"),
+        cache_dir=Path(overrides.pop("cache_dir", None) or env.DAILY_CACHE or home_cache()),
+        table_specs=tuple(overrides.pop("table_specs", _specs(env.DAILY_TABLES))),
+        tables_url=overrides.pop("tables_url", env.DAILY_TABLES_URL),
         clock=clock,
         **overrides,
     )
@@ -404,6 +437,15 @@ def parse_networks(text: str | tuple[tuple[int, int], ...]) -> tuple[tuple[int, 
             ) from None
         found.append((int(version[3]), int(length)))
     return tuple(found)
+
+
+def _specs(text: str) -> tuple[str, ...]:
+    """Splits ``DAILY_TABLES`` into its specs (read by :mod:`daily.strategy.specs`).
+
+    >>> _specs("maxi, yatzy:forced=true"), _specs("")
+    (('maxi', 'yatzy:forced=true'), ())
+    """
+    return tuple(spec.strip() for spec in text.split(",") if spec.strip())
 
 
 def _secrets(mode: str, text: str) -> tuple[str, ...]:

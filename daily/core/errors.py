@@ -106,7 +106,7 @@ class TableBuildingError(TableMissingError):
 
     def __init__(self, ruleset: Any, status: Any) -> None:
         super().__init__(ruleset, f"the strategy table of {ruleset.id} is being built")
-        #: The build's :class:`daily.strategy.builder.TableStatus`.
+        #: The build's :class:`daily.strategy.specs.TableStatus`.
         self.status = status
 
 
@@ -115,8 +115,12 @@ class UsageError(DailyError):
 
 
 class TableStoreError(DailyError, OSError):
-    """The strategy tables' store (``DAILY_TABLES_URL``, :mod:`daily.strategy.shelf`) failed,
-    or holds a table that does not match its checksum."""
+    """The strategy tables' store (``DAILY_TABLES_URL``, :mod:`daily.tables.shelf`) failed."""
+
+
+class BadTableError(DailyError):
+    """A strategy table that does not pass its digest check (its size or SHA-256 differs, or
+    its digest's record is missing or not signed with the service's key): never mapped."""
 
 
 class ErrorCode(StrEnum):

@@ -249,5 +249,5 @@ def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset:
     except RulesError as e:
         raise BadInputError(f"the computer cannot play this ruleset: {e}") from None
     record = _new(player_id, config, modes.COMPUTER.id, ruleset, options, _random_seed(),
-                  level=chosen, engine=tables.choose_engine(rules))  # fmt: skip
+                  level=chosen, engine=tables.choose_engine(config, rules))  # fmt: skip
     return saved_games.start(client, record, expires_in(record, config))

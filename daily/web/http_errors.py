@@ -43,7 +43,7 @@ from daily.core.errors import (
     TooManyLeaguesError,
 )
 from daily.core.rules import Ruleset, find_ruleset
-from daily.strategy.builder import TableStatus
+from daily.strategy.specs import TableStatus
 
 log = logging.getLogger(__name__)
 _CODES = {str(code) for code in ErrorCode}

@@ -275,7 +275,7 @@ def today() -> str:
         boot["sheet"] = sheet_meta(mine.rules)
         boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
         boot["skill"] = None if skill is None else strategy_answers.skill_answer(skill).model_dump()
-        boot["skillReady"] = analyses.is_ready(mine)
+        boot["skillReady"] = analyses.is_ready(current_config(), mine)
     figures = stats.stats_of(client, config, player_id, day.date) if player_id else None
     standings = leagues.standings_of(client, config, player_id, day.date) if player_id else []
     heard = friends.challenges(client, config, player_id)
@@ -315,7 +315,7 @@ def play(game_id: str) -> str | Response:
         if record.practice:  # a past day replayed: its result names the day
             boot["dayName"] = format_date(record.day, "long")
     # Skill and luck are asked for at the finish where the solver's table is there.
-    boot["skillReady"] = analyses.is_ready(record)
+    boot["skillReady"] = analyses.is_ready(current_config(), record)
     target = friends.target_of(current_redis(), current_config(), record)
     if target is not None:
         # A name of None (the creator deleted their account) the script words as the API's.

@@ -9,7 +9,7 @@ import pytest
 from daily.core import errors
 from daily.core.errors import CodeError, ModeError, TableBuildingError, TableMissingError
 from daily.core.rules import find_ruleset
-from daily.strategy.builder import TableStatus
+from daily.strategy.specs import TableStatus
 from daily.web.http_errors import TABLE, classify
 
 _MAXI = find_ruleset("maxi")
