@@ -23,6 +23,7 @@ import time
 
 from daily.core.config import Config
 from daily.core.errors import (
+    DailyError,
     NoStrategyError,
     RulesError,
     TableBuildingError,
@@ -110,7 +111,7 @@ def table_if_ready(config: Config, rules: Ruleset) -> Table | None:
     needs it, and waits for it)."""
     try:
         return loader.table_for(rules, site_of(config))
-    except RulesError:  # missing, refused, being fetched or built
+    except (RulesError, OSError):  # missing, refused, being fetched or built; unreadable
         _get(config, rules)
         return None
 
@@ -192,17 +193,24 @@ def _get(config: Config, rules: Ruleset) -> bool:
     the store holds it, else built in the background if the service builds it; returns
     whether it is ready or on its way."""
     site = site_of(config)
-    if loader.status(rules, site).state not in ("missing", "bad"):
-        return True
-    shelf = _shelf(config)
-    if shelf is not None and _in_store(shelf, rules):
-        builder.fetch_soon(rules, site, shelf)
-        if loader.status(rules, site).state != "bad":
+    try:
+        if loader.status(rules, site).state not in ("missing", "bad"):
             return True
-    if not may_build(config, rules):
+        shelf = _shelf(config)
+        if shelf is not None and _in_store(shelf, rules):
+            builder.fetch_soon(rules, site, shelf)
+            # From a folder it is done: a copy that failed its check is built instead. A
+            # download runs on: should it fail, the store holds it no more, and the next
+            # ask builds it.
+            if not shelf.local or loader.status(rules, site).state != "bad":
+                return True
+        if not may_build(config, rules):
+            return False
+        background.start([rules], site)
+        return True
+    except (OSError, DailyError) as e:  # a cache or store that fails: asked again, tried again
+        log.warning("%s: cannot get its table now: %s", spec_str(rules), e)
         return False
-    background.start([rules], site)
-    return True
 
 
 def _shelf(config: Config) -> Shelf | None:

@@ -98,11 +98,15 @@ def locked(path: Path, *, wait: bool) -> Iterator[bool]:
 
 
 def is_locked(path: Path) -> bool:
-    """Whether another process holds the lock file *path* now (a probe creates nothing)."""
+    """Whether another process holds the lock file *path* now (a probe creates nothing; a
+    lock that cannot be opened counts as free: nobody builds through it)."""
     if not path.exists():
         return False
-    with locked(path, wait=False) as free:
-        return not free
+    try:
+        with locked(path, wait=False) as free:
+            return not free
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager

@@ -71,7 +71,11 @@ def load_table(ruleset: Ruleset, site: Site) -> Table:
     try:
         digests.check(site, ruleset)
     except BadTableError as e:
-        _refuse(ruleset, site, str(e))
+        try:
+            _refuse(ruleset, site, str(e))
+        except OSError as moved:  # a cache it cannot write to: refused all the same
+            message = f"the strategy table of {ruleset.id} was refused ({e}): {moved}"
+            raise TableMissingError(ruleset, message) from None
     return mapped_table(model_of(ruleset), paths.table)
 
 
@@ -124,15 +128,15 @@ _OPENING = threading.Lock()
 
 def table_for(ruleset: Ruleset, site: Site) -> Table:
     """:func:`load_table` once per process and file: each server worker maps each table once,
-    and checks it again only when the file changes (a ``stat`` a call tells)."""
-    seen = _seen(table_path_of(ruleset, site))
+    and checks it again only when the file or its record changes (two ``stat`` calls tell)."""
+    seen = _seen(ruleset, site)
     found = _OPEN.get((ruleset, site))
     if found is not None and seen is not None and found[0] == seen:
         return found[1]
     with _OPENING:  # one check at a time: a Maxi table is hashed once, not by every thread
         _OPEN.pop((ruleset, site), None)
         table = load_table(ruleset, site)
-        after = _seen(table_path_of(ruleset, site))
+        after = _seen(ruleset, site)  # the record may have been written: seen next time
         if after is not None and after == seen:
             _OPEN[(ruleset, site)] = (after, table)
         return table
@@ -149,8 +153,12 @@ def table_path_of(ruleset: Ruleset, site: Site) -> Path:
     return paths_of(ruleset, site.cache).table
 
 
-def _seen(path: Path) -> str | None:
+def _seen(ruleset: Ruleset, site: Site) -> str | None:
+    """The fingerprints of *ruleset*'s table and of its record; None when either is gone."""
+    paths = paths_of(ruleset, site.cache)
     try:
-        return digests.fingerprint(os.stat(path))
+        return digests.fingerprint(os.stat(paths.table)) + digests.fingerprint(
+            os.stat(paths.digest)
+        )
     except OSError:
         return None
