@@ -99,6 +99,8 @@ def start_practice(
     """Starts a past day's daily as practice once its dice are revealed: unranked, on no board
     and in no streak (one per player and day); returns it and True, or the one there and False.
     """
+    if day < dice.EPOCH:  # no puzzle was dealt before day 1
+        raise NotFoundError(f"no puzzle before {dice.EPOCH.isoformat()}: {day.isoformat()}")
     puzzle = dice.Day(day, config.timezone)
     if not puzzle.is_revealed(config.now()):
         at = puzzle.reveals_at.isoformat()
