@@ -8,9 +8,10 @@ result on its boards, and taking it back, is :mod:`daily.store.board_counts`'s.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import cast
 
 import redis
 
@@ -249,8 +250,18 @@ def page(
     total, start, first, rows, mine = _script(client, _PAGE)(keys=[board.key], args=args)
     ids = [player_of(_text(m)) for m in rows[0::2]]
     scores = [unpack(float(s)) for s in rows[1::2]]
-    ranks = _ranks(int(start), int(first), scores)
-    mine_id = [me] if mine and me else []
+    own = (int(mine[2]), unpack(float(mine[1]))) if mine and me else None
+    return _page(client, board, (int(total), int(start), int(first)), ids, scores, me, own, today)
+
+
+def _page(client: redis.Redis, board: Board, at: tuple[int, int, int], ids: list[str],
+          scores: list[int], me: str | None, own: tuple[int, int] | None,
+          today: date | None = None) -> Page:  # fmt: skip
+    """The :class:`Page` of the rows *ids* and *scores* of *board*, *at* (its size, the first
+    row's position and rank), with *me*'s (rank, score) *own*: names read now."""
+    total, start, first = at
+    ranks = _ranks(start, first, scores)
+    mine_id = [me] if own and me else []
     names = _names(client, ids + mine_id)
     streak = board.kind == "streak"
     currents = _currents(client, ids + mine_id, today) if streak and today else {}
@@ -258,10 +269,38 @@ def page(
         Entry(rank, i, names[i], score, currents.get(i))
         for rank, i, score in zip(ranks, ids, scores, strict=True)
     )
-    own = None
-    if mine and me:
-        own = Entry(int(mine[2]), me, names[me], unpack(float(mine[1])), currents.get(me))
-    return Page(board, int(total), int(start), entries, own)
+    mine = Entry(own[0], me, names[me], own[1], currents.get(me)) if own and me else None
+    return Page(board, total, start, entries, mine)
+
+
+@guarded
+def standing(client: redis.Redis, board: Board) -> dict[str, int]:
+    """Every member of *board* with its packed score: a friend code's board, as it leaves
+    Redis for the archive with its code."""
+    rows = cast(list[tuple[str, float]], client.zrange(board.key, 0, -1, withscores=True))
+    return {name: int(packed) for name, packed in rows}
+
+
+def page_of(client: redis.Redis, board: Board, standing: Mapping[str, int], *, offset: int = 0,
+            limit: int = 50, me: str | None = None, around: bool = False) -> Page:  # fmt: skip
+    """:func:`page` of a board kept out of Redis (an archived friend code's) from its
+    :func:`standing`: the same rows in the same order, ranks and asker's entry."""
+    if not 0 <= limit <= MAX_LIMIT or offset < 0:
+        raise BoardError(f"limit must be 0..{MAX_LIMIT} and offset >= 0: {limit}, {offset}")
+    rows = sorted(standing.items(), key=lambda row: (row[1], row[0]), reverse=True)  # ZREVRANGE
+
+    def rank(packed: int) -> int:
+        return 1 + sum(unpack(other) > unpack(packed) for _, other in rows)
+
+    names = [name for name, _ in rows]
+    mine = names.index(member(me)) if me and member(me) in names else None
+    if mine is not None and around:
+        offset = max(0, min(mine - limit // 2, len(rows) - limit))
+    part = rows[offset : offset + limit]
+    first = rank(part[0][1]) if part else 0
+    own = (rank(rows[mine][1]), unpack(rows[mine][1])) if mine is not None else None
+    ids, scores = [player_of(name) for name, _ in part], [unpack(packed) for _, packed in part]
+    return _page(client, board, (len(rows), offset, first), ids, scores, me, own)
 
 
 def _ranks(start: int, first: int, scores: Sequence[int]) -> list[int]:

@@ -271,6 +271,8 @@ def rate_limits() -> str:
 # have no owner: they always expire.
 _OWNED = (
     (re.compile(rf"{PREFIX}:player:\{{[^}}]*\}}:(moves|quota):"), None),
+    # A friend code's board leaves with its code, as the code's game is archived.
+    (re.compile(rf"{PREFIX}:board:\{{friend:"), "game"),
     (re.compile(rf"{PREFIX}:player:"), "player"),
     (re.compile(rf"{PREFIX}:(game|code|codes|results|games|reviews):"), "game"),
     (re.compile(rf"{PREFIX}:board:"), "board"),
@@ -285,6 +287,8 @@ def owner_of(key: str) -> str | None:
 
     >>> owner_of(player_games("p1")), owner_of(game("g1")), owner_of(board_streak())
     ('player', 'game', 'board')
+    >>> owner_of(board_friend("K7P2QX9D"))
+    'game'
     >>> owner_of(player_moves("p1", 60)), owner_of(quota("1.2.3.0/24", "players", "3600", "x"))
     (None, None)
     """
