@@ -157,6 +157,7 @@ class ErrorCode(StrEnum):
     LEAGUE_FULL = "league_full"
     TOO_MANY_LEAGUES = "too_many_leagues"
     NOT_OWNER = "not_owner"
+    REMOVED_FROM_LEAGUE = "removed_from_league"
 
 
 class DetailedError(DailyError):
@@ -213,3 +214,7 @@ class TooManyLeaguesError(DetailedError):
 
 class NotOwnerError(DetailedError):
     """Something only a league's owner may do: rename it, remove a member."""
+
+
+class RemovedError(DetailedError):
+    """A player the league's owner removed, joining again before the owner readmits them."""

@@ -213,6 +213,12 @@ def league_members(league_id: str) -> str:
     return f"{PREFIX}:league:{{{league_id}}}:members"
 
 
+def league_removed(league_id: str) -> str:
+    """The sorted set of the players the league's owner removed, scored by when: none of them
+    joins again, by any link, until the owner readmits them."""
+    return f"{PREFIX}:league:{{{league_id}}}:removed"
+
+
 def league_day(league_id: str, day: str) -> str:
     """The sorted set of a league's daily board of *day* (``YYYY-MM-DD``): member -> score."""
     return f"{PREFIX}:league:{{{league_id}}}:day:{day}"

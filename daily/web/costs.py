@@ -122,16 +122,18 @@ COSTS: dict[str, Cost] = {
     "leagues.day_board": _READ,
     "leagues.week_board": _READ,
     "leagues.join_league": _LEAGUE_WRITE,
-    "leagues.remove_member": _cost(Cpu.WRITE, 200, _LEAGUE),
+    "leagues.remove_member": _cost(Cpu.WRITE, 300, _LEAGUE),  # and lists them as removed
     "leagues.renew_invite": _cost(Cpu.WRITE, 200, _LEAGUE),
+    "leagues.readmit_member": _cost(Cpu.WRITE),  # takes a member off the removed: no bytes
     "leagues.index": _PAGE,
     "leagues.create_form": _LEAGUE_WRITE,
     "leagues.league_page": _PAGE,
     "leagues.join_form": _LEAGUE_WRITE,
     "leagues.leave_form": _cost(Cpu.WRITE, 200, _LEAGUE),
     "leagues.rename_form": _cost(Cpu.WRITE, 200, _LEAGUE),
-    "leagues.remove_form": _cost(Cpu.WRITE, 200, _LEAGUE),
+    "leagues.remove_form": _cost(Cpu.WRITE, 300, _LEAGUE),
     "leagues.renew_form": _cost(Cpu.WRITE, 200, _LEAGUE),
+    "leagues.readmit_form": _cost(Cpu.WRITE),
     # Pages.
     "pages.today": _GUEST_PAGE,
     "pages.advent": _PAGE,

@@ -34,6 +34,7 @@ from daily.core.errors import (
     NotFoundError,
     NotOpenError,
     NotOwnerError,
+    RemovedError,
     ReplayError,
     RulesError,
     SignInLinkError,
@@ -103,6 +104,7 @@ TABLE: tuple[tuple[type[Exception], int, ErrorCode | None, Answer], ...] = (
     (LeagueFullError, 409, ErrorCode.LEAGUE_FULL, None),
     (TooManyLeaguesError, 409, ErrorCode.TOO_MANY_LEAGUES, None),
     (NotOwnerError, 403, ErrorCode.NOT_OWNER, None),
+    (RemovedError, 403, ErrorCode.REMOVED_FROM_LEAGUE, None),
 )
 
 

@@ -44,6 +44,7 @@ EXAMPLES: dict[type[Exception], Callable[[], Exception]] = {
     errors.LeagueFullError: lambda: errors.LeagueFullError("league full", limit=50),
     errors.TooManyLeaguesError: lambda: errors.TooManyLeaguesError("in 10 leagues", limit=10),
     errors.NotOwnerError: lambda: errors.NotOwnerError("only the owner renames"),
+    errors.RemovedError: lambda: errors.RemovedError("the owner removed you"),
 }
 
 
