@@ -314,3 +314,15 @@ def test_the_error_check_reports_a_probe(tmp_path: Path) -> None:
         "from daily.core.errors import ConflictError\nclass Clash(ConflictError): ...\n"
     )
     assert error_classes_elsewhere(tmp_path) == ["daily/store/games.py: Clash"]
+
+
+def test_every_package_is_installed() -> None:
+    # A package the wheel leaves out works in a checkout and fails once installed.
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])  # fmt: skip
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "daily").rglob("__init__.py")
+    }
+    assert found - listed == set()
