@@ -224,10 +224,7 @@ def readmit(
     the league's current link, as anyone invited."""
     league_id = parse_id(league_id)
     found = league_removals.readmit(client, league_id, owner_id, player_id)
-    if found == league_boards.MISSING:
-        raise _unknown(league_id)
-    if found == league_boards.NOT_OWNER:
-        raise NotOwnerError(f"only the owner of league {league_id} readmits a removed member")
+    _owned(found, league_id, "readmits a removed member")
     if found == league_boards.NOT_MEMBER:
         raise NotFoundError(f"no such removed member of league {league_id}: {player_id!r}")
     return get(client, owner_id, league_id)
@@ -238,10 +235,7 @@ def rename(client: redis.Redis, config: Config, owner_id: str, league_id: str, n
     league_id = parse_id(league_id)
     name = parse_league_name(name)
     found = league_boards.rename(client, league_id, owner_id, name)
-    if found == league_boards.MISSING:
-        raise _unknown(league_id)
-    if found == league_boards.NOT_OWNER:
-        raise NotOwnerError(f"only the owner of league {league_id} renames it")
+    _owned(found, league_id, "renames it")
     return get(client, owner_id, league_id)
 
 
@@ -249,10 +243,7 @@ def renew(client: redis.Redis, config: Config, owner_id: str, league_id: str) ->
     """Gives the league a new invite link (its owner only); the old one joins no more."""
     league_id = parse_id(league_id)
     found = league_boards.renew(client, league_id, owner_id, _token())
-    if found == league_boards.MISSING:
-        raise _unknown(league_id)
-    if found == league_boards.NOT_OWNER:
-        raise NotOwnerError(f"only the owner of league {league_id} renews its invite link")
+    _owned(found, league_id, "renews its invite link")
     return get(client, owner_id, league_id)
 
 
@@ -390,6 +381,15 @@ def _refused(league_id: str, found: str) -> LeagueFullError | NotFoundError | Re
     if found == league_boards.REMOVED:
         return RemovedError(f"the owner of league {league_id} removed you: they may readmit you")
     return _unknown(league_id) if found == league_boards.MISSING else _stale(league_id)
+
+
+def _owned(found: str, league_id: str, doing: str) -> None:
+    """Raises what an owner's step on *league_id* answered when it was refused: no such
+    league, or the asker is not its owner (who alone *doing*)."""
+    if found == league_boards.MISSING:
+        raise _unknown(league_id)
+    if found == league_boards.NOT_OWNER:
+        raise NotOwnerError(f"only the owner of league {league_id} {doing}")
 
 
 def _stale(league_id: str) -> NotFoundError:

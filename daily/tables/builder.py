@@ -183,12 +183,13 @@ def _fetched(shelf: Shelf, ruleset: Ruleset, site: Site, report: Progress | None
         return False
 
 
-def _solve(ruleset: Ruleset, site: Site, report: Progress, workers: int) -> digests.Digest:
+def _solve(ruleset: Ruleset, site: Site, report: Progress | None, workers: int, batch: int = 0
+           ) -> digests.Digest:  # fmt: skip
     """Solves the table into the cache, counted in the metrics, and writes its digest."""
     started = time.time()
     metrics.table_build_started(spec_str(ruleset))
     write_table(model_of(ruleset), paths_of(ruleset, site.cache).table, progress=report,
-                workers=workers)  # fmt: skip
+                workers=workers, batch=batch)  # fmt: skip
     seconds = time.time() - started
     digest = digests.seal_file(site, ruleset, seconds)
     metrics.table_build_finished(spec_str(ruleset), seconds)
@@ -205,10 +206,7 @@ def solve(
 ) -> Table:
     """Solves *ruleset* into the site's cache (no lock: see :func:`build`) and writes its
     digest; returns the table, memory-mapped."""
-    started = time.time()
-    write_table(model_of(ruleset), paths_of(ruleset, site.cache).table, progress=progress,
-                workers=workers, batch=batch)  # fmt: skip
-    digests.seal_file(site, ruleset, time.time() - started)
+    _solve(ruleset, site, progress, workers, batch)
     return load_table(ruleset, site)
 
 
