@@ -25,11 +25,10 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from itsdangerous import Signer
 
@@ -57,10 +56,10 @@ class Digest:
     seconds: float = 0.0
     seen: str | None = None
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> dict[str, object]:
         """The record's fields, as signed (*seen* only when there is one)."""
-        body: dict[str, Any] = {"key": self.key, "size": self.size, "sha256": self.sha256,
-                                "seconds": round(self.seconds, 1)}  # fmt: skip
+        body: dict[str, object] = {"key": self.key, "size": self.size, "sha256": self.sha256,
+                                   "seconds": round(self.seconds, 1)}  # fmt: skip
         return body if self.seen is None else body | {"seen": self.seen}
 
 
@@ -68,17 +67,17 @@ def _signer(secret: str) -> Signer:
     return Signer(secret, salt=SALT, digest_method=hashlib.sha256)
 
 
-def _payload(body: dict[str, Any]) -> bytes:
+def _payload(body: Mapping[str, object]) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
-def seal(digest: Digest, secret: str) -> dict[str, Any]:
+def seal(digest: Digest, secret: str) -> dict[str, object]:
     """The record of *digest*, signed with *secret*: what ``<key>.json`` holds."""
     body = digest.body()
     return body | {"signature": _signer(secret).get_signature(_payload(body)).decode()}
 
 
-def unseal(body: dict[str, Any] | None, secret: str, key: str) -> Digest:
+def unseal(body: Mapping[str, object] | None, secret: str, key: str) -> Digest:
     """The digest a record vouches for, if it is signed with *secret* and names *key*;
     raises :class:`BadTableError` saying what is wrong otherwise.
 
@@ -96,9 +95,11 @@ def unseal(body: dict[str, Any] | None, secret: str, key: str) -> Digest:
     signature = str(body.get("signature", "")).encode()
     if not _signer(secret).verify_signature(_payload(fields), signature):
         raise BadTableError("the table's digest is not signed with this service's key")
+    seen = fields.get("seen")
     try:
-        digest = Digest(str(fields["key"]), int(fields["size"]), str(fields["sha256"]),
-                        float(fields.get("seconds", 0.0)), fields.get("seen"))  # fmt: skip
+        digest = Digest(str(fields["key"]), int(str(fields["size"])), str(fields["sha256"]),
+                        float(str(fields.get("seconds", 0.0))),
+                        None if seen is None else str(seen))  # fmt: skip
     except (KeyError, TypeError, ValueError):
         raise BadTableError("the table's digest is not readable") from None
     if digest.key != key:

@@ -18,7 +18,7 @@ import fcntl
 import json
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -126,7 +126,7 @@ def settle(path: Path) -> None:
     path.chmod(0o444)
 
 
-def write_json(path: Path, body: dict[str, Any]) -> None:
+def write_json(path: Path, body: Mapping[str, object]) -> None:
     """Writes *body* to *path* whole (a temporary file renamed into place)."""
     # A name of its own: two threads of a process may write the same record at once.
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
