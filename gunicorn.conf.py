@@ -120,6 +120,7 @@ def child_exit(server: Any, worker: Any) -> None:
 def on_exit(server: Any) -> None:
     """Stops this host's strategy table builder (a worker started it, in a session of its
     own): it must not build on, at full speed, after the server is gone."""
+    from daily.core.config import load
     from daily.service import tables
 
-    tables.stop_builds()
+    tables.stop_builds(load())  # the workers' settings: the same environment

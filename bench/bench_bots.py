@@ -17,28 +17,27 @@ import time
 from pathlib import Path
 
 import numpy as np
+from servers import table_of
 
 from daily.core.dice import stream
 from daily.core.errors import RulesError
-from daily.core.rules import find_ruleset
 from daily.strategy.bots import LEVELS, play_games
-from daily.strategy.solver import default_cache_dir, load_table
 
 BATCH = 250
 
 
 def _batch(job: tuple[str, str, str, int, int]) -> list[int]:
     ruleset_id, cache, level, start, count = job
-    table = load_table(find_ruleset(ruleset_id), Path(cache), build=False)
+    table = table_of(ruleset_id, Path(cache) if cache else None)
     sources = [stream(f"bench-{ruleset_id}-{i}".encode()) for i in range(start, start + count)]
     rng = np.random.default_rng([start, list(LEVELS).index(level)])
     return [g.state.total for g in play_games(table, LEVELS[level], sources, rng)]
 
 
-def bench(ruleset_id: str, games: int, cache: Path, workers: int) -> None:
+def bench(ruleset_id: str, games: int, cache: Path | None, workers: int) -> None:
     """Plays *games* games per level and prints each level's mean ± standard error."""
     try:
-        load_table(find_ruleset(ruleset_id), cache, build=ruleset_id != "maxi")
+        table_of(ruleset_id, cache, build=ruleset_id != "maxi")
     except RulesError as e:
         print(f"{ruleset_id}: no table ({e})")
         return
@@ -47,7 +46,7 @@ def bench(ruleset_id: str, games: int, cache: Path, workers: int) -> None:
         for level in LEVELS:
             started = time.perf_counter()
             jobs = [
-                (ruleset_id, str(cache), level, start, min(BATCH, games - start))
+                (ruleset_id, str(cache or ""), level, start, min(BATCH, games - start))
                 for start in range(0, games, BATCH)
             ]
             totals = np.array([t for batch in pool.map(_batch, jobs) for t in batch], float)
@@ -65,7 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--rulesets", default="yatzy,maxi")
-    parser.add_argument("--cache", type=Path, default=default_cache_dir())
+    parser.add_argument("--cache", type=Path, help="default: $DAILY_CACHE")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     for ruleset_id in args.rulesets.split(","):

@@ -27,11 +27,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+from servers import table_of
 
 from daily.core import dice
 from daily.core.rules import find_ruleset
 from daily.strategy import bots, clairvoyant, lockstep, luck
-from daily.strategy.solver import Table, default_cache_dir, load_table
+from daily.strategy.solver import Table
 
 #: The false-positive rate the threshold aims at, and the rate it is calibrated for.
 TARGET = 1e-4
@@ -155,7 +156,7 @@ def main() -> None:
     parser.add_argument("--save", type=Path, default=None, help="an .npz file for the scores")
     args = parser.parse_args()
     ruleset = find_ruleset(args.ruleset)
-    table = load_table(ruleset, args.cache or default_cache_dir(), build=ruleset.dice <= 5)
+    table = table_of(ruleset.id, args.cache, build=ruleset.dice <= 5)
     load = os.getloadavg()[0]
     print(f"{ruleset.id}: clip {luck.CLIP}, load average {load:.1f} on {os.cpu_count()} CPUs")
     scores = honest(table, args.games, args.seed)

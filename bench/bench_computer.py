@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from servers import table_of
 
 from daily.core.dice import stream
 from daily.core.errors import RulesError
@@ -28,7 +29,7 @@ from daily.core.rules import Move, find_ruleset
 from daily.strategy import computer
 from daily.strategy.analysis import analyse
 from daily.strategy.bots import LEVELS, find_bot, play_games
-from daily.strategy.solver import Table, default_cache_dir, load_table
+from daily.strategy.solver import Table
 
 
 def strength(table: Table, label: str, games: int) -> None:
@@ -77,7 +78,7 @@ def main() -> None:
     """Runs the benchmark."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--cache", type=Path, default=default_cache_dir())
+    parser.add_argument("--cache", type=Path, help="default: $DAILY_CACHE")
     args = parser.parse_args()
     for ruleset_id in ("yatzy", "maxi"):
         rules = find_ruleset(ruleset_id)
@@ -85,7 +86,7 @@ def main() -> None:
         strength(heuristic, "heuristic", args.games)
         turn_time(heuristic, "heuristic")
         try:
-            exact = load_table(rules, args.cache, build=ruleset_id != "maxi")
+            exact = table_of(ruleset_id, args.cache, build=ruleset_id != "maxi")
         except RulesError as e:
             print(f"{ruleset_id} exact: {e}")
             continue

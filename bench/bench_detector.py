@@ -36,17 +36,17 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from datetime import date, timedelta
-from pathlib import Path
 
 import numpy as np
+from servers import table_of
 
 from daily.core import dice
-from daily.core.rules import DiceSource, GameState, Move, Roll, Score, apply, find_ruleset, new_game
+from daily.core.rules import DiceSource, GameState, Move, Roll, Score, apply, new_game
 from daily.strategy import bots, clairvoyant, lockstep, luck
 from daily.strategy.combos import Combos
 from daily.strategy.hints import hint
 from daily.strategy.model import Model, Turn, turn
-from daily.strategy.solver import Table, default_cache_dir, state_of, table_for
+from daily.strategy.solver import Table, state_of
 
 #: Budgets (log10 of the bettor's wealth) the attacker plans to stay under.
 BUDGETS = (1.0, 1.5, 2.0, 2.5, 3.0, 3.5)
@@ -74,8 +74,8 @@ def upper_bound(flagged: int, games: int, confidence: float = 0.95) -> float:
 _TABLE: list[Table] = []
 
 
-def _load(cache: str) -> None:
-    _TABLE[:] = [table_for(find_ruleset("maxi"), Path(cache))]
+def _load() -> None:
+    _TABLE[:] = [table_of("maxi")]
 
 
 def _chunk(policy: str, start: int, size: int, seed: int) -> tuple[list[int], list[float], int]:
@@ -98,7 +98,7 @@ def honest(policies: list[str], games: int, batch: int, seed: int, workers: int,
     chunks = [(p, start, min(batch, games - start)) for start in starts for p in policies]
     began = time.perf_counter()
     done: dict[str, list[tuple[list[int], list[float], int]]] = {p: [] for p in policies}
-    pool = ProcessPoolExecutor(workers, initializer=_load, initargs=(str(default_cache_dir()),))
+    pool = ProcessPoolExecutor(workers, initializer=_load)
     try:
         futures = [pool.submit(_chunk, *chunk, seed) for chunk in chunks]
         for n, start in enumerate(starts):
@@ -359,7 +359,7 @@ def main() -> None:
         help="also play the attack's accounts honestly (Hard), each its one daily: the best",
     )
     args = parser.parse_args()
-    table = table_for(find_ruleset("maxi"), default_cache_dir())
+    table = table_of("maxi")
     began = time.perf_counter()
     if not args.skip_honest:
         honest(args.policies.split(","), args.games, args.batch, args.seed, args.workers,

@@ -14,13 +14,14 @@ import time
 from pathlib import Path
 
 import numpy as np
+from servers import table_of
 
 from daily.core.dice import stream
 from daily.core.errors import RulesError
-from daily.core.rules import GameState, apply, find_ruleset, new_game
+from daily.core.rules import GameState, apply, new_game
 from daily.strategy.bots import find_bot, play_games
 from daily.strategy.hints import hint
-from daily.strategy.solver import Table, default_cache_dir, load_table
+from daily.strategy.solver import Table
 
 
 def positions(table: Table, games: int) -> list[GameState]:
@@ -37,10 +38,10 @@ def positions(table: Table, games: int) -> list[GameState]:
     return found
 
 
-def bench(ruleset_id: str, cache: Path, games: int) -> None:
+def bench(ruleset_id: str, cache: Path | None, games: int) -> None:
     """Times a hint at every position of a few games and prints the figures."""
     try:
-        table = load_table(find_ruleset(ruleset_id), cache, build=ruleset_id != "maxi")
+        table = table_of(ruleset_id, cache, build=ruleset_id != "maxi")
     except RulesError as e:
         print(f"{ruleset_id}: no table ({e})")
         return
@@ -63,7 +64,7 @@ def main() -> None:
     """Runs the benchmark from the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rulesets", default="yatzy,maxi")
-    parser.add_argument("--cache", type=Path, default=default_cache_dir())
+    parser.add_argument("--cache", type=Path, help="default: $DAILY_CACHE")
     parser.add_argument("--games", type=int, default=5)
     args = parser.parse_args()
     for ruleset_id in args.rulesets.split(","):

@@ -51,9 +51,12 @@ import numpy as np
 
 from daily.core.rules import Ruleset
 from daily.strategy import model, solver
-from daily.strategy.builder import parse_spec, spec_str
 from daily.strategy.model import Model, level_states, model_of, with_layout
-from daily.strategy.solver import Table, fill, mapped_table, solve, state_count, write_table
+from daily.strategy.solver import Table, fill, state_count
+from daily.strategy.specs import parse_spec, spec_str
+from daily.tables.builder import solve, write_table
+from daily.tables.files import Site
+from daily.tables.loader import mapped_table
 
 PUBLISHED = {"yatzy": 248.4399894, "yahtzee": 254.5877287}
 
@@ -221,7 +224,7 @@ def reference(ruleset: Ruleset, workers: int) -> None:
         fill(wide, path, range(1, wide.rows + 1), workers=workers)
         seconds = time.perf_counter() - started
         exact = Table(wide, np.load(path, mmap_mode="r").reshape(-1))
-        served = solve(ruleset, Path(scratch), workers=workers)
+        served = solve(ruleset, Site(Path(scratch), "bench"), workers=workers)
         diff = float(np.max(np.abs(served.values.astype(np.float64) - exact.values)))
         print(
             f"  float64 reference optimum {exact.optimum:.7f} ({seconds:.0f} s wall); served "
@@ -297,7 +300,8 @@ def download(path: Path) -> float:
     fetches a table: in chunks, checked against its SHA-256."""
     from moto.server import ThreadedMotoServer
 
-    from daily.strategy import shelf
+    from daily.tables import shelf
+    from daily.tables.digests import Digest
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
@@ -305,12 +309,12 @@ def download(path: Path) -> float:
     os.environ.update(AWS_ENDPOINT_URL=f"http://{host}:{port}", AWS_ACCESS_KEY_ID="bench",
                       AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1")  # fmt: skip
     try:
-        store = shelf.Shelf("s3://bench-tables/daily")
+        store = shelf.Shelf("s3://bench-tables/daily", "bench")
         with contextlib.suppress(FileExistsError):  # moto's buckets live in the process
             store.fs.mkdir("bench-tables")
         store.fs.put_file(str(path), "bench-tables/daily/table.npy")
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        meta = {"size": path.stat().st_size, "sha256": digest}
+        meta = Digest("table", path.stat().st_size, digest)
         with tempfile.TemporaryDirectory() as scratch:
             started = time.perf_counter()
             store._download("bench-tables/daily/table.npy", Path(scratch) / "t", meta, None)

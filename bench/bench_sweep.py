@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import servers
 from servers import redis_server
 
 from daily.core import config, dice
@@ -36,14 +37,16 @@ from daily.service import games, reviews
 from daily.store import game_fields, keys, review_queue, saved_games
 from daily.store.connection import connect
 from daily.strategy import clairvoyant
-from daily.strategy.solver import default_cache_dir, load_table
 
-SECRET = "bench-sweep-" + "s" * 40
+#: The key of this environment (``SECRET_KEY``): the one that signed the table's digest.
+SECRET = config.load().secret_key
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
 
 
 def settings() -> config.Config:
-    return config.load({}, env="testing", secret_key=SECRET, clock=lambda: NOON,
+    # The cache folder as it is now: empty at first, then the one where the table is.
+    tables = {"DAILY_CACHE": os.environ["DAILY_CACHE"], "DAILY_TABLES": ""}
+    return config.load(tables, env="testing", secret_key=SECRET, clock=lambda: NOON,
                        established_days=1)  # fmt: skip
 
 
@@ -75,8 +78,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=150)
     args = parser.parse_args()
     rules = find_ruleset(args.ruleset)
-    cache = default_cache_dir()
-    table = load_table(rules, cache, build=args.ruleset == "yatzy")
+    cache = servers.site().cache
+    table = servers.table_of(args.ruleset, build=args.ruleset == "yatzy")
     variant = {"forced": True} if args.ruleset == "yatzy" else {"bonus": "50@75"}
     print(f"load before: {os.getloadavg()[0]:.1f}")
     with redis_server() as url, tempfile.TemporaryDirectory() as empty:

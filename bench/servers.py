@@ -1,4 +1,5 @@
-"""What the benches share: a free loopback port and a throw-away redis-server.
+"""What the benches share: a free loopback port, a throw-away redis-server, and the strategy
+tables of the cache folder that this environment's settings name.
 
 The benches run as scripts (``python bench/bench_x.py``), so this folder is on their path
 and they import it as ``servers``.
@@ -6,6 +7,7 @@ and they import it as ``servers``.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -13,8 +15,31 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import redis
+
+from daily.core.config import load
+from daily.core.rules import find_ruleset
+from daily.strategy.solver import Table
+from daily.tables import builder
+from daily.tables.files import Site
+from daily.tables.loader import load_table
+
+
+def site(cache: Path | None = None) -> Site:
+    """Where this environment keeps its tables (``DAILY_CACHE``, ``SECRET_KEY``: as ``daily
+    solve`` built them), or the folder *cache*."""
+    return Site.of(load(cache_dir=cache) if cache else load())
+
+
+def table_of(ruleset_id: str, cache: Path | None = None, *, build: bool = False) -> Table:
+    """The table of *ruleset_id* in :func:`site`, checked; built first when *build* and it
+    is missing (a few seconds for 5 dice; ``daily solve maxi`` builds Maxi's)."""
+    ruleset, where = find_ruleset(ruleset_id), site(cache)
+    if build:
+        builder.build(ruleset, where, workers=os.cpu_count() or 1)
+    return load_table(ruleset, where)
 
 
 def free_port() -> int:

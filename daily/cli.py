@@ -13,10 +13,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from daily.core.errors import DailyError, UsageError
 from daily.core.rules import BASE_RULESETS, Ruleset, find_ruleset, parse_dice
+
+if TYPE_CHECKING:
+    from daily.core.config import Config
+    from daily.strategy.solver import Table
 
 EXIT_BAD_INPUT = 2
 
@@ -71,47 +75,42 @@ def parse_option(text: str) -> tuple[str, int | bool | str]:
 
 
 def _cmd_solve(args: argparse.Namespace) -> None:
-    from daily.strategy import builder
-    from daily.strategy.solver import load_table, tables_url
+    from daily.core.config import load
+    from daily.service import tables
 
-    cache = Path(args.cache) if args.cache else default_cache()
-    store = tables_url() if args.store is None else args.store.strip() or None
+    settings: dict[str, Path | str | None] = {}
+    if args.cache:
+        settings["cache_dir"] = Path(args.cache)
+    if args.store is not None:
+        settings["tables_url"] = args.store.strip() or None
+    config = load(None, **settings)
     if args.missing:
         if args.ruleset or args.option:
             raise UsageError("--missing builds the configured tables: give no ruleset")
-        todo = builder.configured()
+        todo = tables.configured(config)
     elif not args.ruleset:
         raise UsageError("name a ruleset to solve, or --missing")
     else:
         todo = (find_ruleset(args.ruleset, dict(parse_option(o) for o in args.option)),)
     for ruleset in todo:
-        _solve_one(ruleset, cache, args.workers, store)
-        table = load_table(ruleset, cache, build=False)
+        table = _solve_one(config, ruleset, args.workers)
         print(f"{ruleset.id} {dict(ruleset.options)}: optimum {table.optimum:.7f}")
 
 
-def default_cache() -> Path:
-    """The cache folder of the strategy tables (``$DAILY_CACHE``)."""
-    from daily.strategy.solver import default_cache_dir
-
-    return default_cache_dir()
-
-
-def _solve_one(ruleset: Ruleset, cache: Path, workers: int, store: str | None) -> None:
+def _solve_one(config: Config, ruleset: Ruleset, workers: int) -> Table:
     """Builds one table (or waits for the build running elsewhere) behind a progress bar;
-    with a *store*, fetches it from there, or builds it and uploads it (the release step)."""
-    import time
-
+    with a store, fetches it from there, or builds it and uploads it (the release step)."""
     from tqdm import tqdm
 
-    from daily.strategy import builder
+    from daily.service import tables
     from daily.strategy.model import model_of
+    from daily.strategy.specs import spec_str
 
     model_of(ruleset)  # a ruleset the solver refuses fails before anything is written
     # The bar counts work, not states: the levels cost differently (solver.state_work).
     with tqdm(
         total=100.0,
-        desc=f"solving {builder.spec_str(ruleset)}",
+        desc=f"solving {spec_str(ruleset)}",
         unit="%",
         bar_format="{desc}: {percentage:5.1f}%|{bar}| {elapsed} elapsed, {remaining} left",
         file=sys.stderr,
@@ -121,12 +120,9 @@ def _solve_one(ruleset: Ruleset, cache: Path, workers: int, store: str | None) -
         def progress(done: float, total: float) -> None:
             bar.update(100.0 * done / total - bar.n)
 
-        # A build running elsewhere (the server's): follow its progress, then find it built.
-        while (found := builder.status(ruleset, cache)).state == "building":
-            progress(found.percent or 0.0, 100.0)
-            time.sleep(0.5)
-        builder.obtain(ruleset, cache, progress=progress, workers=workers, store=store)
+        table = tables.solve(config, ruleset, progress=progress, workers=workers)
         bar.update(100.0 - bar.n)
+    return table
 
 
 def _cmd_verify(args: argparse.Namespace) -> None:
@@ -263,12 +259,13 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (docs/configuration.md).
     app = create_app()
+    config = app.extensions["daily.config"]
     try:
         app.run(host=args.host, port=args.port, threaded=True, request_handler=QuietHandler)
     finally:
         # The table builder runs in a session of its own (a Ctrl-C is not for it): it is
         # stopped here, or it would build on, at full speed, after the server is gone.
-        tables.stop_builds()
+        tables.stop_builds(config)
         backend.release(app.extensions["daily.redis"])
 
 

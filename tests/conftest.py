@@ -17,7 +17,7 @@ import pytest
 
 from daily.store.connection import connect, flush_all
 from tests import redis_servers
-from tests.tables import link_table, maxi_is_built, shared_table
+from tests.built_tables import SECRET, link_table, maxi_is_built, shared_table
 
 #: The folders whose tests also run on a Redis Cluster (the store and the app on it).
 CLUSTER_TESTS = ("store", "web")
@@ -96,7 +96,7 @@ def _needs_maxi(item: pytest.Item) -> bool:
 
 
 def _build_maxi_meanwhile(config: pytest.Config) -> None:
-    """Starts building the Maxi table (:func:`tests.tables.shared_table`) in a process at low
+    """Starts building the Maxi table (:func:`tests.built_tables.shared_table`) in a process at low
     priority, once a run (on the first worker), unless it is built; a test that needs it
     before it is done waits on the builder's lock.
 
@@ -107,7 +107,7 @@ def _build_maxi_meanwhile(config: pytest.Config) -> None:
     if not first or config.option.collectonly or maxi_is_built():
         return
     process = subprocess.Popen(
-        ["nice", "-n", "10", sys.executable, "-m", "tests.tables", *SMALL_TABLES, "maxi"],
+        ["nice", "-n", "10", sys.executable, "-m", "tests.built_tables", *SMALL_TABLES, "maxi"],
         cwd=Path(__file__).parent.parent,
     )
     config.add_cleanup(lambda: _stop(process))
@@ -201,7 +201,7 @@ def strategy_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def small_tables(strategy_cache: Path) -> Path:
     """The session cache with the yatzy and yacht tables in it (each built once a version of
-    the code: :func:`tests.tables.shared_table`)."""
+    the code: :func:`tests.built_tables.shared_table`)."""
     for name in SMALL_TABLES:
         link_table(shared_table(name), strategy_cache)
     return strategy_cache
@@ -209,7 +209,7 @@ def small_tables(strategy_cache: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def maxi_built() -> Path:
-    """The daily's Maxi table file, built once a version of the code (:mod:`tests.tables`)."""
+    """The daily's Maxi table file, built once a version of the code (:mod:`tests.built_tables`)."""
     return shared_table("maxi")
 
 
@@ -218,16 +218,14 @@ def maxi_table(strategy_cache: Path, maxi_built: Path) -> Iterator[Path]:
     """The session cache with the daily's Maxi table in it, for one test: skill, luck and the
     Expert's score need the exact solver's table. Taken out again after the test, and
     forgotten by this process, so that a later test of a missing Maxi table finds none."""
-    from daily.core.rules import find_ruleset
-    from daily.strategy.solver import table_for, table_path
+    from daily.tables import loader
 
-    used = table_path(find_ruleset("maxi"), strategy_cache)
-    used.unlink(missing_ok=True)
-    used.symlink_to(maxi_built)
-    table_for.cache_clear()
+    used = link_table(maxi_built, strategy_cache)
+    loader.forget()
     yield strategy_cache
-    used.unlink(missing_ok=True)
-    table_for.cache_clear()
+    for path in (used, used.with_suffix(".json")):
+        path.unlink(missing_ok=True)
+    loader.forget()
 
 
 @pytest.fixture
@@ -241,7 +239,7 @@ def make_app(redis_url: str, tmp_path: Path) -> Iterator[Any]:
     def make(**overrides: Any) -> Any:
         settings: dict[str, Any] = {
             "env": "testing",
-            "secret_key": "test-secret-" + "x" * 32,
+            "secret_key": SECRET,
             "redis_url": redis_url,
             "data_dir": tmp_path / "data",
             # Rate limits would count (and store) every request of a long test; the tests of

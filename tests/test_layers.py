@@ -15,10 +15,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The layer of each package under ``daily/``, read from the path: a module's folder says
-#: its layer, so no list of modules has to be kept up to date. The strategy engine is pure
-#: like the rest of the core (numpy, no I/O of a request's), so it shares the core's layer.
-PACKAGES = {"core": "core", "strategy": "core", "service": "service", "store": "store",
-            "web": "web"}  # fmt: skip
+#: its layer, so no list of modules has to be kept up to date. Each package is a layer of
+#: its own: the strategy engine is pure like the core, above it (the core never asks it
+#: anything); the tables' machinery (files, locks, processes, the store) stands beside the
+#: store, over the strategy engine, and under the services that decide when it works.
+PACKAGES = {"core": "core", "strategy": "strategy", "tables": "tables", "service": "service",
+            "store": "store", "web": "web"}  # fmt: skip
 #: The entry points above the web layer: the package (``create_app``) and the command line.
 ENTRIES = ("daily/__init__.py", "daily/cli.py")
 #: No module under ``daily/`` may be longer than this many lines.
@@ -28,10 +30,12 @@ MAX_LINES = 500
 #: reach Redis only through the services: never the store.
 ALLOWED = {
     "core": {"core"},
+    "strategy": {"core", "strategy"},
     "store": {"core", "store"},
-    "service": {"core", "store", "service"},
-    "web": {"core", "service", "web"},
-    "entry": {"core", "service", "web", "entry"},
+    "tables": {"core", "strategy", "tables"},
+    "service": {"core", "strategy", "store", "tables", "service"},
+    "web": {"core", "strategy", "service", "web"},
+    "entry": {"core", "strategy", "service", "web", "entry"},
 }
 #: Outside packages that only some layers may import; a service may name ``redis`` for its
 #: types alone (under ``if TYPE_CHECKING:``), as it only hands the client on, and the
@@ -43,7 +47,15 @@ OWNERS = {
     "flask_babel": {"web"},
     "flask_limiter": {"web"},
     "werkzeug": {"web", "entry"},
+    # The tables' machinery is the only package that locks files, starts processes or opens
+    # the tables' store (the archive opens its own through fsspec, in the services).
+    "fcntl": {"tables"},
+    "subprocess": {"tables"},
 }
+#: What the pure strategy engine may not import: no files of its own to lock, name or
+#: store, no process, no setting read from the environment (``os``): the tables' machinery
+#: does all of it, handed its settings by the service.
+PURE = {"strategy": {"os", "fcntl", "subprocess", "socket", "shutil", "tempfile", "fsspec"}}
 TYPES_ONLY = {"redis": {"service"}, "flask": {"entry"}}
 #: The one name every layer may read from the package root: a constant, not a module.
 ROOT_CONSTANTS = {"__version__"}
@@ -53,7 +65,7 @@ def layer_of(name: str) -> str | None:
     """The layer of the module at *name* (a path relative to the root), None if it has none.
 
     >>> layer_of("daily/store/keys.py"), layer_of("daily/strategy/solver.py")
-    ('store', 'core')
+    ('store', 'strategy')
     >>> layer_of("daily/cli.py"), layer_of("daily/games.py")
     ('entry', None)
     """
@@ -124,6 +136,8 @@ def violations(root: Path) -> list[str]:
             elif top in OWNERS and layer not in OWNERS[top]:
                 if not (typing_only and layer in TYPES_ONLY.get(top, ())):
                     wrong.append(f"{name} ({layer}) imports {module}")
+            elif top in PURE.get(layer, ()):
+                wrong.append(f"{name} ({layer}) imports {module}")
     return wrong
 
 
@@ -140,11 +154,12 @@ TYPED_REDIS = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import r
 
 
 def _package(root: Path) -> None:
-    for folder in ("daily", "daily/core", "daily/core/rules", "daily/service", "daily/store",
-                   "daily/web"):  # fmt: skip
+    for folder in ("daily", "daily/core", "daily/core/rules", "daily/strategy", "daily/tables",
+                   "daily/service", "daily/store", "daily/web"):  # fmt: skip
         (root / folder).mkdir(parents=True, exist_ok=True)
         (root / folder / "__init__.py").write_text('"""A package."""\n')
-    for module in ("service/games.py", "core/dice.py", "store/games.py", "web/api.py"):
+    for module in ("service/games.py", "core/dice.py", "strategy/solver.py", "tables/builder.py",
+                   "store/games.py", "web/api.py"):  # fmt: skip
         (root / "daily" / module).write_text('"""A module."""\n')
 
 
@@ -157,6 +172,14 @@ def _package(root: Path) -> None:
          "daily/core/dice.py (core) imports daily.service.games (service)"),
         ("core/rules/zz_probe.py", "from ...service import games\n",
          "daily/core/rules/zz_probe.py (core) imports daily.service.games (service)"),
+        ("core/dice.py", "from daily.strategy import solver\n",
+         "daily/core/dice.py (core) imports daily.strategy.solver (strategy)"),
+        ("strategy/solver.py", "from daily.tables import builder\n",
+         "daily/strategy/solver.py (strategy) imports daily.tables.builder (tables)"),
+        ("strategy/solver.py", "import os\n", "daily/strategy/solver.py (strategy) imports os"),
+        ("tables/builder.py", "from daily.service import games\n",
+         "daily/tables/builder.py (tables) imports daily.service.games (service)"),
+        ("store/zz_probe.py", "import fcntl\n", "daily/store/zz_probe.py (store) imports fcntl"),
         ("web/zz_probe.py", "from daily.store import games\n",
          "daily/web/zz_probe.py (web) imports daily.store.games (store)"),
         ("web/zz_probe.py", TYPED_REDIS, "daily/web/zz_probe.py (web) imports redis"),
@@ -167,7 +190,8 @@ def _package(root: Path) -> None:
         ("zz_probe.py", "import json\n", "daily/zz_probe.py has no layer"),
         ("misc/zz_probe.py", "import json\n", "daily/misc/zz_probe.py has no layer"),
     ],
-    ids=["store-web", "core-service", "relative", "web-store", "web-redis-typing",
+    ids=["store-web", "core-service", "relative", "core-strategy", "strategy-tables",
+         "strategy-os", "tables-service", "store-fcntl", "web-store", "web-redis-typing",
          "service-flask-in-function", "cli-store", "no-layer", "unknown-package"],
 )  # fmt: skip
 def test_the_checker_reports_a_probe(tmp_path: Path, module: str, source: str,
@@ -290,3 +314,15 @@ def test_the_error_check_reports_a_probe(tmp_path: Path) -> None:
         "from daily.core.errors import ConflictError\nclass Clash(ConflictError): ...\n"
     )
     assert error_classes_elsewhere(tmp_path) == ["daily/store/games.py: Clash"]
+
+
+def test_every_package_is_installed() -> None:
+    # A package the wheel leaves out works in a checkout and fails once installed.
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])  # fmt: skip
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "daily").rglob("__init__.py")
+    }
+    assert found - listed == set()

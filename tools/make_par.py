@@ -19,10 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
+from daily.core.config import load
 from daily.core.dice import stream
 from daily.core.rules import find_ruleset
 from daily.strategy.bots import LEVELS, play_games
-from daily.strategy.solver import default_cache_dir, load_table
+from daily.tables.files import Site
+from daily.tables.loader import load_table
 
 OUT = Path(__file__).resolve().parents[1] / "daily" / "static" / "js" / "par.js"
 BATCH = 250
@@ -30,7 +32,8 @@ BATCH = 250
 
 def _batch(job: tuple[str, str, int, int]) -> list[list[int]]:
     ruleset_id, cache, start, count = job
-    table = load_table(find_ruleset(ruleset_id), Path(cache), build=False)
+    # The tables `daily solve` built here, with this environment's settings and key.
+    table = load_table(find_ruleset(ruleset_id), Site.of(load(cache_dir=Path(cache))))
     sources = [stream(f"par-{ruleset_id}-{i}".encode()) for i in range(start, start + count)]
     rng = np.random.default_rng(start)  # Expert never draws: the generator is only a formality
     return [
@@ -63,7 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--rulesets", default="maxi,yatzy,yahtzee,yacht")
-    parser.add_argument("--cache", type=Path, default=default_cache_dir())
+    parser.add_argument("--cache", type=Path, default=load().cache_dir)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     data = {r: par(r, args.games, args.cache, args.workers) for r in args.rulesets.split(",")}

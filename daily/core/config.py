@@ -16,22 +16,21 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from daily.core.environment import DEFAULT_TABLES as DEFAULT_TABLES
+from daily.core.environment import EMPTY_MEANS_NONE as EMPTY_MEANS_NONE
+from daily.core.environment import LIMIT_DEFAULTS as LIMIT_DEFAULTS
+from daily.core.environment import LIMIT_VARS as LIMIT_VARS
+from daily.core.environment import PUSH_SERVICES as PUSH_SERVICES
+from daily.core.environment import Environment as Environment
+from daily.core.environment import environment_table as environment_table
 from daily.core.errors import ConfigError
 from daily.core.push import parse_origins
 
 #: The secret used when none is set, outside production only.
 DEV_SECRET = "dev-secret-not-for-production"
 ENVIRONMENTS = ("production", "development", "testing")
-#: The rate limits (daily.web.limits) and the variables that set them, e.g. ``30 per hour``:
-#: every field of :class:`Environment` named ``DAILY_LIMIT_*``.
-LIMIT_PREFIX = "DAILY_LIMIT_"
 #: The networks the network budgets count, as (IP version, prefix length): ``DAILY_NETWORKS``.
 DEFAULT_NETWORKS = ((4, 24), (6, 56), (6, 48))
-#: The browsers' push services (Chrome and Edge, Firefox, Safari, Windows): ``DAILY_PUSH_SERVICES``.
-PUSH_SERVICES = ("https://fcm.googleapis.com, https://updates.push.services.mozilla.com, "
-                 "https://*.push.apple.com, https://*.notify.windows.com")  # fmt: skip
 
 Clock = Callable[[], datetime]
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -40,6 +39,11 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 def system_clock() -> datetime:
     """The current time, in UTC."""
     return datetime.now(UTC)
+
+
+def home_cache() -> Path:
+    """The strategy tables' folder when ``DAILY_CACHE`` is unset: ``~/.cache/daily``."""
+    return Path.home() / ".cache" / "daily"
 
 
 def frozen_clock(at: datetime) -> Clock:
@@ -93,6 +97,13 @@ class Config:
     push_services: tuple[str, ...] = ()
     #: How long a reminder subscription is kept when its player's browser does not renew it.
     reminder_lifetime: timedelta = timedelta(days=30)
+    #: This host's folder of strategy tables (``DAILY_CACHE``).
+    cache_dir: Path = field(default_factory=home_cache)
+    #: The tables the service builds by itself, as ``ruleset[:name=value]`` specs, in order
+    #: (none unless :func:`load` reads ``DAILY_TABLES``, whose default lists four).
+    table_specs: tuple[str, ...] = ()
+    #: The store the hosts share their strategy tables through; None: each builds its own.
+    tables_url: str | None = None
 
     @property
     def archive_location(self) -> str:
@@ -136,215 +147,6 @@ def parse_secret_keys(text: str) -> tuple[str, ...]:
     return tuple(key.strip() for key in text.split(",") if key.strip())
 
 
-class Environment(BaseModel):
-    """The service's environment variables, one typed field each with its default and its
-    meaning: what :func:`load` reads, and the table docs/configuration.md prints
-    (:func:`environment_table`). Values stay text where a parser below reads them (lists,
-    limits, time zones), so a bad one is refused with the variable's name."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore", str_strip_whitespace=True)
-
-    SECRET_KEY: str = Field("", description=(
-        "Keys, newest first, separated by commas (`new,old`). The newest signs session cookies "
-        "and player tokens and any of them is accepted, so a key can be rotated by prepending "
-        "a new one. The last (oldest) key derives the daily and friend seeds and must never "
-        "change: every dealt day would get other dice, so production records its fingerprint "
-        "in Redis and refuses to serve under another. Production needs every key to have 32+ "
-        "characters. Unset: a development secret."))  # fmt: skip
-    DAILY_ENV: str = Field("development", description=(
-        "`production`, `development` or `testing`. Production sends secure cookies and "
-        "refuses `DAILY_NOW` and a missing secret."))  # fmt: skip
-    REDIS_URL: str | None = Field(
-        None,
-        description=(
-            "The Redis server (`redis://host:6379/0`, `rediss://`, `unix://`) or a Redis Cluster "
-            "(`redis+cluster://host:port`, one node is enough). Unset: the embedded Redis."
-        ),
-    )
-    DAILY_DATA: str = Field(
-        "data", description=("Folder of the embedded Redis's database (when `REDIS_URL` is unset).")
-    )
-    DAILY_TZ: str = Field(
-        "UTC",
-        description=(
-            "The reference time zone (IANA name, e.g. `Europe/Copenhagen`): when a day starts "
-            "and closes."
-        ),
-    )
-    DAILY_NOW: str | None = Field(
-        None,
-        description=(
-            "An ISO timestamp (`2026-12-24T09:00:00`, UTC unless it says) that freezes the "
-            "clock, for demos and tests; refused in production."
-        ),
-    )
-    DAILY_BOARD_RETENTION_DAYS: str = Field(
-        "400", description=("How long a date's leaderboard is kept after the date.")
-    )
-    DAILY_CODE_DAYS: str = Field(
-        "7",
-        description=(
-            "How long a friend code is ranked (a daily's code: at most until its day closes)."
-        ),
-    )
-    DAILY_IDLE_DAYS: str = Field(
-        "30", description=("How long an unfinished solo, party or computer game is kept when idle.")
-    )
-    DAILY_ARCHIVE: str | None = Field(
-        None,
-        description=(
-            "Where finished games go when they leave Redis: a local folder, or an fsspec URL "
-            "that every web host shares (`s3://bucket/daily` with `s3fs` installed and its usual "
-            "`AWS_*` settings; any S3-compatible store). Unset: `DAILY_DATA/archive`."
-        ),
-    )
-    DAILY_ARCHIVE_DAYS: str = Field(
-        "30",
-        description=(
-            "How many days a finished game stays in Redis before `daily archive` (and the "
-            "service's sweep) moves it to the archive."
-        ),
-    )
-    DAILY_ESTABLISHED_DAYS: str = Field(
-        "3",
-        description=(
-            "On how many different days a player must have finished a ranked daily before their "
-            "dailies rank on the world boards (day, best day, streak, advent); until then they "
-            "rank on friend codes' boards and leagues. 1: at once."
-        ),
-    )
-    DAILY_TRUSTED_PROXIES: str = Field(
-        "",
-        description=(
-            "The reverse proxies in front, by address or CIDR, comma-separated (`10.0.0.2, "
-            "10.1.0.0/16`): only their requests may set `X-Forwarded-For` and "
-            "`X-Forwarded-Proto` (the client address the limits count). A number (the old count "
-            "of proxies) is refused."
-        ),
-    )
-    DAILY_NETWORKS: str = Field(
-        "ipv4/24, ipv6/56, ipv6/48",
-        description=(
-            "The networks a client address belongs to that count new players, ranked dailies "
-            "and league joins together (`DAILY_LIMIT_NETWORK_*`)."
-        ),
-    )
-    DAILY_METRICS_TOKEN: str | None = Field(
-        None,
-        description=(
-            "The bearer token that opens `/metrics` (Prometheus); unset, `/metrics` is a 404."
-        ),
-    )
-    DAILY_LIMIT_PLAYERS: str = Field(
-        "30 per hour", description="New players per client address, browser guests too."
-    )
-    DAILY_LIMIT_NETWORK_PLAYERS: str = Field(
-        "120 per hour", description=("New players per network (`DAILY_NETWORKS`).")
-    )
-    DAILY_LIMIT_DAILIES: str = Field(
-        "50 per day",
-        description=("Ranked dailies started per client address, in the puzzle day's window."),
-    )
-    DAILY_LIMIT_NETWORK_DAILIES: str = Field(
-        "150 per day",
-        description=("Ranked dailies started per network, in the puzzle day's window."),
-    )
-    DAILY_LIMIT_GAMES: str = Field(
-        "120 per hour",
-        description=(
-            "Other games started (solo, computer, party, practice, friend) per player and per "
-            "address."
-        ),
-    )
-    DAILY_LIMIT_CODES: str = Field(
-        "60 per hour", description=("Fresh friend codes made per player and per address.")
-    )
-    DAILY_LIMIT_MOVES: str = Field(
-        "120 per minute",
-        description=("Rolls and scores per player (per address for a move without one)."),
-    )
-    DAILY_LIMIT_PAGES: str = Field(
-        "20 per second;600 per minute",
-        description=(
-            "Every request per client address; its rolls and scores (every player's) count on "
-            "a budget of this size of their own."
-        ),
-    )
-    DAILY_LIMIT_HINTS: str = Field(
-        "5 per second;120 per minute", description="Hints per player and per address."
-    )
-    DAILY_LIMIT_ANALYSES: str = Field(
-        "2 per second;30 per minute",
-        description=("Analyses (the API's and the page's) per player and per address."),
-    )
-    DAILY_LIMIT_BUILDS: str = Field(
-        "3 per hour",
-        description=("Strategy tables a request starts building, per player and per address."),
-    )
-    DAILY_LIMIT_JOINS: str = Field(
-        "10 per hour", description=("Leagues made or joined per player and per address.")
-    )
-    DAILY_LIMIT_NETWORK_JOINS: str = Field(
-        "30 per hour", description=("Leagues made or joined per network.")
-    )
-    DAILY_LIMIT_DELETES: str = Field(
-        "10 per hour", description=("Players deleted per client address.")
-    )
-    DAILY_LIMIT_REMINDERS: str = Field(
-        "20 per hour", description="Streak reminders turned on or off, per player and address."
-    )
-    DAILY_VAPID_PRIVATE_KEY: str | None = Field(None, description=(
-        "The VAPID private key (base64url, as `daily keys` prints it) that signs the streak "
-        "reminders sent by Web Push. Unset (or without `DAILY_VAPID_SUBJECT`): no reminders, "
-        "said in one line at start."))  # fmt: skip
-    DAILY_VAPID_SUBJECT: str | None = Field(None, description=(
-        "The contact the push services see on each reminder: `mailto:ops@example.org` or an "
-        "https URL."))  # fmt: skip
-    DAILY_PUSH_SERVICES: str = Field(PUSH_SERVICES, description=(
-        "The push services a reminder subscription may name, as origins separated by commas "
-        "(`*.` matches any subdomain): the browsers' own. The server posts to no other "
-        "address."))  # fmt: skip
-    DAILY_REMINDER_DAYS: str = Field("30", description=(
-        "How long a reminder subscription is kept after its browser last confirmed it (each "
-        "finished daily and each visit to the player's page does)."))  # fmt: skip
-
-    @classmethod
-    def read(cls, environ: Mapping[str, str]) -> Environment:
-        """The variables of *environ* this model names (an empty one counts as unset)."""
-        return cls.model_validate({k: v for k, v in environ.items()
-                                   if k in cls.model_fields and v.strip()})  # fmt: skip
-
-    def limits(self) -> dict[str, str]:
-        """The rate limits, by name (``players``, ``network_dailies``): each its default
-        unless the environment sets it."""
-        return {name: getattr(self, var) for name, var in LIMIT_VARS.items()}
-
-
-#: Each rate limit's name and its variable.
-LIMIT_VARS = {
-    var.removeprefix(LIMIT_PREFIX).lower(): var
-    for var in Environment.model_fields
-    if var.startswith(LIMIT_PREFIX)
-}
-#: Each rate limit's default, by name.
-LIMIT_DEFAULTS: dict[str, str] = {
-    name: str(Environment.model_fields[var].default) for name, var in LIMIT_VARS.items()
-}
-
-
-def environment_table() -> str:
-    """The variables as docs/configuration.md prints them: name, default, meaning."""
-    lines = ["| variable | default | meaning |", "|---|---|---|"]
-    for name, info in Environment.model_fields.items():
-        default = DEFAULTS_SHOWN.get(name) or (f"`{info.default}`" if info.default else "unset")
-        lines.append(f"| `{name}` | {default} | {info.description} |")
-    return "\n".join(lines)
-
-
-#: How the table shows the defaults that are not a plain value.
-DEFAULTS_SHOWN = {"SECRET_KEY": "a development secret"}
-
-
 def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     """Builds the config from *environ* (default ``os.environ``) and *overrides*."""
     env = Environment.read(os.environ if environ is None else environ)
@@ -385,6 +187,9 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         vapid_subject=overrides.pop("vapid_subject", env.DAILY_VAPID_SUBJECT),
         push_services=parse_origins(services),
         reminder_lifetime=_days(reminders, "DAILY_REMINDER_DAYS"),
+        cache_dir=Path(overrides.pop("cache_dir", None) or env.DAILY_CACHE or home_cache()),
+        table_specs=tuple(overrides.pop("table_specs", _specs(env.DAILY_TABLES))),
+        tables_url=overrides.pop("tables_url", env.DAILY_TABLES_URL),
         clock=clock,
         **overrides,
     )
@@ -439,6 +244,15 @@ def parse_networks(text: str | tuple[tuple[int, int], ...]) -> tuple[tuple[int, 
             ) from None
         found.append((int(version[3]), int(length)))
     return tuple(found)
+
+
+def _specs(text: str) -> tuple[str, ...]:
+    """Splits ``DAILY_TABLES`` into its specs (read by :mod:`daily.strategy.specs`).
+
+    >>> _specs("maxi, yatzy:forced=true"), _specs("")
+    (('maxi', 'yatzy:forced=true'), ())
+    """
+    return tuple(spec.strip() for spec in text.split(",") if spec.strip())
 
 
 def _secrets(mode: str, text: str) -> tuple[str, ...]:

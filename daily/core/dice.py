@@ -250,7 +250,7 @@ class Window:
     @property
     def reveals_at(self) -> datetime:
         """When the seed is published and the unfinished ranked games on it stop."""
-        return self.closes_at + REVEAL_GRACE
+        return later(self.closes_at, REVEAL_GRACE)
 
     def is_open(self, now: datetime) -> bool:
         """Whether a ranked game may start at *now*."""
@@ -259,6 +259,20 @@ class Window:
     def is_revealed(self, now: datetime) -> bool:
         """Whether no ranked game can be played on the seed any more at *now*."""
         return now >= self.reveals_at
+
+
+def later(at: datetime, by: timedelta) -> datetime:
+    """*at* plus *by*, or the calendar's last moment (in *at*'s zone) when that is past it:
+    the day arithmetic is total over every date a request can name.
+
+    >>> from datetime import UTC
+    >>> later(datetime(9999, 12, 31, 23, tzinfo=UTC), timedelta(hours=2)).isoformat()
+    '9999-12-31T23:59:59.999999+00:00'
+    """
+    try:
+        return at + by
+    except OverflowError:
+        return datetime.max.replace(tzinfo=at.tzinfo)
 
 
 def code_window(made: datetime, lifetime: timedelta, day: Day | None = None) -> Window:
@@ -272,7 +286,7 @@ def code_window(made: datetime, lifetime: timedelta, day: Day | None = None) -> 
     >>> code_window(at, timedelta(days=7), Day(date(2026, 12, 1), UTC)).closes_at.isoformat()
     '2026-12-02T00:00:00+00:00'
     """
-    closes = made + lifetime
+    closes = later(made, lifetime)
     if day is not None:
         closes = min(closes, day.closes_at)
     return Window(made, closes)
@@ -297,13 +311,21 @@ class Day:
 
     @property
     def closes_at(self) -> datetime:
-        """Midnight at the end of the day (the next day's start)."""
+        """Midnight at the end of the day (the next day's start); the calendar's last moment
+        for its last day (9999-12-31), which has no next.
+
+        >>> from datetime import UTC
+        >>> Day(date(9999, 12, 31), UTC).closes_at.isoformat()
+        '9999-12-31T23:59:59.999999+00:00'
+        """
+        if self.date == date.max:
+            return datetime.max.replace(tzinfo=self.zone)
         return datetime.combine(self.date + timedelta(days=1), time(), self.zone)
 
     @property
     def reveals_at(self) -> datetime:
         """When the seed is published and the day's unfinished games stop."""
-        return self.closes_at + REVEAL_GRACE
+        return self.window.reveals_at
 
     @property
     def advent_door(self) -> int | None:

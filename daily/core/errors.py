@@ -106,7 +106,7 @@ class TableBuildingError(TableMissingError):
 
     def __init__(self, ruleset: Any, status: Any) -> None:
         super().__init__(ruleset, f"the strategy table of {ruleset.id} is being built")
-        #: The build's :class:`daily.strategy.builder.TableStatus`.
+        #: The build's :class:`daily.strategy.specs.TableStatus`.
         self.status = status
 
 
@@ -115,8 +115,12 @@ class UsageError(DailyError):
 
 
 class TableStoreError(DailyError, OSError):
-    """The strategy tables' store (``DAILY_TABLES_URL``, :mod:`daily.strategy.shelf`) failed,
-    or holds a table that does not match its checksum."""
+    """The strategy tables' store (``DAILY_TABLES_URL``, :mod:`daily.tables.shelf`) failed."""
+
+
+class BadTableError(DailyError):
+    """A strategy table that does not pass its digest check (its size or SHA-256 differs, or
+    its digest's record is missing or not signed with the service's key): never mapped."""
 
 
 class ErrorCode(StrEnum):
@@ -153,6 +157,7 @@ class ErrorCode(StrEnum):
     LEAGUE_FULL = "league_full"
     TOO_MANY_LEAGUES = "too_many_leagues"
     NOT_OWNER = "not_owner"
+    REMOVED_FROM_LEAGUE = "removed_from_league"
 
 
 class DetailedError(DailyError):
@@ -209,3 +214,7 @@ class TooManyLeaguesError(DetailedError):
 
 class NotOwnerError(DetailedError):
     """Something only a league's owner may do: rename it, remove a member."""
+
+
+class RemovedError(DetailedError):
+    """A player the league's owner removed, joining again before the owner readmits them."""

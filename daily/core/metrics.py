@@ -13,7 +13,7 @@ from __future__ import annotations
 from prometheus_client import Counter, Gauge, Histogram
 
 #: A strategy table's states, for :func:`table_state`.
-TABLE_STATES = ("missing", "building", "ready")
+TABLE_STATES = ("missing", "building", "ready", "bad")
 #: Where a Redis error was met, for :func:`redis_error`.
 REDIS_SOURCES = ("store", "health", "limiter")
 
@@ -38,13 +38,18 @@ GAMES_HELD = Counter(
 )
 TABLE_STATE = Gauge(
     "daily_strategy_table_state",
-    "1 for a strategy table's current state (missing, building, ready), 0 for the others.",
+    "1 for a strategy table's current state (missing, building, ready, bad), 0 for the others.",
     ["ruleset", "state"],
     # The last process to change a table's state knows it best; the others never saw it.
     multiprocess_mode="mostrecent",
 )
 TABLE_BUILDS = Counter(
     "daily_strategy_table_builds_started", "Strategy table builds started.", ["ruleset"]
+)
+TABLES_REFUSED = Counter(
+    "daily_strategy_tables_refused",
+    "Strategy tables refused by their digest check (never mapped; fetched or built again).",
+    ["ruleset"],
 )
 TABLE_BUILD_SECONDS = Histogram(
     "daily_strategy_table_build_seconds",
@@ -104,6 +109,12 @@ def table_build_started(ruleset: str) -> None:
     """Counts a strategy table build of *ruleset* and marks the table as building."""
     TABLE_BUILDS.labels(ruleset).inc()
     table_state(ruleset, "building")
+
+
+def table_refused(ruleset: str) -> None:
+    """Counts a table of *ruleset* refused by its digest check, and marks the table bad."""
+    TABLES_REFUSED.labels(ruleset).inc()
+    table_state(ruleset, "bad")
 
 
 def table_build_finished(ruleset: str, seconds: float) -> None:

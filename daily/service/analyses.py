@@ -119,7 +119,7 @@ def kept_skill(record: Record) -> Skill | None:
         return None
 
 
-def is_ready(record: Record) -> bool:
+def is_ready(config: Config, record: Record) -> bool:
     """Whether the skill and luck of *record* can be had without a wait once it is finished:
     kept already, or its table is built (the first ask then computes them in a moment)."""
     if kept_skill(record) is not None:
@@ -127,7 +127,7 @@ def is_ready(record: Record) -> bool:
     if not record.kind.analysis:
         return False
     try:
-        return tables.status(record.rules).state == "ready"
+        return tables.status(config, record.rules).state == "ready"
     except RulesError:  # rules no table can value (saved rolls): no analysis
         return False
 
@@ -141,7 +141,7 @@ Sides = tuple[Analysis, Analysis | None, Skill]
 
 def _compute(client: redis.Redis, config: Config, record: Record) -> str:
     # The analysis of both sides and the Expert's score, kept; the kept text is returned.
-    table = tables.exact_table(record.rules)
+    table = tables.exact_table(config, record.rules)
     source = record.source(config.secret_key)
     mine = analysis.analyse(table, source, record.moves)
     theirs = analysis.analyse(table, source, record.computer_moves) if record.kind.is_computer \
@@ -211,7 +211,7 @@ def expert_game(config: Config, day: date, stream: str = dice.CURRENT,
                               float(optimum))  # fmt: skip
         except (ValueError, ReplayError):
             pass  # written by another version: played again below
-    table = tables.exact_table(rules)
+    table = tables.exact_table(config, rules)
     # The Expert never draws: its generator is only there for the bots' common signature.
     played = bots.play_games(table, bots.LEVELS["expert"], [source], np.random.default_rng(0))[0]
     state = played.state

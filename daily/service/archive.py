@@ -37,6 +37,7 @@ from daily.core.record import Record
 from daily.service.archive_files import Archive, dumps, open_archive, shard_of
 from daily.store import (
     archived_games,
+    boards,
     friend_codes,
     game_fields,
     kept_analyses,
@@ -81,6 +82,15 @@ def load_code(client: redis.Redis, config: Config, code: str) -> friend_codes.Fr
     """The friend code *code*, from Redis or, once archived, rebuilt from its game."""
     read = reader(config)
     return friend_codes.load_code(client, code, read) or _archived_code(client, config, code, read)
+
+
+def standing_of(config: Config, code: str) -> dict[str, int] | None:
+    """The standing of the board of *code* kept with it in the archive (member -> packed
+    score; empty when nobody was counted); None when the archive holds no such code."""
+    line = open_archive(config.archive_location).find_code(code, friend_codes.code_day(code))
+    if line is None:
+        return None
+    return {str(name): int(packed) for name, packed in dict(line.get("board") or {}).items()}
 
 
 def code_and_game(
@@ -243,10 +253,18 @@ def _archive_codes(
         groups[friend_codes.code_day(code.code), shard_of(code.code)][code.code] = line
     for (day, shard), lines in sorted(groups.items()):
         lease.renew()
-        archive.write_codes(day, shard, archive.read_codes(day, shard) | lines)
+        before = archive.read_codes(day, shard)
+        for name, line in lines.items():  # its board's standing (a second run: as kept)
+            board = boards.standing(client, boards.Board.friend(name))
+            if board or before.get(name, {}).get("board"):
+                line["board"] = board or before[name]["board"]
+        archive.write_codes(day, shard, before | lines)
         kept = archive.read_codes(day, shard)
         if any(kept.get(code) != line for code, line in lines.items()):
             raise ArchiveError(f"{archive.code_path(day, shard)} lost a code as it was written")
+    # A board leaves with its code: a dated code's standing is in its line now; a random
+    # code's (made before codes were dated) is not kept.
+    friend_codes.drop_boards(client, codes)
     friend_codes.drop_codes(client, dated)
     for code in codes:
         if not friend_codes.is_dated(code):

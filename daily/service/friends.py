@@ -18,7 +18,7 @@ from daily.core.errors import NotFoundError
 from daily.core.modes import BoardKind
 from daily.core.record import Record
 from daily.core.rules import GameState, Score, apply, new_game
-from daily.service import archive
+from daily.service import archive, rankings
 from daily.store import boards, friend_codes, keys, players, saved_games
 from daily.store.friend_codes import FriendCode
 
@@ -158,7 +158,7 @@ def sheets_of(client: redis.Redis, config: Config, code: str, creator_game: Reco
     if mine is not None and mine.finished and (creator_game is None or mine.id != creator_game.id):
         found.append(_sheet(client, secret, mine, False, me_id))
     listed = {record.id for record in (creator_game, mine) if record is not None}
-    for player_id in boards.top_players(client, boards.Board.friend(code), limit + 1):
+    for player_id in rankings.top_players(client, config, code, limit + 1):
         key = keys.player_friend(player_id, code)
         record = saved_games.index_lookup(client, key, archive.reader(config))
         if record is None or not record.finished or record.id in listed:

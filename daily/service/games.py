@@ -261,7 +261,9 @@ def computer_moves(record: Record, config: Config) -> tuple[Move, ...]:
         return moves
     source = record.source(config.secret_key)
     bot = bots.find_bot(record.level or DEFAULT_LEVEL)
-    return computer.catch_up(tables.computer_table(record), bot, source, record.id, moves, scored)
+    return computer.catch_up(
+        tables.computer_table(config, record), bot, source, record.id, moves, scored
+    )
 
 
 @dataclass(frozen=True, slots=True)

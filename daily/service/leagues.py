@@ -10,10 +10,11 @@ a member joins counts when they join; earlier days do not count.
 
 Rules: a player is in at most :data:`MAX_LEAGUES` leagues and a league holds at most
 :data:`MAX_MEMBERS`; a league's name follows a player name's rules. Only the owner renames
-the league, removes a member or renews the invite link; removing a member renews it too, so
-the removed member's link joins no more. The owner leaving hands the league to the
-longest-standing member, and the last member leaving deletes it. A member who leaves or is
-removed leaves the league's boards too. Every refusal changes nothing.
+the league, removes a member or renews the invite link; removing a member renews it too, and
+lists them among the removed, whom no link lets in until the owner readmits them. The owner
+leaving hands the league to the longest-standing member, and the last member leaving deletes
+it. A member who leaves or is removed leaves the league's boards too. Every refusal changes
+nothing.
 
 Like :mod:`daily.service.games` this is handed the Redis client and the configuration, and returns
 frozen values; it never imports Flask.
@@ -33,9 +34,10 @@ from daily.core.errors import (
     LeagueFullError,
     NotFoundError,
     NotOwnerError,
+    RemovedError,
     TooManyLeaguesError,
 )
-from daily.store import boards, league_boards, players
+from daily.store import boards, league_boards, league_removals, players
 from daily.store.league_boards import BEST_DAYS, KEEP_DAYS, monday
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
@@ -71,7 +73,8 @@ class Member:
 @dataclass(frozen=True, slots=True)
 class League:
     """A league as a player sees it; *members* is empty for someone not in it, and *invite*
-    is the token its invite link carries now."""
+    is the token its invite link carries now. The owner sees whom they *removed* (who join
+    again once readmitted); a removed player sees that they are (*is_removed*)."""
 
     id: str
     name: str
@@ -81,6 +84,8 @@ class League:
     is_member: bool
     is_owner: bool
     invite: str
+    removed: tuple[Member, ...] = ()
+    is_removed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +167,8 @@ def join(
     now = config.now()
     found = league_boards.join(client, league_id, player_id, now.timestamp(), MAX_MEMBERS,
                                _invite(invite))  # fmt: skip
-    if found in (league_boards.FULL, league_boards.MISSING, league_boards.STALE):
+    if found in (league_boards.FULL, league_boards.MISSING, league_boards.STALE,
+                 league_boards.REMOVED):  # fmt: skip
         if claimed == league_boards.ADDED:
             league_boards.unclaim(client, player_id, league_id)  # undo the player's side
         raise _refused(league_id, found)
@@ -193,13 +199,14 @@ def leave_all(client: redis.Redis, config: Config, player_id: str) -> int:
 def remove(
     client: redis.Redis, config: Config, owner_id: str, league_id: str, player_id: str
 ) -> League:
-    """Removes *player_id* from the league (its owner only; the owner leaves instead), and
-    renews its invite link in the same step: the removed member's link joins no more."""
+    """Removes *player_id* from the league (its owner only; the owner leaves instead), renews
+    its invite link and lists them among the removed in the same step: no link lets them in
+    again until the owner readmits them (:func:`readmit`)."""
     league_id = parse_id(league_id)
     if player_id == owner_id:
         raise BadInputError("the owner does not remove themselves: leave the league instead")
     found = league_boards.leave(client, league_id, player_id, _today(config), owner=owner_id,
-                                invite=_token())  # fmt: skip
+                                invite=_token(), now=config.now().timestamp())  # fmt: skip
     if found == league_boards.MISSING:
         raise _unknown(league_id)
     if found == league_boards.NOT_OWNER:
@@ -210,15 +217,25 @@ def remove(
     return get(client, owner_id, league_id)
 
 
+def readmit(
+    client: redis.Redis, config: Config, owner_id: str, league_id: str, player_id: str
+) -> League:
+    """Takes *player_id* off the league's removed (its owner only): they may join again, with
+    the league's current link, as anyone invited."""
+    league_id = parse_id(league_id)
+    found = league_removals.readmit(client, league_id, owner_id, player_id)
+    _owned(found, league_id, "readmits a removed member")
+    if found == league_boards.NOT_MEMBER:
+        raise NotFoundError(f"no such removed member of league {league_id}: {player_id!r}")
+    return get(client, owner_id, league_id)
+
+
 def rename(client: redis.Redis, config: Config, owner_id: str, league_id: str, name: str) -> League:
     """Renames the league (its owner only)."""
     league_id = parse_id(league_id)
     name = parse_league_name(name)
     found = league_boards.rename(client, league_id, owner_id, name)
-    if found == league_boards.MISSING:
-        raise _unknown(league_id)
-    if found == league_boards.NOT_OWNER:
-        raise NotOwnerError(f"only the owner of league {league_id} renames it")
+    _owned(found, league_id, "renames it")
     return get(client, owner_id, league_id)
 
 
@@ -226,10 +243,7 @@ def renew(client: redis.Redis, config: Config, owner_id: str, league_id: str) ->
     """Gives the league a new invite link (its owner only); the old one joins no more."""
     league_id = parse_id(league_id)
     found = league_boards.renew(client, league_id, owner_id, _token())
-    if found == league_boards.MISSING:
-        raise _unknown(league_id)
-    if found == league_boards.NOT_OWNER:
-        raise NotOwnerError(f"only the owner of league {league_id} renews its invite link")
+    _owned(found, league_id, "renews its invite link")
     return get(client, owner_id, league_id)
 
 
@@ -256,7 +270,10 @@ def find(
     is_member = player_id is not None and player_id in found.members
     if not is_member and not _holds(found, invite):
         return None
-    names = _names(client, [found.owner, *(found.members if is_member else ())])
+    is_owner = player_id == found.owner
+    removed = league_removals.removed_of(client, found.id) if is_owner or not is_member else []
+    names = _names(client, [found.owner, *(found.members if is_member else ()),
+                            *(removed if is_owner else ())])  # fmt: skip
     return League(
         id=found.id,
         name=found.name,
@@ -264,8 +281,10 @@ def find(
         size=len(found.members),
         members=tuple(Member(m, names[m]) for m in found.members) if is_member else (),
         is_member=is_member,
-        is_owner=player_id == found.owner,
+        is_owner=is_owner,
         invite=found.invite,
+        removed=tuple(Member(m, names[m]) for m in removed) if is_owner else (),
+        is_removed=not is_member and player_id in removed,
     )
 
 
@@ -359,11 +378,22 @@ def _invite(text: str | None) -> str | None:
     return text if _ID.fullmatch(text) else "?"
 
 
-def _refused(league_id: str, found: str) -> LeagueFullError | NotFoundError:
+def _refused(league_id: str, found: str) -> LeagueFullError | NotFoundError | RemovedError:
     if found == league_boards.FULL:
         return LeagueFullError(f"league {league_id} is full: {MAX_MEMBERS} members",
                                limit=MAX_MEMBERS)  # fmt: skip
+    if found == league_boards.REMOVED:
+        return RemovedError(f"the owner of league {league_id} removed you: they may readmit you")
     return _unknown(league_id) if found == league_boards.MISSING else _stale(league_id)
+
+
+def _owned(found: str, league_id: str, doing: str) -> None:
+    """Raises what an owner's step on *league_id* answered when it was refused: no such
+    league, or the asker is not its owner (who alone *doing*)."""
+    if found == league_boards.MISSING:
+        raise _unknown(league_id)
+    if found == league_boards.NOT_OWNER:
+        raise NotOwnerError(f"only the owner of league {league_id} {doing}")
 
 
 def _stale(league_id: str) -> NotFoundError:

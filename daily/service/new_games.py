@@ -102,6 +102,8 @@ def start_practice(
     """Starts a past day's daily as practice once its dice are revealed: unranked, on no board
     and in no streak (one per player and day); returns it and True, or the one there and False.
     """
+    if day < dice.EPOCH:  # no puzzle was dealt before day 1
+        raise NotFoundError(f"no puzzle before {dice.EPOCH.isoformat()}: {day.isoformat()}")
     puzzle = dice.Day(day, config.timezone)
     if not puzzle.is_revealed(config.now()):
         at = puzzle.reveals_at.isoformat()
@@ -254,5 +256,5 @@ def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset:
     except RulesError as e:
         raise BadInputError(f"the computer cannot play this ruleset: {e}") from None
     record = _new(player_id, config, modes.COMPUTER.id, ruleset, options, _random_seed(),
-                  level=chosen, engine=tables.choose_engine(rules))  # fmt: skip
+                  level=chosen, engine=tables.choose_engine(config, rules))  # fmt: skip
     return saved_games.start(client, record, expires_in(record, config))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from daily.core.codes import code_str
 from daily.core.config import Config
 from daily.core.errors import NotFoundError
+from daily.service import archive
 from daily.store import boards, friend_codes, player_counts
 from daily.store.boards import Band as Band
 from daily.store.boards import Board as Board
@@ -56,17 +57,24 @@ def check_year(year: int) -> int:
     return year
 
 
-def check_code(client: redis.Redis, code: str) -> str:
-    """The normalized friend *code*, if it exists; NotFoundError if not."""
-    if not friend_codes.code_exists(client, code):
-        raise NotFoundError(f"no friend challenge with code {code_str(code)}")
-    return code
+def check_code(client: redis.Redis, config: Config, code: str) -> str:
+    """The normalized friend *code*, if it exists (in Redis, or archived); NotFoundError if
+    not."""
+    if friend_codes.code_exists(client, code) or archive.standing_of(config, code) is not None:
+        return code
+    raise NotFoundError(f"no friend challenge with code {code_str(code)}")
 
 
 def page(client: redis.Redis, config: Config, board: Board, offset: int, limit: int,
          me: str | None = None, around: bool = False) -> Page:  # fmt: skip
     """*limit* entries of *board* from *offset* (or around *me*), its size and *me*'s entry;
-    a new player's line on a day's board says how many days they must still play to rank."""
+    a new player's line on a day's board says how many days they must still play to rank;
+    an archived friend code's board is read from its line in the archive."""
+    kept = _archived(client, config, board.id.removeprefix("friend/")) if board.kind == "friend" \
+        else None  # fmt: skip
+    if kept is not None:
+        return boards.page_of(client, board, kept, offset=offset, limit=limit, me=me,
+                              around=around)  # fmt: skip
     today = config.now().date()
     found = boards.page(client, board, offset=offset, limit=limit, me=me, around=around,
                         today=today)  # fmt: skip
@@ -85,6 +93,21 @@ def page(client: redis.Redis, config: Config, board: Board, offset: int, limit: 
 
     me_ = marked(found.me) if found.me else None
     return dataclasses.replace(found, entries=tuple(map(marked, found.entries)), me=me_)
+
+
+def _archived(client: redis.Redis, config: Config, code: str) -> dict[str, int] | None:
+    """The standing of friend *code*'s board if the code was archived (its board left Redis
+    with it); None while the code is in Redis, or nowhere."""
+    return None if friend_codes.code_exists(client, code) else archive.standing_of(config, code)
+
+
+def top_players(client: redis.Redis, config: Config, code: str, count: int) -> list[str]:
+    """The ids of the first *count* players of friend *code*'s board, in Redis or archived."""
+    kept = _archived(client, config, code)
+    if kept is None:
+        return boards.top_players(client, Board.friend(code), count)
+    page = boards.page_of(client, Board.friend(code), kept, limit=min(count, MAX_LIMIT))
+    return [entry.player_id for entry in page.entries]
 
 
 def distribution(client: redis.Redis, day: date, band: int) -> tuple[Band, ...]:

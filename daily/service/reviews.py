@@ -9,7 +9,7 @@ is the operator's command; :mod:`daily.store.review_queue` only stores what is d
 
 A game whose table is not built yet (``maxi`` while its background build runs, or a
 variant such as ``maxi:bonus=50@75``) is counted as usual and waits; its table is asked of
-the build queue (:mod:`daily.strategy.builder`: one build at a time per host).
+the build queue (:mod:`daily.tables.builder`: one build at a time per host).
 :func:`check_unchecked` (run by the sweep, from requests, and by ``daily review check``)
 checks those whose table exists, whatever waits ahead of them, and withdraws a flagged one
 from every board it reached (its date's or code's board, the board of its share code, and
@@ -122,7 +122,7 @@ def is_held(client: redis.Redis, config: Config, record: Record) -> bool:
         return False
     if not is_checkable(record.rules):
         return False  # never counted either (see submit)
-    table = tables.table_if_ready(record.rules)
+    table = tables.table_if_ready(config, record.rules)
     if table is None:
         review_queue.queue_unchecked(client, record.id, config.now().timestamp())
         return False
@@ -225,7 +225,7 @@ def _check_waiting(
         return 0
     if record.rules in missing:
         return None
-    table = tables.table_if_ready(record.rules)
+    table = tables.table_if_ready(config, record.rules)
     if table is None:
         missing.add(record.rules)
         return None

@@ -2,14 +2,17 @@
 when a missing table is fetched or built.
 
 The one place that decides it; the app factory only calls :func:`start_builds`, and the
-servers call :func:`stop_builds` as they stop. A table is opened once per process
-(:func:`daily.strategy.solver.table_for`) and never built inside a request. A table missing
-here is fetched when the tables' store (``$DAILY_TABLES_URL``) holds it: from a folder at
-once (a link: mapped in place), from an object store by a download in a thread of this
-process, so a host that finds its tables there never starts a builder. Otherwise a table the
-service may build (:func:`daily.strategy.builder.may_build`) is built by the background
-builder (:mod:`daily.strategy.background`), under the store's lease when there is a store,
-and the request is told how far along it is.
+servers call :func:`stop_builds` as they stop. Every function is handed the config, whose
+tables' settings (``DAILY_CACHE``, ``DAILY_TABLES``, ``DAILY_TABLES_URL``) were read once,
+at start, and become the :class:`~daily.tables.files.Site` handed down to
+:mod:`daily.tables`. A table is opened once per process
+(:func:`daily.tables.loader.table_for`, checked against its signed digest first) and never
+built inside a request. A table missing here (or refused by its check) is fetched when the
+tables' store holds it: from a folder at once (a copy, checked as it comes), from an object
+store by a download in a thread of this process, so a host that finds its tables there never
+starts a builder. Otherwise a table the service may build (:func:`may_build`) is built by
+the background builder (:mod:`daily.tables.background`), under the store's lease when there
+is a store, and the request is told how far along it is.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ import logging
 import threading
 import time
 
+from daily.core.config import Config
 from daily.core.errors import (
+    DailyError,
     NoStrategyError,
     RulesError,
     TableBuildingError,
@@ -28,11 +33,13 @@ from daily.core.errors import (
 from daily.core.modes import Engine
 from daily.core.record import Record
 from daily.core.rules import Ruleset
-from daily.strategy import background, builder, computer
-from daily.strategy.builder import TableStatus
+from daily.strategy import computer
 from daily.strategy.model import model_of
-from daily.strategy.shelf import Shelf, open_shelf
-from daily.strategy.solver import Table, default_cache_dir, table_for, tables_url
+from daily.strategy.solver import Progress, Table
+from daily.strategy.specs import TableStatus, parse_specs, spec_str
+from daily.tables import background, builder, loader
+from daily.tables.files import Site
+from daily.tables.shelf import Shelf, open_shelf
 
 log = logging.getLogger(__name__)
 #: Seconds a store's "I do not hold that table" is believed before the store is asked again
@@ -42,23 +49,39 @@ _absent: dict[tuple[str, str], float] = {}
 _absent_lock = threading.Lock()
 
 
-def start_builds() -> None:
-    """Gets the configured tables still missing here (``$DAILY_TABLES``: maxi first): fetched
-    from the store when it holds them, else built in the background, once for every process
-    and host sharing the cache folder (or the store)."""
-    for rules in builder.configured():
-        _get(rules)
+def site_of(config: Config) -> Site:
+    """Where this host keeps its tables, and the key that signs their digests."""
+    return Site.of(config)
 
 
-def stop_builds() -> None:
+def configured(config: Config) -> tuple[Ruleset, ...]:
+    """The rulesets the service builds by itself (``DAILY_TABLES``: maxi first)."""
+    return parse_specs(config.table_specs)
+
+
+def may_build(config: Config, rules: Ruleset) -> bool:
+    """Whether the service builds *rules*' table when asked: its id is among the configured
+    ones (any options of a configured ruleset qualify: ``maxi`` with another bonus too)."""
+    return rules.id in {r.id for r in configured(config)}
+
+
+def start_builds(config: Config) -> None:
+    """Gets the configured tables still missing here: fetched from the store when it holds
+    them, else built in the background, once for every process and host sharing the cache
+    folder (or the store)."""
+    for rules in configured(config):
+        _get(config, rules)
+
+
+def stop_builds(config: Config) -> None:
     """Stops this host's background builder, if one runs: ``daily serve`` and gunicorn's
     master call it as they stop (what it was building is left to the next builder)."""
-    background.stop(default_cache_dir())
+    background.stop(config.cache_dir)
 
 
-def exact_table(rules: Ruleset) -> Table:
-    """The exact table of *rules*; starts fetching or building it in the background when it is
-    missing.
+def exact_table(config: Config, rules: Ruleset) -> Table:
+    """The exact table of *rules*, checked; starts fetching or building it in the background
+    when it is missing (or was refused).
 
     Raises :class:`NoStrategyError` for a ruleset the model cannot play,
     :class:`TableBuildingError` while it is built, :class:`TableMissingError` otherwise.
@@ -67,108 +90,134 @@ def exact_table(rules: Ruleset) -> Table:
         model_of(rules)
     except RulesError as e:
         raise NoStrategyError(str(e)) from None
-    cache = default_cache_dir()
+    site = site_of(config)
     try:
-        return table_for(rules, cache)
+        return loader.table_for(rules, site)
     except TableBuildingError:
         raise
     except TableMissingError:
-        if not _get(rules):  # in no store, and not a table the service builds
+        if not _get(config, rules):  # in no store, and not a table the service builds
             raise
-    # In the background: this request does not wait (a folder's table is linked already).
-    found = builder.status(rules, cache)
+    # In the background: this request does not wait (a folder's table is copied already).
+    found = loader.status(rules, site)
     if found.state == "ready":
-        return table_for(rules, cache)
+        return loader.table_for(rules, site)
     raise TableBuildingError(rules, found)
 
 
-def table_if_ready(rules: Ruleset) -> Table | None:
-    """The exact table of *rules*, or None while it is not here (it is then fetched or built
-    in the background: a ranked game's check always needs it)."""
+def table_if_ready(config: Config, rules: Ruleset) -> Table | None:
+    """The exact table of *rules*, or None while there is none to use here, whatever the
+    reason (it is then fetched or built in the background: a ranked game's check always
+    needs it, and waits for it)."""
     try:
-        return table_for(rules, default_cache_dir())
-    except RulesError:  # not here yet: queued, or being fetched or built
-        _get(rules)
+        return loader.table_for(rules, site_of(config))
+    except (RulesError, OSError):  # missing, refused, being fetched or built; unreadable
+        _get(config, rules)
         return None
 
 
-def choose_engine(rules: Ruleset) -> Engine:
+def choose_engine(config: Config, rules: Ruleset) -> Engine:
     """The engine of a new computer game: "exact" if its table is ready, else "heuristic".
 
     Chosen once per game: a table built later must not change the moves of a game under way.
     """
-    if builder.status(rules, default_cache_dir()).state == "ready":
+    if status(config, rules).state == "ready":
         return "exact"
     # The next game gets the exact one; a variant's table is built only where it is needed
     # (a ranked game's check, a hint or an analysis asked for), not for a computer game.
-    if builder.spec_str(rules) == rules.id:
-        _get(rules)
+    if spec_str(rules) == rules.id:
+        _get(config, rules)
     return "heuristic"
 
 
-def computer_table(record: Record) -> Table:
+def computer_table(config: Config, record: Record) -> Table:
     """The table the computer of *record* plays on (its engine, fixed at the start)."""
     if record.engine == "heuristic":
         return computer.heuristic_table(record.rules)
-    return exact_table(record.rules)
+    return exact_table(config, record.rules)
 
 
-def status(rules: Ruleset) -> TableStatus:
-    """Where the table of *rules* stands (missing, building, ready) in the cache folder; a
-    table being fetched from the store counts as building, its percent that of the bytes."""
-    return builder.status(rules, default_cache_dir())
+def status(config: Config, rules: Ruleset) -> TableStatus:
+    """Where the table of *rules* stands (missing, building, ready, bad) in the cache
+    folder; a table being fetched from the store counts as building, its percent that of
+    the bytes."""
+    return loader.status(rules, site_of(config))
 
 
-def statuses() -> list[TableStatus]:
+def statuses(config: Config) -> list[TableStatus]:
     """Where each configured table stands, for ``/healthz`` and the metrics."""
-    return builder.statuses(builder.configured(), default_cache_dir())
+    return loader.statuses(configured(config), site_of(config))
 
 
-def awaited(rules: Ruleset) -> TableStatus | None:
+def awaited(config: Config, rules: Ruleset) -> TableStatus | None:
     """The status of *rules*' table if it is on its way (building, or missing and started now
     in the background); None when it is ready, or missing and neither fetched nor built."""
-    found = status(rules)
+    found = status(config, rules)
     if found.state == "ready":
         return None
-    if found.state == "missing" and not _get(rules):
+    if found.state in ("missing", "bad") and not _get(config, rules):
         return None
     return found
 
 
-def would_build(rules: Ruleset) -> bool:
+def would_build(config: Config, rules: Ruleset) -> bool:
     """Whether asking for *rules*' table now would start a build (it is missing, the service
     builds it, and no store holds it): what a request's table-build budget pays for."""
-    if not builder.may_build(rules) or status(rules).state != "missing":
+    if not may_build(config, rules) or status(config, rules).state not in ("missing", "bad"):
         return False
     # Queued already (a build asked for a moment ago, its builder not yet at work): no new one.
-    if rules in background.queued(default_cache_dir()):
+    if rules in background.queued(site_of(config)):
         return False
-    shelf = _shelf()
+    shelf = _shelf(config)
     return shelf is None or not _in_store(shelf, rules)
 
 
-def _get(rules: Ruleset) -> bool:
-    """Starts getting *rules*' table here if it is missing: fetched when the store holds it,
-    else built in the background if the service builds it; returns whether it is ready or
-    on its way."""
-    cache = default_cache_dir()
-    if builder.status(rules, cache).state != "missing":
+def solve(
+    config: Config, rules: Ruleset, *, progress: Progress | None = None, workers: int = 1
+) -> Table:
+    """Makes *rules*' table ready here, and in the store if there is one (``daily solve``, the
+    release step): waits for a build running on this host (*progress* follows it), then
+    fetches the table from the store, or builds it and uploads it; a store that fails raises
+    :class:`TableStoreError`. Returns the table, checked."""
+    site = site_of(config)
+    while (found := loader.status(rules, site)).state == "building":
+        if progress is not None:
+            progress(found.percent or 0.0, 100.0)
+        time.sleep(0.5)
+    builder.obtain(rules, site, progress=progress, workers=workers)
+    return loader.load_table(rules, site)
+
+
+def _get(config: Config, rules: Ruleset) -> bool:
+    """Starts getting *rules*' table here if it is missing (or was refused): fetched when
+    the store holds it, else built in the background if the service builds it; returns
+    whether it is ready or on its way."""
+    site = site_of(config)
+    try:
+        if loader.status(rules, site).state not in ("missing", "bad"):
+            return True
+        shelf = _shelf(config)
+        if shelf is not None and _in_store(shelf, rules):
+            builder.fetch_soon(rules, site, shelf)
+            # From a folder it is done: a copy that failed its check is built instead. A
+            # download runs on: should it fail, the store holds it no more, and the next
+            # ask builds it.
+            if not shelf.local or loader.status(rules, site).state != "bad":
+                return True
+        if not may_build(config, rules):
+            return False
+        background.start([rules], site)
         return True
-    shelf = _shelf()
-    if shelf is not None and _in_store(shelf, rules):
-        builder.fetch_soon(rules, cache, shelf)
-        return True
-    if not builder.may_build(rules):
+    except (OSError, DailyError) as e:  # a cache or store that fails: asked again, tried again
+        log.warning("%s: cannot get its table now: %s", spec_str(rules), e)
         return False
-    background.start([rules], cache, store=tables_url())
-    return True
 
 
-def _shelf() -> Shelf | None:
+def _shelf(config: Config) -> Shelf | None:
     """The tables' store, or None: none is set, or it cannot be opened (then logged, and the
     tables are built here)."""
     try:
-        return open_shelf(tables_url(), default_cache_dir())
+        return open_shelf(site_of(config))
     except TableStoreError as e:
         log.warning("%s", e)
         return None

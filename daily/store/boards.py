@@ -8,9 +8,10 @@ result on its boards, and taking it back, is :mod:`daily.store.board_counts`'s.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import cast
 
 import redis
 
@@ -283,20 +284,69 @@ def page(
     total, start, marks, rows, mine, ranked = _script(client, _PAGE)(keys=board_keys, args=args)
     ids = [player_of(_text(m)) for m in rows[0::2]]
     scores = [unpack(float(s)) for s in rows[1::2]]
-    mine_id = [me] if mine and me else []
+    marked = zip(marks[0::2], marks[1::2], strict=True)
+    lines = [(None if new else int(rank), bool(new)) for rank, new in marked]
+    own = None
+    if mine and me:
+        new = bool(int(mine[3]))
+        own = (None if new else int(mine[2]), unpack(float(mine[1])), new)
+    at = (int(total), int(start), int(ranked))
+    found: list[Line] = list(zip(ids, scores, lines, strict=True))
+    return _page(client, board, at, found, me, own, today)
+
+
+#: A line of a page before names are read: the player, the score, the rank (None: a new
+#: player's) and whether it is a new player's.
+Line = tuple[str, int, tuple[int | None, bool]]
+
+
+def _page(client: redis.Redis, board: Board, at: tuple[int, int, int], lines: list[Line],
+          me: str | None, own: tuple[int | None, int, bool] | None,
+          today: date | None = None) -> Page:  # fmt: skip
+    """The :class:`Page` of the *lines* of *board*, *at* (its size, the first line's position,
+    its ranked players), with *me*'s (rank, score, new) *own*: names read now."""
+    total, start, ranked = at
+    ids = [i for i, _, _ in lines]
+    mine_id = [me] if own and me else []
     names = _names(client, ids + mine_id)
     streak = board.kind == "streak"
     currents = _currents(client, ids + mine_id, today) if streak and today else {}
     entries = tuple(
-        Entry(None if new else int(rank), i, names[i], score, currents.get(i), bool(new))
-        for rank, new, i, score in zip(marks[0::2], marks[1::2], ids, scores, strict=True)
+        Entry(rank, i, names[i], score, currents.get(i), new) for i, score, (rank, new) in lines
     )
-    own = None
-    if mine and me:
-        rank, new = int(mine[2]), bool(int(mine[3]))
-        own = Entry(None if new else rank, me, names[me], unpack(float(mine[1])),
-                    currents.get(me), new)  # fmt: skip
-    return Page(board, int(total), int(start), entries, own, int(ranked))
+    mine = None
+    if own and me:
+        mine = Entry(own[0], me, names[me], own[1], currents.get(me), own[2])
+    return Page(board, total, start, entries, mine, ranked)
+
+
+@guarded
+def standing(client: redis.Redis, board: Board) -> dict[str, int]:
+    """Every member of *board* with its packed score: a friend code's board, as it leaves
+    Redis for the archive with its code."""
+    rows = cast(list[tuple[str, float]], client.zrange(board.key, 0, -1, withscores=True))
+    return {name: int(packed) for name, packed in rows}
+
+
+def page_of(client: redis.Redis, board: Board, standing: Mapping[str, int], *, offset: int = 0,
+            limit: int = 50, me: str | None = None, around: bool = False) -> Page:  # fmt: skip
+    """:func:`page` of a board kept out of Redis (an archived friend code's) from its
+    :func:`standing`: the same rows in the same order, ranks and asker's entry."""
+    if not 0 <= limit <= MAX_LIMIT or offset < 0:
+        raise BoardError(f"limit must be 0..{MAX_LIMIT} and offset >= 0: {limit}, {offset}")
+    rows = sorted(standing.items(), key=lambda row: (row[1], row[0]), reverse=True)  # ZREVRANGE
+
+    def rank(packed: int) -> int:
+        return 1 + sum(unpack(other) > unpack(packed) for _, other in rows)
+
+    names = [name for name, _ in rows]
+    mine = names.index(member(me)) if me and member(me) in names else None
+    if mine is not None and around:
+        offset = max(0, min(mine - limit // 2, len(rows) - limit))
+    lines: list[Line] = [(player_of(name), unpack(packed), (rank(packed), False))
+                         for name, packed in rows[offset : offset + limit]]  # fmt: skip
+    own = (rank(rows[mine][1]), unpack(rows[mine][1]), False) if mine is not None else None
+    return _page(client, board, (len(rows), offset, len(rows)), lines, me, own)
 
 
 def _names(client: redis.Redis, ids: Sequence[str]) -> dict[str, str]:

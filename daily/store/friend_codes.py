@@ -252,12 +252,11 @@ def load_code(
 
 @guarded
 def code_exists(client: redis.Redis, code: str) -> bool:
-    """Whether somebody made the friend code *code*, archived or not: its hash, its entry in
-    a shared hash, or its board (an archived dated code whose game counted keeps that)."""
+    """Whether Redis knows the friend code *code*: its hash, or its entry in a shared hash (a
+    dated code archived to its day's files is the archive's to find)."""
     pipe = client.pipeline(transaction=False)
     pipe.exists(keys.friend_code(code))
     pipe.hexists(keys.code_bucket(code), code[CODE_BUCKET:])
-    pipe.exists(keys.board_friend(code))
     return any(pipe.execute())
 
 
@@ -288,6 +287,17 @@ def drop_codes(client: redis.Redis, found: Sequence[FriendCode]) -> None:
     pipe = client.pipeline(transaction=False)  # one slot a code
     for code in found:
         queue_script(pipe, _DROP, [keys.friend_code(code.code)], [code.game_id])
+    pipe.execute()
+
+
+@guarded
+def drop_boards(client: redis.Redis, found: Sequence[FriendCode]) -> None:
+    """Deletes the boards of the codes *found*, which leave Redis with them (a dated code's
+    standing is kept in its line of the archive; before the code's hash goes, so that a
+    crash between leaves the code to be archived again)."""
+    pipe = client.pipeline(transaction=False)  # one slot a board
+    for code in found:
+        pipe.delete(keys.board_friend(code.code))
     pipe.execute()
 
 

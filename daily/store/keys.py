@@ -219,6 +219,12 @@ def league_members(league_id: str) -> str:
     return f"{PREFIX}:league:{{{league_id}}}:members"
 
 
+def league_removed(league_id: str) -> str:
+    """The sorted set of the players the league's owner removed, scored by when: none of them
+    joins again, by any link, until the owner readmits them."""
+    return f"{PREFIX}:league:{{{league_id}}}:removed"
+
+
 def league_day(league_id: str, day: str) -> str:
     """The sorted set of a league's daily board of *day* (``YYYY-MM-DD``): member -> score."""
     return f"{PREFIX}:league:{{{league_id}}}:day:{day}"
@@ -301,6 +307,8 @@ def rate_limits() -> str:
 # have no owner: they always expire.
 _OWNED = (
     (re.compile(rf"{PREFIX}:player:\{{[^}}]*\}}:(moves|quota):"), None),
+    # A friend code's board leaves with its code, as the code's game is archived.
+    (re.compile(rf"{PREFIX}:board:\{{friend:"), "game"),
     (re.compile(rf"{PREFIX}:player:"), "player"),
     (re.compile(rf"{PREFIX}:reminders:"), "player"),  # one entry a player, left with them
     (re.compile(rf"{PREFIX}:(game|code|codes|results|games|reviews):"), "game"),
@@ -316,6 +324,8 @@ def owner_of(key: str) -> str | None:
 
     >>> owner_of(player_games("p1")), owner_of(game("g1")), owner_of(board_streak())
     ('player', 'game', 'board')
+    >>> owner_of(board_friend("K7P2QX9D"))
+    'game'
     >>> owner_of(player_moves("p1", 60)), owner_of(quota("1.2.3.0/24", "players", "3600", "x"))
     (None, None)
     """

@@ -12,7 +12,9 @@ game held for review: :func:`uncount`); its tie-break keeps the finish time of t
 last raised the sum. Scores pack like every board's (:func:`daily.store.boards.pack`).
 
 Joining takes the league's current invite token (a field of its hash); removing a member
-sets a new one in the same script, so the removed member's link joins no more.
+sets a new one in the same script, so the removed member's link joins no more, and lists
+them among the removed, whom no link lets in until the owner readmits them
+(:mod:`daily.store.league_removals`).
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ KEEP_DAYS = 56
 BEST_DAYS = 5
 
 # The answers of the scripts below.
-MISSING, FULL, ALREADY, ADDED, NOT_OWNER, NOT_MEMBER, LEFT, EMPTIED, STALE = (
-    "missing", "full", "already", "added", "not_owner", "not_member", "left", "emptied", "stale"
-)  # fmt: skip
+MISSING, FULL, ALREADY, ADDED, NOT_OWNER, NOT_MEMBER, LEFT, EMPTIED, STALE, REMOVED = (
+    "missing", "full", "already", "added", "not_owner", "not_member", "left", "emptied", "stale",
+    "removed")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,33 +100,38 @@ redis.call('SADD', KEYS[1], ARGV[1])
 return 2
 """
 
-# Adds a member to an existing league unless it is full or the invite token ARGV[4] is not
-# its current one (a league from before the tokens takes its id, ARGV[5]); a member joining
-# again needs none. -1 no league, -3 not the current invite, 0 full, 1 already, 2 added.
+# Adds a member to an existing league unless it is full, the player was removed (KEYS[3]) or
+# the invite token ARGV[4] is not its current one (a league from before the tokens takes its
+# id, ARGV[5]); a member joining again needs none. -1 no league, -4 removed, -3 not the
+# current invite, 0 full, 1 already, 2 added.
 _JOIN = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 1 end
+if redis.call('ZSCORE', KEYS[3], ARGV[1]) then return -4 end
 if (redis.call('HGET', KEYS[1], 'invite') or ARGV[5]) ~= ARGV[4] then return -3 end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return 2
 """
 
-# Takes a member out of a league and off its boards (KEYS[3..]); ARGV[2], when set, is the
-# owner the caller must be, and the removal sets the new invite token ARGV[3], so the removed
-# member's link no longer joins. The owner leaving hands the league to the longest-standing
-# member; the last member leaving deletes it. -1 no league, -2 not the owner, 0 not a member,
-# 1 left, 2 left and the league is gone.
+# Takes a member out of a league and off its boards (KEYS[4..]); ARGV[2], when set, is the
+# owner the caller must be, and the removal sets the new invite token ARGV[3] and lists the
+# member among the removed (KEYS[3], at ARGV[4]), so no link lets them in again. The owner
+# leaving hands the league to the longest-standing member; the last member leaving deletes
+# it. -1 no league, -2 not the owner, 0 not a member, 1 left, 2 left and the league is gone.
 _LEAVE = """
 local owner = redis.call('HGET', KEYS[1], 'owner')
 if not owner then return -1 end
 if ARGV[2] ~= '' and owner ~= ARGV[2] then return -2 end
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then return 0 end
-for i = 3, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'invite', ARGV[3]) end
+for i = 4, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 'invite', ARGV[3])
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+end
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
 if not first then
-  redis.call('DEL', KEYS[1], KEYS[2])
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
   return 2
 end
 if owner == ARGV[1] then redis.call('HSET', KEYS[1], 'owner', first) end
@@ -141,7 +148,7 @@ redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 return 1
 """
 
-_CODES = {-3: STALE, -2: NOT_OWNER, -1: MISSING, 0: FULL, 1: ALREADY, 2: ADDED}
+_CODES = {-4: REMOVED, -3: STALE, -2: NOT_OWNER, -1: MISSING, 0: FULL, 1: ALREADY, 2: ADDED}
 _LEAVE_CODES = {-2: NOT_OWNER, -1: MISSING, 0: NOT_MEMBER, 1: LEFT, 2: EMPTIED}
 
 
@@ -186,9 +193,13 @@ def join(
 ) -> str:
     """Adds a member who holds the league's current *invite* token (None: its id, the links
     of before the tokens): ``added``, ``already``, ``full``, ``stale`` (not the current
-    token), or ``missing`` (no such league)."""
+    token), ``removed`` (by the owner, not readmitted) or ``missing`` (no such league)."""
     found = client.register_script(_JOIN)(
-        keys=[keys.league(league_id), keys.league_members(league_id)],
+        keys=[
+            keys.league(league_id),
+            keys.league_members(league_id),
+            keys.league_removed(league_id),
+        ],  # fmt: skip
         args=[member(player_id), now, max_members, invite or league_id, league_id],
     )
     return _CODES[int(found)]
@@ -202,14 +213,17 @@ def leave(
     today: date,
     owner: str | None = None,
     invite: str = "",
+    now: float = 0.0,
 ) -> str:
     """Takes a member out and off the league's boards: ``left``, ``emptied`` (the league is
     gone), ``not_member``, ``missing``, or ``not_owner`` (*owner* given and not the owner).
-    A removal by the *owner* sets the new *invite* token in the same step."""
-    league_keys = [keys.league(league_id), keys.league_members(league_id)]
+    A removal by the *owner* sets the new *invite* token and lists the member among the
+    removed (at *now*) in the same step."""
+    league_keys = [keys.league(league_id), keys.league_members(league_id),
+                   keys.league_removed(league_id)]  # fmt: skip
     found = client.register_script(_LEAVE)(
         keys=league_keys + board_keys(league_id, today),
-        args=[member(player_id), member(owner) if owner else "", invite],
+        args=[member(player_id), member(owner) if owner else "", invite, now],
     )
     return _LEAVE_CODES[int(found)]
 

@@ -32,7 +32,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["daily.redis"] = backend.connect(config)
     http_errors.register(app)
     _install(app)
-    tables.start_builds()  # in the background: no request waits for a table
+    tables.start_builds(config)  # in the background: no request waits for a table
     return app
 
 

@@ -13,7 +13,7 @@ from flask_babel import gettext
 
 from daily.core.errors import TableBuildingError
 from daily.service import tables
-from daily.web import answers, auth, costs, limits, strategy_answers
+from daily.web import answers, auth, costs, current_config, limits, strategy_answers
 from daily.web.i18n import row_name
 
 bp = Blueprint("analyses", __name__)
@@ -43,7 +43,7 @@ def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
     try:
         body = strategy_answers.analysis_of(record)
     except TableBuildingError:  # not an error page: a wait that refreshes itself
-        wait = strategy_answers.waiting(tables.status(record.rules))
+        wait = strategy_answers.waiting(tables.status(current_config(), record.rules))
         html = render_template("analysis_wait.html", record=record, ruleset=record.rules, wait=wait)
         return html, 503, {"Retry-After": str(wait.refresh), "Refresh": str(wait.refresh)}
     lines = [_line(d) for d in body.decisions]

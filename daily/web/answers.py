@@ -421,10 +421,15 @@ class TableState(Answer):
     """Where one strategy table the service builds by itself stands."""
 
     ruleset: str = Field(description="`maxi`, or with options: `maxi:bonus=50@75`")
-    state: Literal["missing", "building", "ready"]
+    state: Literal["missing", "building", "ready", "bad"] = Field(
+        description="`bad`: the table found failed its digest check, and nothing replaced it yet"
+    )
     percent: float | None = Field(None, description="building: the share of the work done")
     seconds: float | None = Field(None, description="building: spent so far; ready: the build's")
     eta: float | None = Field(None, description="building: estimated seconds left")
+    problem: str | None = Field(
+        None, description="bad, or building its replacement: why the last table was refused"
+    )
 
 
 class Health(Answer):

@@ -53,7 +53,7 @@ def parse_year(year: int) -> int:
 def parse_friend(text: str) -> str:
     """A friend code that exists, normalized; a 400 if malformed, a 404 if unknown."""
     code = parse_code(text)  # a CodeError answers 400 (see daily.web.http_errors)
-    return rankings.check_code(current_redis(), code)
+    return rankings.check_code(current_redis(), current_config(), code)
 
 
 def _int(name: str, default: int, low: int, high: int) -> int:

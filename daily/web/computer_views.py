@@ -12,7 +12,7 @@ from flask_babel import lazy_gettext
 from daily.core.rules import BASE_RULESETS
 from daily.service import tables
 from daily.strategy.bots import LEVELS
-from daily.web import costs, strategy_answers
+from daily.web import costs, current_config, strategy_answers
 from daily.web.pages import option_view
 
 bp = Blueprint("computer", __name__)
@@ -38,7 +38,7 @@ def setup() -> str:
     levels = [(level, LEVEL_NAMES[level]) for level in reversed(LEVELS)]
     # A table being built: the page says so and offers the heuristic computer; its script
     # reloads it when the table should be ready (unless the player has started choosing).
-    found = {r.id: tables.awaited(r) for r in BASE_RULESETS.values()}
+    found = {r.id: tables.awaited(current_config(), r) for r in BASE_RULESETS.values()}
     pending = {
         rid: strategy_answers.waiting(status) for rid, status in found.items() if status is not None
     }

@@ -2,7 +2,8 @@
 
 ``/healthz`` answers 200 when Redis answers a PING, else 503, in JSON, for a load
 balancer or an orchestrator; it also lists each strategy table the service builds by itself
-(missing, building with its percent, ready), which does not change the status. The access
+(missing, building with its percent, ready, or bad: refused by its digest check, with why),
+which does not change the status. The access
 log and the version header are :mod:`daily.web.access_log`'s.
 """
 
@@ -12,8 +13,8 @@ from flask import Blueprint, Response, jsonify
 
 from daily import __version__
 from daily.service import backend, tables
-from daily.strategy import builder
-from daily.web import answers, costs, current_redis
+from daily.strategy.specs import TableStatus
+from daily.web import answers, costs, current_config, current_redis
 from daily.web.openapi import documented
 
 bp = Blueprint("health", __name__)
@@ -43,13 +44,16 @@ def healthz() -> tuple[Response, int]:
 
 
 def table_statuses() -> list[answers.TableState]:
-    """Each configured strategy table (``$DAILY_TABLES``) as missing, building or ready."""
-    found = tables.statuses()
+    """Each configured strategy table (``DAILY_TABLES``) as missing, building, ready or bad."""
+    found = tables.statuses(current_config())
     return [table_state(status) for status in found]
 
 
-def table_state(status: builder.TableStatus) -> answers.TableState:
+def table_state(status: TableStatus) -> answers.TableState:
     """One table's state, its figures to a tenth, those that do not apply left out."""
     figures = {"percent": status.percent, "seconds": status.seconds, "eta": status.eta}
     shown = {name: round(value, 1) for name, value in figures.items() if value is not None}
-    return answers.TableState(ruleset=status.ruleset, state=status.state, **shown)
+    why = {} if status.problem is None else {"problem": status.problem}
+    return answers.TableState.model_validate(
+        {"ruleset": status.ruleset, "state": status.state, **shown, **why}
+    )

@@ -34,6 +34,7 @@ from daily.core.errors import (
     NotFoundError,
     NotOpenError,
     NotOwnerError,
+    RemovedError,
     ReplayError,
     RulesError,
     SignInLinkError,
@@ -43,7 +44,7 @@ from daily.core.errors import (
     TooManyLeaguesError,
 )
 from daily.core.rules import Ruleset, find_ruleset
-from daily.strategy.builder import TableStatus
+from daily.strategy.specs import TableStatus
 from daily.web.costs import Cpu
 from daily.web.routes import current_route
 
@@ -103,6 +104,7 @@ TABLE: tuple[tuple[type[Exception], int, ErrorCode | None, Answer], ...] = (
     (LeagueFullError, 409, ErrorCode.LEAGUE_FULL, None),
     (TooManyLeaguesError, 409, ErrorCode.TOO_MANY_LEAGUES, None),
     (NotOwnerError, 403, ErrorCode.NOT_OWNER, None),
+    (RemovedError, 403, ErrorCode.REMOVED_FROM_LEAGUE, None),
 )
 
 

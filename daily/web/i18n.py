@@ -158,6 +158,9 @@ ERROR_MESSAGES: dict[ErrorCode, LazyString] = {
         "You are in as many leagues as a player can be. Leave one first."
     ),
     ErrorCode.NOT_OWNER: lazy_gettext("Only the league's owner can do that."),
+    ErrorCode.REMOVED_FROM_LEAGUE: lazy_gettext(
+        "The league's owner removed you. You can join again once they readmit you."
+    ),
 }
 #: The script's words for a code missing above, and for a request that got no answer.
 OTHER_ERROR = _OTHER_ERROR

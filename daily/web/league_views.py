@@ -18,9 +18,13 @@ from daily.service import leagues
 from daily.service.leagues import MAX_LEAGUES
 from daily.web import answers, auth, bodies, costs, current_config, current_redis, limits
 from daily.web.bodies import parse_day, today
+from daily.web.costs import LEAGUE, Cpu
 from daily.web.openapi import BOARD_DAY, documented
 
 bp = Blueprint("leagues", __name__)
+
+#: Removing a member: off the league and its boards, and on its list of the removed.
+REMOVAL = costs.cost(Cpu.WRITE, 300, LEAGUE)
 API = "/api/v1"
 
 
@@ -53,6 +57,11 @@ class LeagueAnswer(answers.Answer):
     invite: str = Field(
         description="the invite link to share; it changes when the owner renews it or removes"
         " a member"
+    )
+    removed: list[MemberAnswer] = Field(
+        [],
+        description="the owner's view: the members they removed, whom no link lets in"
+        " until readmitted (latest first)",
     )
 
 
@@ -92,6 +101,7 @@ def _league(league: leagues.League) -> LeagueAnswer:
         is_member=league.is_member,
         is_owner=league.is_owner,
         invite=_invite_link(league),
+        removed=[MemberAnswer(player_id=m.player_id, name=m.name) for m in league.removed],
     )
 
 
@@ -125,6 +135,13 @@ _MEMBER = {
     **_LEAGUE,
     "player_id": {
         "description": "`me` (or the asker's id) to leave; another member's id to remove them",
+        "schema": {"type": "string"},
+    },
+}
+_REMOVED = {
+    **_LEAGUE,
+    "player_id": {
+        "description": "the id of a member the owner removed",
         "schema": {"type": "string"},
     },
 }
@@ -251,7 +268,7 @@ def renew_invite(league_id: str) -> Response:
 
 @bp.delete(
     f"{API}/leagues/<league_id>/members/<player_id>",
-    cost=costs.LEAGUE_CHANGE,
+    cost=REMOVAL,
     api=documented(
         LeagueAnswer,
         errors=(400, 401, 403, 404),
@@ -266,6 +283,20 @@ def remove_member(league_id: str, player_id: str) -> Response | tuple[str, int]:
         leagues.leave(current_redis(), current_config(), me, league_id)
         return "", 204
     league = leagues.remove(current_redis(), current_config(), me, league_id, player_id)
+    return jsonify(_league(league).model_dump())
+
+
+@bp.delete(
+    f"{API}/leagues/<league_id>/removed/<player_id>",
+    cost=costs.cost(Cpu.WRITE),  # takes a member off the removed: no bytes
+    api=documented(LeagueAnswer, errors=(401, 403, 404), path=_REMOVED,
+                   description="the league, the member readmitted"),
+)  # fmt: skip
+def readmit_member(league_id: str, player_id: str) -> Response:
+    """Takes a removed member off the league's removed list: they may join again, with the
+    current link (the owner only)."""
+    league = leagues.readmit(current_redis(), current_config(), auth.require_player_id(),
+                             league_id, player_id)  # fmt: skip
     return jsonify(_league(league).model_dump())
 
 
@@ -379,11 +410,19 @@ def rename_form(league_id: str) -> Redirect:
     return _back(league_id)
 
 
-@bp.post("/leagues/<league_id>/remove", cost=costs.LEAGUE_CHANGE)
+@bp.post("/leagues/<league_id>/remove", cost=REMOVAL)
 def remove_form(league_id: str) -> Redirect:
     """Removes a member (its owner)."""
     leagues.remove(current_redis(), current_config(), auth.require_player_id(), league_id,
                    request.form.get("player", ""))  # fmt: skip
+    return _back(league_id)
+
+
+@bp.post("/leagues/<league_id>/readmit", cost=costs.cost(Cpu.WRITE))
+def readmit_form(league_id: str) -> Redirect:
+    """Readmits a removed member (its owner)."""
+    leagues.readmit(current_redis(), current_config(), auth.require_player_id(), league_id,
+                    request.form.get("player", ""))  # fmt: skip
     return _back(league_id)
 
 

@@ -284,7 +284,7 @@ def _refuse(name: str, seconds_left: int) -> None:
 def take_build(rules: Ruleset, player_id: str | None) -> None:
     """Takes one of the table builds *player_id* and the address may start, when asking for
     *rules*' table now would start one (a variant's table costs minutes of both cores)."""
-    if tables.would_build(rules):
+    if tables.would_build(current_config(), rules):
         take("builds", player_id)
 
 

@@ -66,9 +66,9 @@ def metrics() -> Response:
 
 
 def _refresh_tables() -> None:
-    # A table is built by a process of its own (see daily.strategy.builder), so its state
+    # A table is built by a process of its own (see daily.tables.background), so its state
     # is read from the cache folder at each scrape rather than remembered by a worker.
-    for status in tables.statuses():
+    for status in tables.statuses(current_config()):
         table_state(status.ruleset, status.state)
         done = {"missing": 0.0, "ready": 100.0}.get(status.state, status.percent or 0.0)
         TABLE_PERCENT.labels(status.ruleset).set(done)

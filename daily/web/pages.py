@@ -277,7 +277,7 @@ def today() -> str:
         boot["sheet"] = sheet_meta(mine.rules)
         boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
         boot["skill"] = None if skill is None else strategy_answers.skill_answer(skill).model_dump()
-        boot["skillReady"] = analyses.is_ready(mine)
+        boot["skillReady"] = analyses.is_ready(config, mine)
         # The standing and records of the game's own answer: the result and home agree.
         result = game_answers.game_answer(games.view(client, config, mine))
         boot["standing"] = result.standing.model_dump() if result.standing else None
@@ -321,7 +321,7 @@ def play(game_id: str) -> str | Response:
         if record.practice:  # a past day replayed: its result names the day
             boot["dayName"] = format_date(record.day, "long")
     # Skill and luck are asked for at the finish where the solver's table is there.
-    boot["skillReady"] = analyses.is_ready(record)
+    boot["skillReady"] = analyses.is_ready(current_config(), record)
     target = friends.target_of(current_redis(), current_config(), record)
     if target is not None:
         # A name of None (the creator deleted their account) the script words as the API's.

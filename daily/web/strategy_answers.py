@@ -1,8 +1,8 @@
 """The strategy engine as the API and the pages serve it: tables, analyses, the Expert's game.
 
-Tables are opened once per process (:func:`~daily.strategy.solver.table_for`) and never
+Tables are opened once per process (:func:`~daily.tables.loader.table_for`) and never
 built inside a request: a missing table starts its background build
-(:mod:`daily.strategy.builder`), and until it is ready the request answers 503
+(:mod:`daily.tables.background`), and until it is ready the request answers 503
 ``strategy_table_building`` with the progress and a ``Retry-After``.
 """
 
@@ -17,10 +17,10 @@ from daily.core.rules import Ruleset
 from daily.core.rules.scoring import Dice
 from daily.service import analyses, tables
 from daily.strategy.analysis import Analysis, Decision
-from daily.strategy.builder import TableStatus
 from daily.strategy.hints import Action, hold_positions
 from daily.strategy.skill import Skill
 from daily.strategy.solver import Table
+from daily.strategy.specs import TableStatus
 from daily.web import answers, current_config, current_redis
 from daily.web.http_errors import retry_after
 
@@ -28,7 +28,7 @@ from daily.web.http_errors import retry_after
 def strategy_table(rules: Ruleset) -> Table:
     """The exact table of *rules* (see :func:`daily.service.tables.exact_table`); the error
     table answers 503 naming ``daily solve`` when it is not built."""
-    return tables.exact_table(rules)
+    return tables.exact_table(current_config(), rules)
 
 
 def analysis_of(record: Record) -> answers.Analysis:

@@ -118,3 +118,33 @@ def test_league_pages_pass_axe(serve: Callable[..., str], new_context: Callable[
             if result:
                 found[f"{scheme} {path}"] = result
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
+
+
+def test_a_removed_member_stays_out_until_the_owner_readmits_him(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
+) -> None:
+    base = serve(now=MONDAY)
+    ana, bo = new_context(viewport=PHONE), new_context(viewport=PHONE)
+    _name(ana, base, "Ana")
+    _name(bo, base, "Bo")
+    made = ana.request.post(f"{base}/api/v1/leagues", data={"name": "Family"}).json()
+    mine, his = ana.new_page(), bo.new_page()
+    his.goto(made["invite"])
+    his.get_by_role("button", name="Join the league").click()
+    mine.goto(f"{base}/leagues/{made['id']}")
+    mine.get_by_role("button", name="Remove Bo").click()
+    removed = mine.get_by_role("list", name="Removed members")
+    assert removed.get_by_text("Bo", exact=True).is_visible()
+    readmit = mine.get_by_role("button", name="Readmit Bo")
+    assert readmit.is_visible() and readmit.bounding_box()["width"] <= PHONE["width"]
+    assert mine.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shoot(mine, "league-removed-390")
+    his.goto(mine.locator("input.invite").input_value())  # the link of now
+    assert his.get_by_text("The league's owner removed you.").is_visible()
+    assert his.get_by_role("button", name="Join the league").count() == 0
+    shoot(his, "league-removed-you-390")
+    readmit.click()
+    assert mine.get_by_role("list", name="Removed members").count() == 0
+    his.reload()
+    his.get_by_role("button", name="Join the league").click()
+    assert his.get_by_role("button", name="Leave the league").is_visible()

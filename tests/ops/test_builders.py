@@ -23,7 +23,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from daily.core.rules import find_ruleset
-from daily.strategy import background, builder
+from daily.tables import background
+from daily.tables.loader import status
+from tests.built_tables import site
 from tests.ops.procs import is_gone, wait_until
 from tests.ops.slowclients import SHIPPED, gunicorn, redis_server
 from tests.redis_servers import free_port
@@ -45,7 +47,7 @@ def builders(cache: Path) -> set[int]:
             command = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"daily.strategy.background" in command and str(cache).encode() in command:
+        if b"daily.tables.background" in command and str(cache).encode() in command:
             found.add(int(entry.name))
     return found
 
@@ -70,7 +72,7 @@ def niceness(pid: int) -> int:
 def building(cache: Path) -> bool:
     """Whether maxi's build in *cache* is under way (the solver's workers then run), far
     enough to show in ``/healthz`` (a tenth of a percent)."""
-    return (builder.status(MAXI, cache).percent or 0.0) >= 0.1
+    return (status(MAXI, site(cache)).percent or 0.0) >= 0.1
 
 
 def get_json(port: int, path: str) -> Any:
@@ -117,7 +119,7 @@ def test_serve_stops_its_builder(
     process.wait(60)
     wait_until(lambda: all(is_gone(p) for p in everyone), "the builder stopping", timeout=15)
     assert builders(cache) == set() and background.running(cache) is None
-    assert builder.status(MAXI, cache).state == "missing"  # the next start builds it again
+    assert status(MAXI, site(cache)).state == "missing"  # the next start builds it again
 
 
 def test_gunicorn_starts_one_builder_a_host_and_stops_it(tmp_path: Path) -> None:

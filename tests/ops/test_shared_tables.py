@@ -5,7 +5,7 @@ The release step (``daily solve --missing``, as the Procfile runs it, on a disk 
 table) uploads it; each web host then finds it in the store from a cold cache, downloads it
 and answers a Maxi hint within 20 s, and no build process ever starts on either. The table
 is the run's one Maxi build (``maxi_table``, shared with the browser tests); a build under
-the store's lease and its upload are tested on small tables in tests/strategy/test_shelf.py.
+the store's lease and its upload are tested on small tables in tests/tables/test_shelf.py.
 """
 
 from __future__ import annotations
@@ -22,11 +22,13 @@ from typing import Any
 import pytest
 
 from daily.core.rules import find_ruleset
-from daily.strategy import background, builder
-from daily.strategy.shelf import Shelf
-from daily.strategy.solver import table_path
+from daily.tables import background
+from daily.tables.files import table_path
+from daily.tables.loader import status
+from daily.tables.shelf import Shelf
+from tests.built_tables import SECRET, link_table, site
 from tests.ops.test_builders import builders
-from tests.strategy import s3
+from tests.tables import s3
 from tests.web.helpers import start
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.one_redis]
@@ -46,16 +48,16 @@ def test_a_second_host_answers_a_maxi_hint_from_the_store_without_building(
     release, first, second = tmp_path / "release", tmp_path / "first", tmp_path / "second"
     release.mkdir()
     built = table_path(MAXI, maxi_table).resolve()  # the run's one Maxi build
-    table_path(MAXI, release).symlink_to(built)
+    link_table(built, release)  # and its signed digest
     with s3.bucket(monkeypatch) as url:
         monkeypatch.setenv("DAILY_TABLES_URL", url)
         monkeypatch.setenv("DAILY_TABLES", "maxi")
         # The release step: the table is on its disk, not yet in the store; it uploads it.
-        env = {**os.environ, "DAILY_CACHE": str(release)}
+        env = {**os.environ, "DAILY_CACHE": str(release), "SECRET_KEY": SECRET}
         done = subprocess.run([str(BIN / "daily"), "solve", "--missing"], env=env,
                               capture_output=True, text=True, timeout=600)  # fmt: skip
         assert done.returncode == 0, done.stderr
-        assert Shelf(url).has(MAXI)
+        assert Shelf(url, SECRET).has(MAXI)
         hosts = []
         try:
             game: dict[str, Any] = {}
@@ -96,7 +98,7 @@ def _answers_a_hint_without_building(client: Any, game_id: str, cache: Path) -> 
         watcher.join()
     assert seen == set() and background.running(cache) is None
     assert not (cache / "queue").exists() and not (cache / "build.lock").exists()
-    assert builder.status(MAXI, cache).state == "ready"
+    assert status(MAXI, site(cache)).state == "ready"
     return time.monotonic() - started, answer.get_json()["actions"]
 
 

@@ -37,7 +37,7 @@ from daily.store import (
 )
 from daily.store.connection import connect
 from daily.web import current_config, current_redis
-from tests.strategy import s3
+from tests.tables import s3
 from tests.web.test_integrity import finished_daily, player
 
 pytestmark = pytest.mark.redis

@@ -537,3 +537,28 @@ def test_withdrawing_works_on_a_redis_cluster(cluster: RedisCluster) -> None:
     assert scores(client, league_boards.week_board(LEAGUE, DEC2)) == {"ana": 450, "bo": 260}
     assert scores(client, league_boards.day_board(LEAGUE, DEC2)) == {"bo": 260}
     assert scores(client, Board.advent(2026)) == {"ana": 450, "bo": 260}
+
+
+def test_an_archived_boards_pages_are_the_pages_it_had_in_redis(client: redis.Redis) -> None:
+    # A friend code's board leaves Redis with its code; its standing, kept in the archive,
+    # reads as the board did: ranks with ties, pages, the asker's entry, around=me.
+    board = Board.friend("K7P2QX9D")
+    for n, total in enumerate([250, 250, 240, 300, 240, 199, 250, 300, 180, 250]):
+        result = Result(f"g{n}", f"{n:016x}", BoardKind.FRIEND, total, finished(DEC1, n % 3),
+                        code="K7P2QX9D")  # fmt: skip
+        board_counts.count_friend(client, result, 400, UTC)
+    kept = boards.standing(client, board)
+    assert len(kept) == 10
+    asks = [
+        (0, 50, None, False),
+        (2, 3, f"{6:016x}", False),
+        (0, 3, f"{9:016x}", True),
+        (8, 5, f"{0:016x}", True),
+        (20, 5, None, False),
+        (0, 0, f"{3:016x}", False),
+    ]
+    for offset, limit, me, around in asks:
+        live = boards.page(client, board, offset=offset, limit=limit, me=me, around=around)
+        archived = boards.page_of(client, board, kept, offset=offset, limit=limit, me=me,
+                                  around=around)  # fmt: skip
+        assert archived == live, (offset, limit, me, around)

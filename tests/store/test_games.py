@@ -34,10 +34,10 @@ from daily.store import (
 )
 from daily.store.connection import connect
 from daily.store.game_fields import archive_shard
+from tests.built_tables import SECRET, session_tables
 
 pytestmark = pytest.mark.redis
 
-SECRET = "test-secret-" + "x" * 32
 DAY = date(2026, 12, 3)
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
 #: What the service gives a daily started at NOON to live: until its day's reveal.
@@ -50,7 +50,9 @@ def client(redis_url: str) -> redis.Redis:
 
 
 def settings(at: datetime = NOON) -> config.Config:
-    return config.load({}, env="testing", secret_key=SECRET, clock=lambda: at, established_days=1)
+    return config.load(
+        session_tables(), env="testing", secret_key=SECRET, clock=lambda: at, established_days=1
+    )
 
 
 def daily_record(player: str = "p1", game_id: str | None = None) -> Record:

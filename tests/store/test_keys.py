@@ -95,11 +95,12 @@ def test_review_key_strings(key: str, expected: str) -> None:
     [
         (keys.league("L1"), "daily:league:{L1}"),
         (keys.league_members("L1"), "daily:league:{L1}:members"),
+        (keys.league_removed("L1"), "daily:league:{L1}:removed"),
         (keys.league_day("L1", "2026-12-01"), "daily:league:{L1}:day:2026-12-01"),
         (keys.league_week("L1", "2026-11-30"), "daily:league:{L1}:week:2026-11-30"),
         (keys.player_leagues("p1"), "daily:player:{p1}:leagues"),
     ],
-    ids=["league", "members", "day", "week", "player-leagues"],
+    ids=["league", "members", "removed", "day", "week", "player-leagues"],
 )
 def test_league_key_strings(key: str, expected: str) -> None:
     assert key == expected
@@ -112,6 +113,7 @@ def test_a_leagues_keys_share_one_cluster_slot() -> None:
         for key in (
             keys.league("L1"),
             keys.league_members("L1"),
+            keys.league_removed("L1"),
             keys.league_day("L1", "2026-12-01"),
             keys.league_week("L1", "2026-11-30"),
         )

@@ -18,6 +18,7 @@ from daily.core.errors import (
     LeagueFullError,
     NotFoundError,
     NotOwnerError,
+    RemovedError,
     TooManyLeaguesError,
 )
 from daily.core.modes import BoardKind
@@ -70,6 +71,7 @@ def dump(client: redis.Redis, league_id: str) -> dict[str, object]:
     } | {
         "league": client.hgetall(keys.league(league_id)),
         "members": client.zrange(keys.league_members(league_id), 0, -1),
+        "removed": client.zrange(keys.league_removed(league_id), 0, -1),
     }
 
 
@@ -392,3 +394,39 @@ def test_a_withdrawn_daily_leaves_the_league_day_and_week(client: redis.Redis) -
         board_counts.withdraw(client, result)
     assert lines(leagues.week_standing(client, CONFIG, ana, league.id, MONDAY)) == [(1, "Bo", 400)]
     assert leagues.standings_of(client, CONFIG, ana, MONDAY + timedelta(days=1))[0].rank is None
+
+
+def test_a_removed_member_joins_by_no_link_until_readmitted(client: redis.Redis) -> None:
+    # Round 5: a removed member came back as soon as the owner shared the renewed link.
+    ana, bo, cy = named(client, "Ana", "Bo", "Cy")
+    league = leagues.create(client, CONFIG, ana, "Club")
+    leagues.join(client, CONFIG, bo, league.id, league.invite)
+    leagues.join(client, CONFIG, cy, league.id, league.invite)
+    removed = leagues.remove(client, CONFIG, ana, league.id, bo)
+    assert [m.name for m in removed.removed] == ["Bo"]
+    assert leagues.get(client, cy, league.id).removed == ()  # the owner's list alone
+    renewed = leagues.renew(client, CONFIG, ana, league.id)
+    for link in (removed.invite, renewed.invite, None):  # the current link, or any other
+        with pytest.raises((RemovedError, NotFoundError)):
+            leagues.join(client, CONFIG, bo, league.id, link)
+    with pytest.raises(RemovedError, match="removed you"):
+        leagues.join(client, CONFIG, bo, league.id, renewed.invite)
+    seen = leagues.get(client, bo, league.id, renewed.invite)
+    assert seen.is_removed and not seen.is_member and seen.members == ()
+    assert league_boards.leagues_of(client, bo) == []  # no claim left behind by the refusals
+    before = dump(client, league.id)
+    with pytest.raises(NotOwnerError):
+        leagues.readmit(client, CONFIG, cy, league.id, bo)
+    with pytest.raises(NotFoundError):
+        leagues.readmit(client, CONFIG, ana, league.id, cy)  # never removed
+    assert dump(client, league.id) == before
+    assert leagues.readmit(client, CONFIG, ana, league.id, bo).removed == ()
+    with pytest.raises(NotFoundError):
+        leagues.join(client, CONFIG, bo, league.id, removed.invite)  # an old link stays old
+    back = leagues.join(client, CONFIG, bo, league.id, renewed.invite)
+    assert [m.name for m in back.members] == ["Ana", "Cy", "Bo"] and not back.is_removed
+    # The list goes with the league: the last member out deletes every key of it.
+    for player in (bo, cy):
+        leagues.remove(client, CONFIG, ana, league.id, player)
+    leagues.leave(client, CONFIG, ana, league.id)
+    assert not client.exists(keys.league_removed(league.id))

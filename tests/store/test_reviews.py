@@ -21,11 +21,12 @@ from daily.service import games, results, reviews
 from daily.store import game_fields, keys, members, review_queue, saved_games
 from daily.store.connection import connect
 from daily.strategy import clairvoyant, luck, solver
-from daily.strategy.solver import Table, load_table
+from daily.strategy.solver import Table
+from daily.tables.loader import load_table
+from tests.built_tables import SECRET, session_tables, site
 
 pytestmark = pytest.mark.redis
 
-SECRET = "test-secret-" + "x" * 32
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
 CODE = "K7P2QX9D"
 YATZY = find_ruleset("yatzy")
@@ -38,11 +39,13 @@ def client(redis_url: str) -> redis.Redis:
 
 @pytest.fixture(scope="module")
 def table(small_tables: Path) -> Table:
-    return load_table(YATZY, small_tables)
+    return load_table(YATZY, site(small_tables))
 
 
 def settings() -> config.Config:
-    return config.load({}, env="testing", secret_key=SECRET, clock=lambda: NOON, established_days=1)
+    return config.load(
+        session_tables(), env="testing", secret_key=SECRET, clock=lambda: NOON, established_days=1
+    )
 
 
 def friend_record(player: str, code: str = CODE) -> Record:

@@ -10,9 +10,9 @@ import pytest
 
 from daily.core.rules import Ruleset, find_ruleset
 from daily.strategy.model import model_of
-from daily.strategy.solver import Table, fill, load_table
-from tests.strategy import s3
-from tests.tables import link_table, shared_table
+from daily.strategy.solver import Table, fill
+from daily.tables.loader import load_table
+from tests.built_tables import link_table, shared_table, site
 
 END_LEVELS = 2  # end-game tables solve the states with up to this many open rows
 
@@ -25,9 +25,9 @@ def cache_dir(strategy_cache: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def yatzy_table(cache_dir: Path) -> Table:
-    """The full yatzy table (about 15 s to solve: once a version of the code, tests.tables)."""
+    """The full yatzy table (about 15 s to solve: once a version of the code, built_tables)."""
     link_table(shared_table("yatzy"), cache_dir)
-    return load_table(find_ruleset("yatzy"), cache_dir)
+    return load_table(find_ruleset("yatzy"), site(cache_dir))
 
 
 @pytest.fixture(scope="session")
@@ -49,10 +49,3 @@ def end_table(
         return made[ruleset]
 
     yield make
-
-
-@pytest.fixture
-def s3_store(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A tables' store (an ``s3://`` URL) in a fresh bucket of a local S3 server (moto)."""
-    with s3.bucket(monkeypatch) as url:
-        yield url

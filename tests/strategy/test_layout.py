@@ -13,11 +13,14 @@ import pytest
 from daily.core.dice import stream
 from daily.core.errors import TableMissingError
 from daily.core.rules import GameState, Ruleset, apply, find_ruleset, legal_moves, new_game
-from daily.strategy.builder import parse_spec
 from daily.strategy.hints import hint
 from daily.strategy.layout import compact, dense, kept
 from daily.strategy.model import Model, level_states, model_of, with_layout
-from daily.strategy.solver import Table, fill, mapped_table, state_of, table_path, write_table
+from daily.strategy.solver import Table, fill, state_of
+from daily.strategy.specs import parse_spec
+from daily.tables.builder import write_table
+from daily.tables.files import table_path
+from daily.tables.loader import mapped_table
 
 SPECS = ["yatzy", "yatzy:forced=true", "yacht", "yahtzee", "yahtzee:forced=true", "maxi",
          "maxi:forced=true", "maxi:bonus=50@75"]  # fmt: skip

@@ -13,19 +13,13 @@ import pytest
 
 from daily.core.errors import RulesError, TableMissingError
 from daily.core.rules import Ruleset, find_ruleset
-from daily.strategy.builder import parse_spec
 from daily.strategy.model import level_states, model_of, turn, turn_value
-from daily.strategy.solver import (
-    Table,
-    level_work,
-    load_table,
-    solve,
-    state_count,
-    state_of,
-    state_work,
-    table_for,
-    table_path,
-)
+from daily.strategy.solver import Table, level_work, state_count, state_of, state_work
+from daily.strategy.specs import parse_spec
+from daily.tables import builder
+from daily.tables.files import table_path
+from daily.tables.loader import load_table, table_for
+from tests.built_tables import site
 from tests.strategy.brute import Brute, ruleset_of, sheet, state
 
 # (ruleset, open rows, closed rows' scores): end games with one or two rows to fill.
@@ -69,9 +63,9 @@ def test_yatzy_reaches_the_published_optimum(yatzy_table: Table) -> None:
 @pytest.mark.slow
 def test_yahtzee_reaches_the_published_optima(tmp_path: Path) -> None:
     yahtzee = find_ruleset("yahtzee")
-    assert abs(solve(yahtzee, tmp_path).optimum - 254.5877) < 5e-5
+    assert abs(builder.solve(yahtzee, site(tmp_path)).optimum - 254.5877) < 5e-5
     plain = dataclasses.replace(yahtzee, extra_bonus=0, joker_row="")  # no extra bonus, no joker
-    assert abs(solve(plain, tmp_path).optimum - 245.8708) < 5e-5
+    assert abs(builder.solve(plain, site(tmp_path)).optimum - 245.8708) < 5e-5
 
 
 @pytest.mark.slow  # brute force; the quick loop keeps test_hints.py's brute-force checks
@@ -115,7 +109,7 @@ def test_maxi_state_count() -> None:
 
 
 def test_table_is_memory_mapped_read_only(yatzy_table: Table, cache_dir: Path) -> None:
-    table = load_table(find_ruleset("yatzy"), cache_dir)
+    table = load_table(find_ruleset("yatzy"), site(cache_dir))
     base: npt.NDArray[Any] | None = table.values  # walked down its chain of bases
     while base is not None and not isinstance(base, np.memmap):
         base = base.base
@@ -128,18 +122,19 @@ def test_table_is_memory_mapped_read_only(yatzy_table: Table, cache_dir: Path) -
 def test_tables_build_only_when_asked(tmp_path: Path) -> None:
     yacht = find_ruleset("yacht")
     with pytest.raises(TableMissingError, match="no strategy table for yacht yet"):
-        load_table(yacht, tmp_path)
+        load_table(yacht, site(tmp_path))
     assert list(tmp_path.iterdir()) == []  # looking creates nothing
-    table = load_table(yacht, tmp_path, build=True)
+    assert builder.build(yacht, site(tmp_path))
+    table = load_table(yacht, site(tmp_path))
     assert table_path(yacht, tmp_path).exists()
     assert 190 < table.optimum < 193  # 191.7743692: see docs/strategy.md
 
 
 def test_maxi_is_not_built_on_a_request(tmp_path: Path) -> None:
     with pytest.raises(RulesError, match="daily solve maxi"):
-        load_table(find_ruleset("maxi"), tmp_path)
+        load_table(find_ruleset("maxi"), site(tmp_path))
     with pytest.raises(TableMissingError):
-        table_for(find_ruleset("maxi"), tmp_path)
+        table_for(find_ruleset("maxi"), site(tmp_path))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -167,7 +162,7 @@ def test_the_compiled_kernel_matches_the_numpy_turn(
 
 def test_saved_rolls_are_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(RulesError, match="saved_rolls"):
-        solve(find_ruleset("maxi", {"saved_rolls": True}), tmp_path)
+        builder.solve(find_ruleset("maxi", {"saved_rolls": True}), site(tmp_path))
 
 
 def test_options_change_the_table_file(tmp_path: Path) -> None:
@@ -179,8 +174,8 @@ def test_options_change_the_table_file(tmp_path: Path) -> None:
 
 
 def test_table_for_maps_each_table_once(yatzy_table: Table, cache_dir: Path) -> None:
-    first = table_for(find_ruleset("yatzy"), cache_dir)
-    assert table_for(find_ruleset("yatzy"), cache_dir) is first
+    first = table_for(find_ruleset("yatzy"), site(cache_dir))
+    assert table_for(find_ruleset("yatzy"), site(cache_dir)) is first
     assert first.optimum == yatzy_table.optimum
 
 
@@ -188,7 +183,7 @@ def test_forced_lower_rows_are_independent_turns(tmp_path: Path) -> None:
     # In forced order the lower rows come last, one turn each, and no bonus is left to
     # play for: their value is the sum of nine single-row turns, each brute-forced alone.
     ruleset = find_ruleset("yatzy", {"forced": True})
-    table = solve(ruleset, tmp_path)
+    table = builder.solve(ruleset, site(tmp_path))
     lower = tuple(row.id for row in ruleset.rows if not row.face)
     zeros = {row.id: 0 for row in ruleset.rows}
     brute = Brute(ruleset)
@@ -204,7 +199,7 @@ def test_forced_lower_rows_are_independent_turns(tmp_path: Path) -> None:
 def test_progress_counts_work_evenly_to_the_end(tmp_path: Path) -> None:
     ruleset = find_ruleset("yacht")
     seen: list[tuple[float, float]] = []
-    solve(ruleset, tmp_path, progress=lambda done, total: seen.append((done, total)))
+    builder.solve(ruleset, site(tmp_path), progress=lambda done, total: seen.append((done, total)))
     done = [d for d, _ in seen]
     assert done == sorted(done) and done[-1] == seen[-1][1]
     model = model_of(ruleset)

@@ -11,10 +11,11 @@ import pytest
 
 from daily.core import dice
 from daily.core.rules import find_ruleset
-from daily.strategy import builder
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.model import model_of
-from daily.strategy.solver import Table, fill, table_path
+from daily.strategy.solver import Table, fill
+from daily.tables.files import holding, table_path
+from tests.built_tables import seal
 from tests.web.helpers import SECRET, start
 
 pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
@@ -120,7 +121,8 @@ def maxi_end_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Table:
     path = table_path(model.ruleset, tmp_path)
     np.lib.format.open_memmap(path, mode="w+", dtype=model.dtype, shape=model.shape)
     fill(model, path, range(1, 3))
-    monkeypatch.setenv("DAILY_CACHE", str(tmp_path))
+    seal(tmp_path, model.ruleset)
+    monkeypatch.setenv("DAILY_CACHE", str(tmp_path))  # read by the apps the test makes
     return Table(model, np.load(path, mmap_mode="r").reshape(-1))
 
 
@@ -168,16 +170,17 @@ def test_the_analysis_page_of_an_unbuilt_table_says_so(client: Any) -> None:
 
 
 @pytest.fixture
-def building_yatzy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """A fresh cache where the yatzy table is being built (this test holds the build lock)."""
-    monkeypatch.setenv("DAILY_CACHE", str(tmp_path))
-    with builder.holding(find_ruleset("yatzy"), tmp_path):
-        yield tmp_path
+def building_yatzy(tmp_path: Path, make_app: Any) -> Any:
+    """A client of an app whose fresh cache has the yatzy table being built (this test holds
+    the build lock)."""
+    with holding(find_ruleset("yatzy"), tmp_path):
+        yield make_app(now=NOW, cache_dir=tmp_path).test_client()
 
 
 def test_an_analysis_while_its_table_is_built_is_503_with_the_progress(
-    client: Any, building_yatzy: Path
+    building_yatzy: Any,
 ) -> None:
+    client = building_yatzy
     state = play_hasty(client, start(client, mode="solo", ruleset="yatzy"))
     response = analysis_of(client, state["id"])
     assert response.status_code == 503
@@ -188,8 +191,9 @@ def test_an_analysis_while_its_table_is_built_is_503_with_the_progress(
 
 
 def test_the_analysis_page_while_its_table_is_built_waits_and_refreshes(
-    client: Any, building_yatzy: Path
+    building_yatzy: Any,
 ) -> None:
+    client = building_yatzy
     state = play_hasty(client, start(client, mode="solo", ruleset="yatzy"))
     page = client.get(f"/play/{state['id']}/analysis")
     assert page.status_code == 503

@@ -21,7 +21,8 @@ from daily.core import dice
 from daily.core.rules import Hold, Move, Roll, Score, find_ruleset
 from daily.store import friend_codes, keys
 from daily.strategy import clairvoyant, luck
-from daily.strategy.solver import load_table
+from daily.tables.loader import load_table
+from tests.built_tables import site
 from tests.web.helpers import SECRET, play_daily
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
@@ -85,7 +86,7 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     small_tables: Path,
 ) -> None:
     monkeypatch.setattr(friend_codes, "dated_code", lambda made: CODE)
-    table = load_table(YATZY, small_tables)
+    table = load_table(YATZY, site(small_tables))
     client = make_app(now=NOON, metrics_token="scrape-token").test_client()
     held_before = held_count(client)
     ana = new_player(client, "Ana")

@@ -169,6 +169,16 @@ RECIPES: dict[str, Callable[[World], Call]] = {
         {"json": {}},
     ),
     "leagues.renew_form": lambda w: ("POST", f"/leagues/{w.league['id']}/invite", {"data": {}}),
+    "leagues.readmit_member": lambda w: (
+        "DELETE",
+        f"/api/v1/leagues/{w.league['id']}/removed/nobody",
+        {},
+    ),
+    "leagues.readmit_form": lambda w: (
+        "POST",
+        f"/leagues/{w.league['id']}/readmit",
+        {"data": {"player": "nobody"}},
+    ),
     "leagues.index": lambda w: ("GET", "/leagues", {}),
     "leagues.create_form": lambda w: ("POST", "/leagues", {"data": {"name": "Cup"}}),
     "leagues.league_page": lambda w: ("GET", f"/leagues/{w.league['id']}", {}),

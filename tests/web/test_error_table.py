@@ -9,7 +9,7 @@ import pytest
 from daily.core import errors
 from daily.core.errors import CodeError, ModeError, TableBuildingError, TableMissingError
 from daily.core.rules import find_ruleset
-from daily.strategy.builder import TableStatus
+from daily.strategy.specs import TableStatus
 from daily.web.http_errors import TABLE, classify
 
 _MAXI = find_ruleset("maxi")
@@ -44,6 +44,7 @@ EXAMPLES: dict[type[Exception], Callable[[], Exception]] = {
     errors.LeagueFullError: lambda: errors.LeagueFullError("league full", limit=50),
     errors.TooManyLeaguesError: lambda: errors.TooManyLeaguesError("in 10 leagues", limit=10),
     errors.NotOwnerError: lambda: errors.NotOwnerError("only the owner renames"),
+    errors.RemovedError: lambda: errors.RemovedError("the owner removed you"),
 }
 
 

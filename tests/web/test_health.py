@@ -16,7 +16,8 @@ import pytest
 
 from daily import __version__
 from daily.core.rules import find_ruleset
-from daily.strategy import builder
+from daily.tables import background
+from daily.tables.files import temp_files
 from tests.redis_servers import free_port
 
 pytestmark = pytest.mark.redis
@@ -39,9 +40,10 @@ def test_healthz_is_ok_when_redis_answers(make_app: Any) -> None:
 def test_healthz_lists_each_table_the_service_builds(
     make_app: Any, small_tables: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = make_app(now=NOON).test_client()
-    # Listed after the app started (which builds what is listed then): nothing builds here.
-    monkeypatch.setenv("DAILY_TABLES", "maxi,yatzy,yatzy:forced=true")
+    # The app would start building what it lists (maxi: minutes); this test looks at the list.
+    monkeypatch.setattr(background, "start", lambda rulesets, site: False)
+    specs = ("maxi", "yatzy", "yatzy:forced=true")
+    client = make_app(now=NOON, table_specs=specs).test_client()
     body = client.get("/healthz").get_json()
     assert [t["ruleset"] for t in body["tables"]] == ["maxi", "yatzy", "yatzy:forced=true"]
     assert [t["state"] for t in body["tables"]] == ["missing", "ready", "missing"]
@@ -130,4 +132,4 @@ def test_serve_builds_the_missing_tables_as_it_starts(redis_url: str, tmp_path: 
     finally:
         server.terminate()
         server.wait(10)
-    assert builder.temp_files(find_ruleset("yacht"), tmp_path) == []
+    assert temp_files(find_ruleset("yacht"), tmp_path) == []

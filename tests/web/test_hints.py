@@ -11,9 +11,10 @@ import pytest
 
 from daily.core import dice
 from daily.core.rules import find_ruleset, replay
+from daily.service import tables
 from daily.store import saved_games
 from daily.strategy.hints import hint
-from daily.strategy.solver import default_cache_dir, table_for
+from daily.tables.loader import table_for
 from daily.web import current_redis
 from daily.web.strategy_answers import action_answer
 from tests.web.helpers import SECRET, start
@@ -59,7 +60,8 @@ def test_a_hint_ranks_every_legal_action_like_the_strategy_engine(client: Any) -
     assert record is not None
     source = dice.stream(dice.seed_from_ref(record.seed_ref, SECRET))
     game = replay(find_ruleset("yatzy"), source, [])
-    expected = hint(table_for(find_ruleset("yatzy"), default_cache_dir()), game)
+    site = tables.site_of(client.application.extensions["daily.config"])
+    expected = hint(table_for(find_ruleset("yatzy"), site), game)
     assert actions == [_json(action_answer(a, game.dice)) for a in expected]
 
 

@@ -130,6 +130,9 @@ def club(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, dict[str,
         ("Ana", "delete", "AAAAAAAAAAA/members/{Bo}", None, 404, "not_found"),
         ("Ana", "delete", "AAAAAAAAAAA/members/me", None, 404, "not_found"),
         ("Cy", "patch", "", {"name": "Mine"}, 403, "not_owner"),
+        ("Bo", "delete", "/removed/{Cy}", None, 403, "not_owner"),
+        ("Ana", "delete", "/removed/{Cy}", None, 404, "not_found"),
+        ("Ana", "delete", "AAAAAAAAAAA/removed/{Cy}", None, 404, "not_found"),
     ],
     ids=[
         "full",
@@ -150,6 +153,9 @@ def club(make_app: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, dict[str,
         "remove-unknown",
         "leave-unknown",
         "rename-stranger",
+        "readmit-not-owner",
+        "readmit-never-removed",
+        "readmit-unknown",
     ],  # fmt: skip
 )
 def test_refusals_answer_their_code_and_change_nothing(
@@ -193,7 +199,19 @@ def test_the_owner_removes_and_members_leave(club: tuple[Any, dict[str, Any]]) -
         path = "/members" if call == client.post else ""
         refused = call(invited(old, path), headers=found["Bo"][1])
         assert (refused.status_code, refused.get_json()["error"]["code"]) == (404, "not_found")
+    # Nor does the new one, nor any other: Bo is on the owner's list of the removed.
+    refused = client.post(invited(after, "/members"), headers=found["Bo"][1])
+    assert (refused.status_code, refused.get_json()["error"]["code"]) == (
+        403,
+        "removed_from_league",
+    )
+    assert [m["name"] for m in after["removed"]] == ["Bo"]
+    assert client.get(url, headers=found["Cy"][1]).status_code == 404  # not his to see
     assert client.post(invited(after, "/members"), headers=found["Cy"][1]).status_code == 200
+    readmitted = client.delete(f"{url}/removed/{found['Bo'][0]}", headers=found["Ana"][1])
+    assert readmitted.status_code == 200 and readmitted.get_json()["removed"] == []
+    full = client.post(invited(readmitted.get_json(), "/members"), headers=found["Bo"][1])
+    assert full.get_json()["error"]["code"] == "league_full"  # let in again, as anyone is
     assert client.delete(f"{url}/members/me", headers=found["Ana"][1]).status_code == 204
     left = client.get(url, headers=found["Cy"][1]).get_json()
     assert (left["owner"]["name"], left["is_owner"], left["size"]) == ("Cy", True, 1)
@@ -253,9 +271,25 @@ def test_a_removed_member_finds_the_link_no_longer_works(make_app: Any) -> None:
     assert ana.post(f"{path}/invite").status_code == 303  # the owner renews it
     third = invite_of(ana.get(path).get_data(as_text=True))
     assert third != second and bo.get(second).status_code == 404
-    assert "Join the league" in bo.get(third).get_data(as_text=True)
+    # The link of now shows Bo the league, and that its owner removed him: no way in.
+    removed = bo.get(third).get_data(as_text=True)
+    assert "owner removed you" in removed and "Join the league" not in removed
+    assert bo.post(f"{path}/join", data=join_form_of(third)).status_code == 403
     assert cy.post(f"{path}/invite").status_code == 403  # a member is not the owner
     assert invite_of(ana.get(path).get_data(as_text=True)) == third
+    # The owner sees whom they removed, and readmits him: the link lets him in again.
+    owner_view = ana.get(path).get_data(as_text=True)
+    assert "Removed members" in owner_view and owner_view.count("Readmit ") == 1
+    assert cy.post(f"{path}/readmit", data={"player": bo_id}).status_code == 403
+    assert ana.post(f"{path}/readmit", data={"player": bo_id}).status_code == 303
+    assert "Removed members" not in ana.get(path).get_data(as_text=True)
+    assert bo.post(f"{path}/join", data=join_form_of(third)).status_code == 303
+    assert "Leave the league" in bo.get(path).get_data(as_text=True)
+
+
+def join_form_of(link: str) -> dict[str, str]:
+    """The join form's fields for an invite *link*."""
+    return {"invite": link.split("invite=")[1]}
 
 
 def test_joining_after_playing_today_puts_the_game_on_the_boards_at_once(make_app: Any) -> None:

@@ -208,6 +208,7 @@ class Ledger(RuleBasedStateMachine):
         self.headers: dict[str, dict[str, str]] = {}
         self.invites: dict[str, str] = {}  # league -> its invite query
         self.owner: dict[str, str] = {}  # the leagues still there -> their owner
+        self.removed: set[tuple[str, str]] = set()  # (league, player): kept out by its owner
         self.codes: dict[str, tuple[str, date]] = {}  # a daily's share code -> player, day
         self.seen: set[date] = set()
         self.practised: set[tuple[str, date]] = set()
@@ -366,9 +367,9 @@ class Ledger(RuleBasedStateMachine):
 
     def outsiders(self) -> list[tuple[str, str]]:
         """(league, player) pairs of a living player not in a league still there."""
-        inside = {(league, s.player) for league, s in self.stays()}
+        out = {(league, s.player) for league, s in self.stays()} | self.removed
         return [(league, p) for league in self.owner for p in self.living()
-                if (league, p) not in inside]  # fmt: skip
+                if (league, p) not in out]  # fmt: skip
 
     @precondition(lambda self: self.living() and len(self.owner) < 3)
     @rule(data=st.data())
@@ -425,7 +426,25 @@ class Ledger(RuleBasedStateMachine):
         body = self.call("GET", f"/leagues/{league}", owner).get_json()
         self.invites[league] = body["invite"].split("?", 1)[1]
         self.left(league, stay)
+        self.removed.add((league, stay.player))
+        # Removed means removed: no link lets them back until the owner readmits them.
+        again = self.call("POST", f"/leagues/{league}/members?{self.invites[league]}", stay.player)
+        assert again.status_code == 403, again.get_json()
         Ledger.done["remove"] += 1
+
+    def kept_out(self) -> list[tuple[str, str]]:
+        return sorted((league, p) for league, p in self.removed
+                      if league in self.owner and p not in self.ref.deleted)  # fmt: skip
+
+    @precondition(lambda self: self.kept_out())
+    @rule(data=st.data())
+    def readmit(self, data: st.DataObject) -> None:
+        """The owner readmits a removed member: they may join again (not joined yet)."""
+        league, player = data.draw(st.sampled_from(self.kept_out()))
+        response = self.call("DELETE", f"/leagues/{league}/removed/{player}", self.owner[league])
+        assert response.status_code == 200, response.get_json()
+        self.removed.discard((league, player))
+        Ledger.done["readmit"] += 1
 
     def left(self, league: str, stay: Member) -> None:
         stay.left = self.now

@@ -16,7 +16,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from daily.core import metrics
 from daily.core.rules import find_ruleset
-from daily.strategy import builder
+from daily.tables import background, builder
+from tests.built_tables import site
 from tests.web.helpers import start
 
 pytestmark = pytest.mark.redis
@@ -158,16 +159,16 @@ def table_states(samples: Samples, ruleset: str) -> dict[str, float]:
 def test_a_table_build_and_its_state_are_scraped(
     make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = make_app(now=NOON, metrics_token=TOKEN).test_client()
     cache = tmp_path / "cache"
-    # Set after the app is made, so that it starts no build of its own.
-    monkeypatch.setenv("DAILY_TABLES", "yacht")
-    monkeypatch.setenv("DAILY_CACHE", str(cache))
+    # The app starts no build of its own: this test builds the table, in this process.
+    monkeypatch.setattr(background, "start", lambda rulesets, site: False)
+    client = make_app(now=NOON, metrics_token=TOKEN, table_specs=("yacht",),
+                      cache_dir=cache).test_client()  # fmt: skip
     before = scrape(client)
-    assert table_states(before, "yacht") == {"missing": 1, "building": 0, "ready": 0}
-    assert builder.build(find_ruleset("yacht"), cache)
+    assert table_states(before, "yacht") == {"missing": 1, "building": 0, "ready": 0, "bad": 0}
+    assert builder.build(find_ruleset("yacht"), site(cache))
     after = scrape(client)
-    assert table_states(after, "yacht") == {"missing": 0, "building": 0, "ready": 1}
+    assert table_states(after, "yacht") == {"missing": 0, "building": 0, "ready": 1, "bad": 0}
     seconds = "daily_strategy_table_build_seconds"
     assert grew(before, after, "daily_strategy_table_builds_started_total", ruleset="yacht") == 1
     assert grew(before, after, f"{seconds}_count", ruleset="yacht") == 1

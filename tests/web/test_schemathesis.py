@@ -25,6 +25,8 @@ from schemathesis.specs.openapi.checks import (
 pytestmark = pytest.mark.redis
 
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
+#: Days at the calendar's edges that every operation taking a day is sent.
+EDGE_DAYS = ["9999-12-31", "0001-01-01", "2028-02-29", "9999-12-30", "2025-12-31"]
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -53,23 +55,44 @@ def test_api_answers_as_documented(live: tuple[Any, dict[str, str]]) -> None:
     assert len(operations) >= 10  # every route of the document, not a silent few
     real = _real_parameters(app, headers)
     for operation in operations:
+        _fuzz(operation, real, headers)
 
-        @given(case=operation.as_strategy(), use_real=st.booleans())
-        @settings(
-            max_examples=20,
-            deadline=None,
-            derandomize=True,  # the same requests every run: a failure reproduces
-            suppress_health_check=list(HealthCheck),
-            database=None,
-        )
-        def fuzz(case: Any, use_real: bool) -> None:
-            if use_real:  # half the time a game and a day that exist, to get past the 404s
-                for name, value in real.items():
-                    if name in (case.path_parameters or {}):
-                        case.path_parameters[name] = value
-            case.call_and_validate(headers=headers, checks=CHECKS)
 
-        fuzz()
+def _fuzz(operation: Any, real: dict[str, str], headers: dict[str, str]) -> None:
+    """Sends *operation* its generated requests, half of them naming things that exist
+    (*real*), then, if it takes a day, each day at the calendar's edges."""
+
+    @given(case=operation.as_strategy(), use_real=st.booleans())
+    @settings(
+        max_examples=20,
+        deadline=None,
+        derandomize=True,  # the same requests every run: a failure reproduces
+        suppress_health_check=list(HealthCheck),
+        database=None,
+    )
+    def fuzz(case: Any, use_real: bool) -> None:
+        if use_real:  # a game and a day that exist, to get past the 404s
+            for name, value in real.items():
+                if name in (case.path_parameters or {}):
+                    case.path_parameters[name] = value
+        case.call_and_validate(headers=headers, checks=CHECKS)
+
+    fuzz()
+    for case in _edge_cases(operation, real):
+        case.call_and_validate(headers=headers, checks=CHECKS)
+
+
+def _edge_cases(operation: Any, real: dict[str, str]) -> list[Any]:
+    """*operation*'s requests with a day at the calendar's edges, if it takes a day: in its
+    path, or a new daily's (round 5's 500 was a new daily of 9999-12-31)."""
+    params = {p.name for p in operation.path_parameters}
+    if "day" in params:
+        path = {name: real.get(name, "x") for name in params}
+        return [operation.Case(path_parameters=path | {"day": day}) for day in EDGE_DAYS]
+    if operation.method.upper() == "POST" and operation.path.endswith("/games"):
+        return [operation.Case(body={"mode": "daily", "day": day}, media_type="application/json")
+                for day in EDGE_DAYS]  # fmt: skip
+    return []
 
 
 def _real_parameters(app: Any, headers: dict[str, str]) -> dict[str, str]:

@@ -14,7 +14,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from daily.core.rules import find_ruleset
-from daily.strategy import builder
+from daily.tables import background, builder
+from tests.built_tables import site
 
 pytestmark = [pytest.mark.redis, pytest.mark.one_redis]
 
@@ -42,10 +43,10 @@ def progress(client: Any, ruleset: str) -> tuple[float, float]:
 def test_the_build_progress_is_scraped(
     make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = make_app(metrics_token=TOKEN).test_client()
     cache = tmp_path / "cache"
-    monkeypatch.setenv("DAILY_TABLES", "yatzy")  # after the app: it starts no build itself
-    monkeypatch.setenv("DAILY_CACHE", str(cache))
+    # The app starts no build of its own: this test builds the table, in this process.
+    monkeypatch.setattr(background, "start", lambda rulesets, site: False)
+    client = make_app(metrics_token=TOKEN, table_specs=("yatzy",), cache_dir=cache).test_client()
     percent, eta = progress(client, "yatzy")
     assert percent == 0 and math.isnan(eta)
     seen: list[tuple[float, float]] = []
@@ -58,7 +59,7 @@ def test_the_build_progress_is_scraped(
             last[0] = time.monotonic()
             seen.append(progress(client, "yatzy"))
 
-    assert builder.build(find_ruleset("yatzy"), cache, progress=scraped)  # a few seconds
+    assert builder.build(find_ruleset("yatzy"), site(cache), progress=scraped)  # a few seconds
     # The builder writes its progress once a second: some scrape saw it under way.
     assert any(0 < percent < 100 and eta > 0 for percent, eta in seen), seen
     percent, eta = progress(client, "yatzy")

@@ -8,11 +8,27 @@ import time
 from pathlib import Path
 
 import pytest
+from prometheus_client import REGISTRY
 
 from daily.cli import main, parse_option
 from daily.core.rules import find_ruleset
-from daily.strategy import builder
-from daily.strategy.solver import load_table, table_path
+from daily.tables.files import holding, table_path, temp_files
+from daily.tables.loader import load_table
+from tests.built_tables import SECRET, site
+
+
+def builds() -> float:
+    """How many builds of yacht's table this process has started (the metric)."""
+    found = REGISTRY.get_sample_value(
+        "daily_strategy_table_builds_started_total", {"ruleset": "yacht"}
+    )
+    return found or 0.0
+
+
+@pytest.fixture(autouse=True)
+def secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service's key, as production sets it: it signs the digests of the tables built."""
+    monkeypatch.setenv("SECRET_KEY", SECRET)
 
 
 def test_solve_builds_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -37,7 +53,7 @@ def test_solve_missing_builds_the_configured_tables(
     monkeypatch.setenv("DAILY_TABLES", "yacht,yacht:forced=true")
     assert main(["solve", "--missing", "--cache", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    forced = load_table(find_ruleset("yacht", {"forced": True}), tmp_path).optimum
+    forced = load_table(find_ruleset("yacht", {"forced": True}), site(tmp_path)).optimum
     assert out.splitlines() == [
         "yacht {'forced': False}: optimum 191.7743692",
         f"yacht {{'forced': True}}: optimum {forced:.7f}",
@@ -83,7 +99,7 @@ def test_solve_waits_for_a_build_running_elsewhere(tmp_path: Path) -> None:
     yacht = find_ruleset("yacht")
     daily = Path(sys.executable).parent / "daily"
     command = [str(daily), "solve", "yacht", "--cache", str(tmp_path)]
-    with builder.holding(yacht, tmp_path):  # another builder has the lock
+    with holding(yacht, tmp_path):  # another builder has the lock
         solving = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         time.sleep(1.0)
         assert solving.poll() is None  # it follows that build instead of starting its own
@@ -92,7 +108,7 @@ def test_solve_waits_for_a_build_running_elsewhere(tmp_path: Path) -> None:
     out, _ = solving.communicate(timeout=120)
     assert solving.returncode == 0
     assert out == "yacht {'forced': False}: optimum 191.7743692\n"
-    assert builder.temp_files(yacht, tmp_path) == []
+    assert temp_files(yacht, tmp_path) == []
 
 
 def test_the_release_step_builds_into_the_store_once(
@@ -107,12 +123,14 @@ def test_the_release_step_builds_into_the_store_once(
     procfile = (Path(__file__).parents[2] / "Procfile").read_text().splitlines()
     command = next(line for line in procfile if line.startswith("release:")).split()[1:]
     assert command[:3] == ["daily", "solve", "--missing"]
+    before = builds()
     for release in ("one", "two"):  # each on a disk of its own, thrown away after
         assert main([*command[1:], "--cache", str(tmp_path / release)]) == 0
         assert capsys.readouterr().out == "yacht {'forced': False}: optimum 191.7743692\n"
     assert {p.name for p in store.iterdir()} >= {f"{key}.npy", f"{key}.json"}
-    assert (tmp_path / "two" / f"{key}.npy").is_symlink()  # fetched: not built again
-    assert not (tmp_path / "two" / f"{key}.npy").resolve().is_relative_to(tmp_path / "two")
+    fetched = tmp_path / "two" / f"{key}.npy"  # fetched, a copy of the store's: not built again
+    assert not fetched.is_symlink() and fetched.read_bytes() == (store / f"{key}.npy").read_bytes()
+    assert builds() == before + 1  # the first release built it, the second fetched it
 
 
 def test_a_store_that_fails_fails_the_release(

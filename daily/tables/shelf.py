@@ -1,20 +1,22 @@
-"""The store several hosts share their strategy tables through (``$DAILY_TABLES_URL``).
+"""The store several hosts share their strategy tables through (``DAILY_TABLES_URL``).
 
 An fsspec URL: a folder every host mounts, or an object store (``s3://bucket/tables``, any
 S3-compatible one, with ``s3fs`` installed and its usual ``AWS_*`` settings). A table is
 built once, by the release step or by the first host that needs it, and uploaded; every other
-host fetches it into its own cache folder (a download, or from a folder a link: mapped in
-place) and never builds it.
+host fetches it into its own cache folder (a copy, from a folder too: a file of the store
+changed in place under a host must not change the table it maps) and never builds it.
 
-The store holds, per table: ``<key>.npy``, then ``<key>.json`` (its size, its SHA-256, the
-build's duration), written last: a table is in the store once its ``.json`` is, and a fetched
-copy that does not match it is thrown away. ``<key>.lock`` is the lease of the host building
-it (:meth:`Shelf.lease`), which every host sees: from a folder an ``flock`` (the kernel drops
-it with its holder), from an object store an object created only if absent (S3's
-``If-None-Match``) that its holder rewrites every :data:`BEAT` seconds with its progress, and
-that another host takes over once it is :data:`STALE`. Should two hosts ever build at once
-(a lease taken over in a race, a store that ignores the condition), both upload the same
-bytes: the cost is one build, never a wrong table.
+The store holds, per table: ``<key>.npy``, then ``<key>.json``, its digest's record (size,
+SHA-256, the build's duration, signed with the service's key: :mod:`daily.tables.digests`),
+written last: a table is in the store once a record this service signed is, and a copy that
+does not match it as it is fetched is refused, never used: its record is then taken out
+(:meth:`Shelf.forget`), and the table built and uploaded again. ``<key>.lock`` is the lease
+of the host building it (:meth:`Shelf.lease`), which every host sees: from a folder an
+``flock`` (the kernel drops it with its holder), from an object store an object created only
+if absent (S3's ``If-None-Match``) that its holder rewrites every :data:`BEAT` seconds with
+its progress, and that another host takes over once it is :data:`STALE`. Should two hosts
+ever build at once (a lease taken over in a race, a store that ignores the condition), both
+upload the same bytes: the cost is one build, never a wrong table.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import secrets
 import socket
@@ -35,9 +38,13 @@ from typing import Any
 
 import fsspec
 
-from daily.core.errors import TableStoreError
+from daily.core.errors import BadTableError, TableStoreError
 from daily.core.rules import Ruleset
 from daily.strategy.model import model_of
+from daily.tables.digests import Digest, seal, unseal
+from daily.tables.files import Site, settle
+
+log = logging.getLogger(__name__)
 
 #: Seconds between two rewrites of an object store lease by its holder.
 BEAT = 10.0
@@ -60,10 +67,12 @@ class Lease:
 
 
 class Shelf:
-    """The tables' store at *url* (an fsspec URL or a folder)."""
+    """The tables' store at *url* (an fsspec URL or a folder); *key* is the service's secret,
+    which signs the digests of the tables it holds."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, key: str) -> None:
         self.url = url
+        self._key = key
         try:
             # A fresh filesystem each time: it reads the AWS_* settings of now.
             self.fs, root = fsspec.core.url_to_fs(url, skip_instance_cache=True)
@@ -77,64 +86,78 @@ class Shelf:
         """The store's file of *ruleset*'s table with *suffix* (``npy``, ``json``, ``lock``)."""
         return f"{self.root}/{model_of(ruleset).key}.{suffix}"
 
-    def meta(self, ruleset: Ruleset) -> dict[str, Any] | None:
-        """What the store says of *ruleset*'s table (size, sha256, seconds), or None if it
-        does not hold it; raises :class:`TableStoreError` when the store does not answer."""
+    def meta(self, ruleset: Ruleset) -> Digest | None:
+        """The digest of *ruleset*'s table that the store's signed record vouches for, or None
+        if it holds none this service signed (a record of another key, or of an older
+        version, counts as none: the table is built and uploaded again); raises
+        :class:`TableStoreError` when the store does not answer."""
         try:
-            body = json.loads(self._call(self.fs.cat_file, self.path(ruleset, "json")))
+            text = self._call(self.fs.cat_file, self.path(ruleset, "json"))
         except FileNotFoundError:
             return None
-        except ValueError:
-            raise TableStoreError(f"{self.path(ruleset, 'json')} is not JSON") from None
-        return body if isinstance(body, dict) else None
+        try:
+            body = json.loads(text)
+            return unseal(body if isinstance(body, dict) else None, self._key,
+                          model_of(ruleset).key)  # fmt: skip
+        except (ValueError, BadTableError) as e:
+            log.warning("%s: not used: %s", self.path(ruleset, "json"), e)
+            return None
 
     def has(self, ruleset: Ruleset) -> bool:
-        """Whether the store holds *ruleset*'s table, whole."""
+        """Whether the store holds *ruleset*'s table, whole, vouched for by this service."""
         return self.meta(ruleset) is not None
 
-    def fetch(self, ruleset: Ruleset, target: Path, progress: Progress | None = None) -> float:
-        """Puts the store's table of *ruleset* at *target* (a link to a folder's file, else a
-        checked download, renamed into place); returns the build's seconds."""
-        meta = self.meta(ruleset)
-        if meta is None:
+    def fetch(self, ruleset: Ruleset, target: Path, progress: Progress | None = None) -> Digest:
+        """Copies the store's table of *ruleset* to *target*, checked against its digest as it
+        comes (a copy that does not match raises :class:`BadTableError` and is thrown away),
+        made read-only and renamed into place; returns the digest."""
+        digest = self.meta(ruleset)
+        if digest is None:
             raise TableStoreError(f"the tables' store holds no {ruleset.id} table")
         source = self.path(ruleset, "npy")
-        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        tmp = target.with_name(f"{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             with self._guarded():
-                if self.local:
-                    tmp.symlink_to(Path(source).resolve())  # mapped in place: no copy
-                else:
-                    self._download(source, tmp, meta, progress)
+                self._download(source, tmp, digest, progress)
+                settle(tmp)
                 os.replace(tmp, target)
         finally:
             tmp.unlink(missing_ok=True)
-        return float(meta.get("seconds", 0.0))
+        return digest
 
-    def _download(self, source: str, tmp: Path, meta: dict[str, Any], progress: Progress | None
+    def _download(self, source: str, tmp: Path, digest: Digest, progress: Progress | None
                   ) -> None:  # fmt: skip
-        size, digest, done = int(meta["size"]), hashlib.sha256(), 0
-        with self._call(self.fs.open, source, "rb", block_size=CHUNK) as src, tmp.open("wb") as out:
+        sha256, done = hashlib.sha256(), 0
+        try:
+            src = self._call(self.fs.open, source, "rb", block_size=CHUNK)
+        except FileNotFoundError:
+            raise BadTableError(f"{source} is missing") from None
+        with src, tmp.open("wb") as out:
             while chunk := self._call(src.read, CHUNK):
                 out.write(chunk)
-                digest.update(chunk)
+                sha256.update(chunk)
                 done += len(chunk)
+                if done > digest.size:
+                    break  # longer than its digest: no need to read the rest
                 if progress is not None:
-                    progress(min(done, size), size)
-        if done != size or digest.hexdigest() != meta["sha256"]:
-            raise TableStoreError(f"{source} does not match its checksum: not used")
+                    progress(min(done, digest.size), digest.size)
+        if done != digest.size:
+            raise BadTableError(f"{source} has {done:,} bytes, not {digest.size:,}")
+        if sha256.hexdigest() != digest.sha256:
+            raise BadTableError(f"{source}'s SHA-256 does not match its digest")
 
-    def upload(self, ruleset: Ruleset, table: Path, seconds: float) -> None:
-        """Puts the table file *table* of *ruleset* in the store, then its ``.json``."""
-        digest = hashlib.sha256()
-        with table.open("rb") as f:
-            while chunk := f.read(CHUNK):
-                digest.update(chunk)
-        meta = {"size": table.stat().st_size, "sha256": digest.hexdigest(),
-                "seconds": round(seconds, 1)}  # fmt: skip
+    def upload(self, ruleset: Ruleset, table: Path, digest: Digest) -> None:
+        """Puts the table file *table* of *ruleset* in the store, then its signed record."""
+        record = seal(Digest(digest.key, digest.size, digest.sha256, digest.seconds), self._key)
         with self._guarded():
             self._put(self.path(ruleset, "npy"), table)
-            self._write(self.path(ruleset, "json"), json.dumps(meta).encode())
+            self._write(self.path(ruleset, "json"), json.dumps(record).encode())
+
+    def forget(self, ruleset: Ruleset) -> None:
+        """Takes *ruleset*'s record out of the store (its table failed its check): no host
+        fetches that table again, and the next to need it builds and uploads it."""
+        with contextlib.suppress(FileNotFoundError):
+            self._call(self.fs.rm_file, self.path(ruleset, "json"))
 
     def _put(self, path: str, source: Path) -> None:
         if not self.local:
@@ -249,18 +272,18 @@ class Shelf:
         """Turns any failure of the block into a :class:`TableStoreError` naming the store."""
         try:
             yield
-        except TableStoreError:
+        except (TableStoreError, BadTableError):
             raise
         except Exception as e:
             raise TableStoreError(f"the tables' store {self.url} failed: {e}") from e
 
 
-def open_shelf(url: str | None, cache_dir: Path) -> Shelf | None:
-    """The store at *url*, or None when there is none: no URL, or the cache folder itself."""
-    if not url:
+def open_shelf(site: Site) -> Shelf | None:
+    """The store of *site*, or None when there is none: no URL, or the cache folder itself."""
+    if not site.store:
         return None
-    shelf = Shelf(url)
-    if shelf.local and Path(shelf.root).resolve() == Path(cache_dir).resolve():
+    shelf = Shelf(site.store, site.key)
+    if shelf.local and Path(shelf.root).resolve() == Path(site.cache).resolve():
         return None
     return shelf
 

@@ -11,23 +11,61 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from daily.core.rules import find_ruleset
-from daily.strategy import builder
-from daily.strategy.solver import load_table, table_path
+from daily.core.rules import Ruleset, find_ruleset
+from daily.tables import builder, digests
+from daily.tables.files import Site, table_path
+from daily.tables.loader import load_table
 
 PACKAGE = Path(__file__).parent.parent / "daily"
+#: The secret of every test app (``make_app`` in tests/conftest.py): it signs the digests of
+#: the tables built here, so that the apps take them.
+SECRET = "test-secret-" + "x" * 32
+
+
+def site(cache: Path, store: str | None = None, key: str = SECRET) -> Site:
+    """Where a test keeps its tables: *cache*, signed with the test apps' secret."""
+    return Site(Path(cache), key, store)
+
+
+def builder_process(cache: Path, *args: str) -> subprocess.Popen[str]:
+    """``python -m daily.tables.background --cache CACHE ARGS...`` on one worker, as the
+    service starts it: handed the key that signs the tables' digests on its standard input."""
+    command = [sys.executable, "-m", "daily.tables.background", "--cache", str(cache)]
+    child = subprocess.Popen([*command, "--workers", "1", *args], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert child.stdin is not None
+    child.stdin.write(SECRET + "\n")
+    child.stdin.close()
+    child.stdin = None  # handed over: communicate() has nothing more to write
+    return child
+
+
+def session_tables() -> dict[str, str]:
+    """The session's tables' settings (tests/conftest.py sets them), for a config a test reads
+    from an environment of its own: its cache folder as it is now, and no table built by
+    itself."""
+    return {"DAILY_CACHE": os.environ["DAILY_CACHE"], "DAILY_TABLES": ""}
+
+
+def seal(cache: Path, ruleset: Ruleset) -> None:
+    """Writes the signed digest of a table that a test put in *cache* by hand (an end-game
+    table, say), as a builder writes it: the apps then take that table."""
+    digests.seal_file(site(cache), ruleset, 0.0)
 
 
 def code_version() -> str:
-    """A digest of the code that computes a strategy table: the rules and the solver."""
+    """A digest of the code that computes a strategy table and vouches for it: the rules,
+    the solver and the tables' machinery (the digest's record)."""
     digest = hashlib.sha256()
     for path in sorted([*(PACKAGE / "core" / "rules").glob("*.py"),
-                        *(PACKAGE / "strategy").glob("*.py")]):  # fmt: skip
+                        *(PACKAGE / "strategy").glob("*.py"),
+                        *(PACKAGE / "tables").glob("*.py")]):  # fmt: skip
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -47,8 +85,8 @@ def shared_table(name: str) -> Path:
         # On every core: the run's own build (tests/conftest.py) is at low priority, so it
         # takes what the tests leave idle, and at the end, when the tests that need Maxi
         # wait for it, all of the machine (one core left half of it idle then).
-        builder.build(ruleset, TABLE_CACHE, workers=os.cpu_count() or 1)
-    load_table(ruleset, TABLE_CACHE)
+        builder.build(ruleset, site(TABLE_CACHE), workers=os.cpu_count() or 1)
+    load_table(ruleset, site(TABLE_CACHE))
     os.utime(TABLE_CACHE)  # used now: see _prune_unused
     return table_path(ruleset, TABLE_CACHE)
 
@@ -59,7 +97,7 @@ def maxi_is_built() -> bool:
 
 
 def link_table(found: Path, cache: Path) -> Path:
-    """*found* (a shared table file) and what its build wrote beside it (the build time,
+    """*found* (a shared table file) and what its build wrote beside it (its signed digest,
     ``<key>.json``) linked into the folder *cache*; returns the table's link."""
     for path in (found, found.with_suffix(".json")):
         link = cache / path.name
@@ -79,6 +117,6 @@ def _prune_unused() -> None:
                 entry.unlink(missing_ok=True)
 
 
-if __name__ == "__main__":  # python -m tests.tables RULESET...: what tests/conftest.py starts
+if __name__ == "__main__":  # python -m tests.built_tables RULESET...: what tests/conftest.py starts
     for name in sys.argv[1:]:
         shared_table(name)

@@ -1,11 +1,14 @@
 """The background builder: one process a host that builds the queued tables in turn.
 
 Tables asked for wait in a queue, one file each under ``<cache>/queue/``, oldest first.
-:func:`start` queues them and starts ``python -m daily.strategy.background --queue``, which
-builds (or fetches: :func:`daily.strategy.builder.obtain`) them in turn and exits when the
-queue is empty. It is started holding ``<cache>/build.lock`` already: the starter takes the
-lock and hands it over, so however many server processes ask at once (every gunicorn worker
-as it starts), one builder runs a host, and none starts while another holds the lock. It runs
+:func:`start` queues them and starts ``python -m daily.tables.background --queue``, which
+builds (or fetches: :func:`daily.tables.builder.obtain`) them in turn and exits when the
+queue is empty. It is handed its settings on its command line (the cache folder, the store)
+and the key that signs the tables' digests on its standard input (never on a command line,
+which any user of the host may read). It is started holding ``<cache>/build.lock`` already:
+the starter takes the lock and hands it over, so however many server processes ask at once
+(every gunicorn worker as it starts), one builder runs a host, and none starts while another
+holds the lock. It runs
 at a lower CPU priority (:data:`NICE`) than the web workers beside it, and writes
 ``<cache>/builder.json`` (its host, pid and start) so that :func:`stop` can end it with the
 server that started it: ``daily serve`` on SIGTERM or SIGINT, gunicorn's master on exit.
@@ -30,9 +33,10 @@ from typing import Any
 
 from daily.core.errors import RulesError
 from daily.core.rules import Ruleset
-from daily.strategy import builder
-from daily.strategy.builder import parse_spec, spec_str
 from daily.strategy.model import model_of
+from daily.strategy.specs import parse_spec, spec_str
+from daily.tables import builder, loader
+from daily.tables.files import Site, host_lock, locked
 
 #: How much less CPU priority the builder takes than the server that starts it (os.nice).
 NICE = 10
@@ -60,9 +64,9 @@ def enqueue(rulesets: Sequence[Ruleset], cache_dir: Path) -> None:
         os.replace(tmp, entry)
 
 
-def queued(cache_dir: Path) -> list[Ruleset]:
+def queued(site: Site) -> list[Ruleset]:
     """The tables waiting in the queue, first to build first."""
-    folder = _queue_dir(cache_dir)
+    folder = _queue_dir(site.cache)
     if not folder.is_dir():
         return []
     entries = []
@@ -82,7 +86,7 @@ def queued(cache_dir: Path) -> list[Ruleset]:
             continue
         # A client that saw the table missing can queue it just after its build ended:
         # such an entry is done already, so it is taken off rather than left waiting.
-        if builder.status(ruleset, cache_dir).state == "ready":
+        if loader.status(ruleset, site).state == "ready":
             (folder / name).unlink(missing_ok=True)
             continue
         found.append(ruleset)
@@ -93,10 +97,8 @@ def _dequeue(ruleset: Ruleset, cache_dir: Path) -> None:
     (_queue_dir(cache_dir) / model_of(ruleset).key).unlink(missing_ok=True)
 
 
-def run_queue(
-    cache_dir: Path, workers: int = 1, *, store: str | None = None, held: int | None = None
-) -> list[str]:
-    """Builds (or fetches) every queued table in turn, if no other builder holds *cache_dir*'s
+def run_queue(site: Site, workers: int = 1, *, held: int | None = None) -> list[str]:
+    """Builds (or fetches) every queued table in turn, if no other builder holds the cache's
     build lock; returns what it did, a line a table (nothing when another builder runs).
 
     *held*: a descriptor of the build lock, locked already, that :func:`start` handed over;
@@ -105,31 +107,27 @@ def run_queue(
     done: list[str] = []
     # Looked at again after the lock is let go: a table queued while the last build ended
     # found the lock held and started no builder, so this one takes it.
-    while held is not None or queued(cache_dir):
-        lock = (
-            _handed(held)
-            if held is not None
-            else builder.locked(builder.host_lock(cache_dir), wait=False)
-        )
+    while held is not None or queued(site):
+        lock = _handed(held) if held is not None else locked(host_lock(site.cache), wait=False)
         held = None
         with lock as mine:
             if not mine:
                 return done
-            while todo := queued(cache_dir):
-                done.append(_run_one(todo[0], Path(cache_dir), workers, store))
+            while todo := queued(site):
+                done.append(_run_one(todo[0], site, workers))
     return done
 
 
-def _run_one(ruleset: Ruleset, cache_dir: Path, workers: int, store: str | None) -> str:
+def _run_one(ruleset: Ruleset, site: Site, workers: int) -> str:
     """Obtains one queued table and takes it off the queue; its line of :func:`run_queue`."""
     warm(ruleset)
     started = time.monotonic()
     try:
-        outcome = builder.obtain_held(ruleset, cache_dir, None, workers, store, strict=False)
+        outcome = builder.obtain_held(ruleset, site, None, workers, strict=False)
         line = _line(ruleset, outcome, started)
     except Exception as e:  # one failed build must not hold up the tables after it
         line = f"{spec_str(ruleset)}: failed: {type(e).__name__}: {e}"
-    _dequeue(ruleset, cache_dir)
+    _dequeue(ruleset, site.cache)
     return line
 
 
@@ -142,7 +140,7 @@ def _line(ruleset: Ruleset, outcome: builder.Outcome, started: float) -> str:
 
 @contextlib.contextmanager
 def _handed(fd: int) -> Iterator[bool]:
-    """A lock handed over held, yielded as :func:`daily.strategy.builder.locked` yields one."""
+    """A lock handed over held, yielded as :func:`daily.tables.files.locked` yields one."""
     try:
         yield True
     finally:
@@ -167,40 +165,51 @@ _CHILD: list[subprocess.Popen[bytes]] = []
 _CHILD_LOCK = threading.Lock()
 
 
-def start(rulesets: Sequence[Ruleset], cache_dir: Path, store: str | None = None) -> bool:
-    """Queues every table of *rulesets* still missing and starts the background process that
-    builds the queue, unless one runs; returns whether it started one. Never waits.
+def start(rulesets: Sequence[Ruleset], site: Site) -> bool:
+    """Queues every table of *rulesets* still missing (or refused) and starts the background
+    process that builds the queue, unless one runs; returns whether it started one. Never
+    waits.
 
     However many requests ask for however many tables, one build runs at a time, and a host
     starts one builder: the build lock is taken here and handed to the child.
     """
-    todo = [r for r in rulesets if builder.status(r, cache_dir).state == "missing"]
+    todo = [r for r in rulesets if loader.status(r, site).state in ("missing", "bad")]
     if not todo:
         return False
-    enqueue(todo, cache_dir)
+    enqueue(todo, site.cache)
     with _CHILD_LOCK:
         if _CHILD and _CHILD[0].poll() is None:
             return False  # this process's builder runs: it takes the new entries too
-        fd = os.open(builder.host_lock(cache_dir), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(host_lock(site.cache), os.O_RDWR | os.O_CREAT, 0o644)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return False  # another builder runs (it reads the queue to the end)
-            command = [sys.executable, "-m", "daily.strategy.background", "--cache",
-                       str(cache_dir), "--queue", "--lock-fd", str(fd)]  # fmt: skip
+            command = [sys.executable, "-m", "daily.tables.background", "--cache",
+                       str(site.cache), "--queue", "--lock-fd", str(fd)]  # fmt: skip
             child = subprocess.Popen(
-                [*command, *(["--store", store] if store else [])],
-                stdin=subprocess.DEVNULL,
+                [*command, *(["--store", site.store] if site.store else [])],
+                stdin=subprocess.PIPE,
                 pass_fds=(fd,),  # the child holds the lock from its first instant
                 start_new_session=True,  # a Ctrl-C in the server's terminal is not for it
             )
         finally:
             os.close(fd)  # the child's copy keeps the lock
         _CHILD[:] = [child]
+        hand_key(child, site.key)
     # Reaps the child when it ends (no zombie), without blocking anyone.
     threading.Thread(target=child.wait, daemon=True).start()
     return True
+
+
+def hand_key(child: subprocess.Popen[bytes], key: str) -> None:
+    """Writes the key that signs the tables' digests to a builder's standard input."""
+    assert child.stdin is not None
+    with contextlib.suppress(BrokenPipeError):  # a child that died at once: it is reaped
+        child.stdin.write(key.encode() + b"\n")
+    with contextlib.suppress(BrokenPipeError):
+        child.stdin.close()
 
 
 def _pid_file(cache_dir: Path) -> Path:
@@ -281,8 +290,9 @@ def _announced(cache_dir: Path) -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m daily.strategy.background --cache DIR SPEC...``: obtains each missing
-    table; with ``--queue``, the queued ones instead (see :func:`run_queue`)."""
+    """``python -m daily.tables.background --cache DIR SPEC...``: obtains each missing
+    table; with ``--queue``, the queued ones instead (see :func:`run_queue`). The key that
+    signs the tables' digests is the first line of its standard input."""
     parser = argparse.ArgumentParser(description="Builds missing strategy tables in order.")
     parser.add_argument("--cache", required=True)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -291,21 +301,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lock-fd", type=int, help=argparse.SUPPRESS)
     parser.add_argument("specs", nargs="*")
     args = parser.parse_args(argv)
+    key = sys.stdin.readline().rstrip("\n")
     os.nice(NICE)  # the web workers answer first; the solver's workers inherit it
-    cache = Path(args.cache)
-    with _announced(cache):
+    site = Site(Path(args.cache), key, args.store or None)
+    with _announced(site.cache):
         if args.queue:
-            for line in run_queue(cache, args.workers, store=args.store, held=args.lock_fd):
+            for line in run_queue(site, args.workers, held=args.lock_fd):
                 print(line, flush=True)
         for spec in args.specs:
-            print(_obtain_one(parse_spec(spec), cache, args.workers, args.store), flush=True)
+            print(_obtain_one(parse_spec(spec), site, args.workers), flush=True)
     return 0
 
 
-def _obtain_one(ruleset: Ruleset, cache_dir: Path, workers: int, store: str | None) -> str:
+def _obtain_one(ruleset: Ruleset, site: Site, workers: int) -> str:
     warm(ruleset)
     started = time.monotonic()
-    outcome = builder.obtain(ruleset, cache_dir, workers=workers, store=store, strict=False)
+    outcome = builder.obtain(ruleset, site, workers=workers, strict=False)
     return _line(ruleset, outcome, started)
 
 
