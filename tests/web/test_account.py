@@ -361,3 +361,40 @@ def test_another_site_cannot_act_for_the_player(make_app: Any, path: str) -> Non
     assert redis.hget(keys.player(player_id), "name") != "Mallory"
     assert redis.hget(keys.player(player_id), "link") == generation
     assert 'data-theme="dark"' not in client.get("/me").get_data(as_text=True)
+
+
+def _figures_on(client: Any, path: str, selector: str = "") -> dict[str, str]:
+    """The figures a page shows (``data-figure`` values), of the block *selector* names."""
+    page = client.get(path).get_data(as_text=True)
+    if selector:
+        page = page[page.index(selector) :]
+        page = page[: page.index("</dl>")]
+    return dict(re.findall(r'data-figure="([a-z-]+)">([^<]*)<', page))
+
+
+@pytest.mark.redis
+def test_every_place_shows_the_same_figures(make_app: Any) -> None:
+    # Issue 37: home said a mean of 296 at the top and 295.5 under "Your figures".
+    clock = Clock(DECEMBER)
+    app = make_app(clock=clock)
+    client = app.test_client()
+    finals = []
+    for day in range(3):
+        clock.at = DECEMBER + timedelta(days=day)
+        finals.append(play_daily(client, "first" if day != 1 else "last"))
+    last = finals[-1]
+    records = last["records"]  # what the ledger kept with today's game
+    api = client.get("/api/v1/players/me").get_json()["figures"]
+    assert api == records
+    mean = f"{records['mean']:g}"
+    want = {"streak": str(records["streak"]), "best": str(records["best"]), "mean": mean}
+    home_top = _figures_on(client, "/", 'id="top-figures"')
+    home_panel = _figures_on(client, "/", 'id="stats"')
+    me = _figures_on(client, "/me", 'id="stats"')
+    history_page = _figures_on(client, "/me/history", 'id="figures"')
+    for name, shown in [("home", home_top), ("home's figures", home_panel), ("/me", me),
+                        ("history", history_page)]:  # fmt: skip
+        assert {k: shown[k] for k in want} == want, name
+        assert shown.get("games", shown.get("days")) == str(records["days"]), name
+    assert records["days"] == 3 and records["streak"] == 3
+    assert records["best"] == max(f["total"] for f in finals)
