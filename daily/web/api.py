@@ -292,7 +292,10 @@ def _play(game_id: str, move: Roll | Score, expected: int | None) -> Response:
     record, state = games.play(current_redis(), config, before, move, expected, key)
     if record.finished and not before.finished:  # this move finished it
         metrics.game_finished(record.mode)
-    return jsonify(answers.dump(game_answers.played_answer(_view(record, state), move)))
+    # A retried request (its key is the last move's) is answered for the move that key
+    # applied, whatever its body now says: the log's last move.
+    applied = record.moves[-1] if record.moves else move
+    return jsonify(answers.dump(game_answers.played_answer(_view(record, state), applied)))
 
 
 def _view(record: Record, state: Any = None, heal: bool = False) -> games.View:

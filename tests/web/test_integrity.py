@@ -281,6 +281,28 @@ def test_a_retried_move_applies_once_and_a_repeated_hold_rolls_again(
     assert moves == [{"hold": [0]}, {"hold": [0]}]
 
 
+def test_a_retried_key_with_another_body_gets_the_answer_of_the_move_it_applied(
+    served: tuple[Any, str],
+) -> None:
+    app, _ = served
+    client = app.test_client()
+    who = player(client)
+    game = start(client, who, mode="solo", ruleset="yatzy").get_json()
+    url = f"{API}/games/{game['id']}/score"
+    first = client.post(url, json={"category": "chance"},
+                        headers={**who, "Idempotency-Key": "score-1"})  # fmt: skip
+    assert first.status_code == 200
+    # The same key again with a row that does not exist (a client's bug, or a fuzzer):
+    # the move stands as it was applied, and the answer names its row, not a 500.
+    retried = client.post(url, json={"category": "E"},
+                          headers={**who, "Idempotency-Key": "score-1"})  # fmt: skip
+    assert retried.status_code == 200, retried.get_json()
+    assert retried.get_json()["scorecard"] == first.get_json()["scorecard"]
+    assert list(first.get_json()["scorecard"]) == ["chance"]
+    moves = client.get(f"{API}/games/{game['id']}", headers=who).get_json()["moves"]
+    assert moves == [{"score": "chance"}]
+
+
 def test_a_finishing_move_racing_reads_makes_one_code_and_one_place(
     served: tuple[Any, str],
 ) -> None:
