@@ -223,6 +223,8 @@ def test_the_result_shares_a_spoiler_free_grid(
     assert page.inner_text("#final-rank") == (
         "You are the first to finish today's puzzle, 2 more days to play before your dailies rank"
     )
+    # The chart is drawn when the day's distribution comes (a request of its own).
+    page.locator("#dist .chart .bar.you").wait_for()
     assert page.locator("#dist .chart .bar.you").count() == 1
     assert page.inner_text("#pace") == ""  # the pace is for play, not a red verdict after it
     board = page.get_attribute("#day-board", "href")
