@@ -19,7 +19,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from daily import cli
 from daily.core import dice
 from daily.core.rules import Hold, Move, Roll, Score, find_ruleset
-from daily.store import friend_codes, keys
+from daily.service import reviews
+from daily.store import friend_codes
 from daily.strategy import clairvoyant, luck
 from daily.tables.loader import load_table
 from tests.built_tables import site
@@ -130,16 +131,22 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
 
 
 def test_a_held_daily_says_so_on_todays_page_and_in_its_state(make_app: Any) -> None:
-    # Tests never build maxi, so the daily counts and waits for its table; the operator's
-    # hold is then forged in the store as the review would write it.
+    # Tests never build maxi, so the daily counts and waits for its table; an operator then
+    # holds it by hand (`daily review hold`), as a player's report would have them do.
     app = make_app(now=NOON)
     client = app.test_client()
     final = play_daily(client)
     assert final["review"] is None and final["standing"]["place"] == 1
-    app.extensions["daily.redis"].hset(keys.game(final["id"]), "review", "held")
+    with app.app_context():
+        reviews.hold(app.extensions["daily.redis"], app.extensions["daily.config"], final["id"])
     state = client.get(f"/api/v1/games/{final['id']}").get_json()
     assert state["review"] == "held"
     page = client.get("/").get_data(as_text=True)
     assert "Under review: this game is kept off the rankings" in page
     german = client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
     assert "In Prüfung" in german
+    # Everywhere else its score appears it is marked, and no figure counts it.
+    history = client.get("/me/history").get_data(as_text=True)
+    assert f'{final["total"]} <span class="tag-held">under review</span>' in history
+    me = client.get("/api/v1/players/me").get_json()
+    assert me["figures"]["days"] == 0 and me["figures"]["best"] is None, me
