@@ -17,14 +17,22 @@ from enum import StrEnum
 
 
 class Cpu(StrEnum):
-    """How much work one request is, by kind."""
+    """How much work one request is, by kind (each kind's ceiling: :data:`CEILING_MS`)."""
 
-    STATIC = "static"  # a file or an answer made without Redis: microseconds
-    READ = "read"  # one or two round trips and a small answer: about a millisecond
-    PAGE = "page"  # a page rendered from a few reads: a few milliseconds
+    STATIC = "static"  # a file or an answer made without Redis
+    READ = "read"  # one or two round trips and a small answer
+    PAGE = "page"  # a page rendered from a few reads
     WRITE = "write"  # makes something new (a player, a game, a code, a league)
     MOVE = "move"  # a move replayed and stored: two round trips, a finish counts the boards
-    SOLVER = "solver"  # the exact solver: a hint (1 ms) or an analysis (once a game)
+    SOLVER = "solver"  # the exact solver: a hint, or an analysis (once a game)
+
+
+#: The most CPU of the app's process one request of a kind may take, in milliseconds, as
+#: bench/bench_costs.py measures it (the median of its requests); a test fails when a route's
+#: measured figure passes its kind's ceiling.
+CEILING_MS: Mapping[Cpu, float] = {
+    Cpu.STATIC: 2, Cpu.READ: 5, Cpu.PAGE: 20, Cpu.WRITE: 20, Cpu.MOVE: 20, Cpu.SOLVER: 100,
+}  # fmt: skip
 
 
 class Owner(StrEnum):
@@ -59,8 +67,13 @@ def cost(cpu: Cpu, writes: int = 0, *owners: Owner, limits: tuple[str, ...] = ()
 
 
 TTL, GAME, PLAYER, LEAGUE, BOARD = Owner
-#: Never limited, writing nothing: health checks, the metrics scrape, files.
+#: Never limited, writing nothing: files.
 EXEMPT = Cost(Cpu.STATIC, limits=())
+#: The health checks: never limited (a load balancer calls them), a Redis round trip and
+#: the tables' state.
+CHECK = Cost(Cpu.READ, limits=())
+#: The metrics scrape, for the holder of its token only: every metric rendered.
+SCRAPE = Cost(Cpu.PAGE, limits=())
 READ = cost(Cpu.READ)
 PAGE = cost(Cpu.PAGE)
 #: A page or read that may make a browser's guest (a player kept a day unless it plays).
@@ -84,12 +97,16 @@ ANALYSIS = cost(Cpu.SOLVER, 1_600, TTL, GAME, limits=("analyses", "builds"))
 GAME_PAGE = cost(Cpu.PAGE, 2_500, GAME, PLAYER, BOARD)
 
 
-def markdown(routes: Mapping[str, Cost]) -> str:
-    """The table as docs/operations.md prints it, one row an endpoint of *routes*."""
-    lines = ["| endpoint | CPU | Redis bytes at most | what has no expiry belongs to | limits |",
-             "|---|---|---|---|---|"]  # fmt: skip
+def markdown(routes: Mapping[str, Cost], measured: Mapping[str, float]) -> str:
+    """The table as docs/operations.md prints it, one row an endpoint of *routes*, with the
+    CPU milliseconds *measured* for it (bench/bench_costs.py) beside its kind's ceiling."""
+    lines = ["| endpoint | CPU (ceiling) | measured | Redis bytes at most "
+             "| what has no expiry belongs to | limits |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
     for endpoint, row in sorted(routes.items()):
         owners = ", ".join(sorted(o for o in row.owners if o is not Owner.TTL)) or "-"
         limits = ", ".join(row.limits) or "none (exempt)"
-        lines.append(f"| `{endpoint}` | {row.cpu} | {row.writes:,} | {owners} | {limits} |")
+        cpu = f"{row.cpu} ({CEILING_MS[row.cpu]:g} ms)"
+        took = f"{measured[endpoint]:.2f} ms" if endpoint in measured else "not measured"
+        lines.append(f"| `{endpoint}` | {cpu} | {took} | {row.writes:,} | {owners} | {limits} |")
     return "\n".join(lines)

@@ -22,7 +22,7 @@ bp = Blueprint("health", __name__)
 
 @bp.get(
     "/healthz",
-    cost=costs.EXEMPT,
+    cost=costs.CHECK,
     api=documented(
         answers.Health,
         errors=(503,),

@@ -48,7 +48,7 @@ TABLE_ETA = Gauge(
 )
 
 
-@bp.get("/metrics", cost=costs.EXEMPT)
+@bp.get("/metrics", cost=costs.SCRAPE)
 def metrics() -> Response:
     """Every metric in Prometheus' text format, for the holder of the metrics token."""
     token = current_config().metrics_token
