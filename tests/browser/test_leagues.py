@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.test_site import AXE_JS, DESKTOP, PHONE, SERIOUS, _name, _play
 
@@ -81,7 +82,7 @@ def test_the_invite_link_is_copied_or_handed_to_the_share_sheet(
     page.goto(f"{base}/leagues/{made['id']}")
     assert page.get_by_role("button", name="Share", exact=True).is_hidden()
     page.get_by_role("button", name="Copy link").click()
-    assert page.get_by_role("status").filter(has_text="Copied").is_visible()
+    expect(page.get_by_role("status").filter(has_text="Copied")).to_be_visible()
     assert page.evaluate("navigator.clipboard.readText()") == made["invite"]
     phone = new_context(viewport=PHONE)  # a share sheet that records what it was handed
     record = "async (data) => { window.shared = data; }"
@@ -91,7 +92,7 @@ def test_the_invite_link_is_copied_or_handed_to_the_share_sheet(
     sharing = phone.new_page()
     sharing.goto(f"{base}/leagues/{mine['id']}")
     sharing.get_by_role("button", name="Share", exact=True).click()
-    assert sharing.get_by_role("status").filter(has_text="Shared").is_visible()
+    expect(sharing.get_by_role("status").filter(has_text="Shared")).to_be_visible()
     shared = sharing.evaluate("window.shared")
     assert shared["url"] == mine["invite"] and shared["title"] == "Kin"
     assert "Kin" in shared["text"]
