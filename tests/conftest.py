@@ -232,7 +232,6 @@ def maxi_table(strategy_cache: Path, maxi_built: Path) -> Iterator[Path]:
 def make_app(redis_url: str, tmp_path: Path) -> Iterator[Any]:
     """Builds an app on the test Redis; keyword arguments override settings."""
     from daily import create_app
-    from daily.web import limits
 
     apps: list[Any] = []
 
@@ -242,9 +241,8 @@ def make_app(redis_url: str, tmp_path: Path) -> Iterator[Any]:
             "secret_key": SECRET,
             "redis_url": redis_url,
             "data_dir": tmp_path / "data",
-            # Rate limits would count (and store) every request of a long test; the tests of
-            # tests/web/test_limits.py turn them on with their own small limits.
-            "rate_limits": dict.fromkeys(limits.DEFAULTS, "off"),
+            # Everything else as shipped (rate limits on): a test that needs another value
+            # passes it, e.g. ``rate_limits=LIMITS_OFF`` where it plays more than a person.
         }
         settings.update(overrides)
         if isinstance(settings.get("now"), datetime):

@@ -7,8 +7,30 @@ from collections.abc import Iterable
 from html.parser import HTMLParser
 from typing import Any
 
+from daily.core.config import LIMIT_DEFAULTS
+from daily.store import keys
+
 #: The SECRET_KEY ``make_app`` (tests/conftest.py) gives every app.
 SECRET = "test-secret-" + "x" * 32
+#: Every rate limit off, for a test that plays at a script's pace (hundreds of moves a
+#: minute from one address): ``make_app(rate_limits=LIMITS_OFF)``. Apps are otherwise as
+#: shipped, limits on; the limits themselves are tests/web/test_limits.py's subject.
+LIMITS_OFF = dict.fromkeys(LIMIT_DEFAULTS, "off")
+
+
+#: The rate limits' and budgets' windows: each expires, none is what a request stored.
+WINDOWS = re.compile(
+    rf"{re.escape(keys.rate_limits())}:|{keys.PREFIX}:quota:|{keys.PREFIX}:player:\{{[^}}]*\}}:(moves|quota):"
+)
+
+
+def kept_keys(client: Any) -> set[str]:
+    """Every key in the test's Redis but the rate limits' and budgets' windows (each of which
+    expires): what a request stored, as "bad input changes nothing" means it."""
+    found = {str(name) for name in client.scan_iter(count=1000)}
+    counted = {name for name in found if WINDOWS.match(name)}
+    assert all(client.ttl(name) > 0 for name in counted), "a window without expiry"
+    return found - counted
 
 
 def start(client: Any, **body: Any) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from daily.strategy.model import model_of
 from daily.strategy.solver import Table, fill
 from daily.tables.files import holding, table_path
 from tests.built_tables import seal
-from tests.web.helpers import SECRET, start
+from tests.web.helpers import LIMITS_OFF, SECRET, start
 
 pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
@@ -25,7 +25,8 @@ NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
 
 @pytest.fixture
 def client(make_app: Any) -> Any:
-    return make_app(now=NOW).test_client()
+    # Hints and moves at a script's pace: the limits off (tests/web/test_limits.py's subject).
+    return make_app(now=NOW, rate_limits=LIMITS_OFF).test_client()
 
 
 def move(client: Any, game_id: str, action: dict[str, Any], index: int) -> dict[str, Any]:

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.web.helpers import LIMITS_OFF
+
 NOON = datetime(2026, 12, 3, 12, tzinfo=UTC)
 DAYS = ["0001-01-01", "2025-12-31", "2026-01-01", "2026-12-04", "2028-02-29", "2027-02-29",
         "9999-12-30", "9999-12-31", "10000-01-01", "today"]  # fmt: skip
@@ -30,7 +32,8 @@ EDGES = {"day": DAYS, "month": MONTHS, "year": YEARS}
 )
 def client(make_app: Any, request: pytest.FixtureRequest) -> Any:
     """A player's browser on an app in a zone at UTC, far ahead of it or far behind."""
-    browser = make_app(now=NOON, timezone=request.param).test_client()
+    # Hundreds of dates asked for at a script's pace: the limits off.
+    browser = make_app(now=NOON, timezone=request.param, rate_limits=LIMITS_OFF).test_client()
     browser.get("/")  # a guest of its own
     return browser
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from daily.service import leagues
+from tests.web.helpers import LIMITS_OFF
 
 pytestmark = pytest.mark.redis
 
@@ -60,7 +61,8 @@ def ranked(scores: dict[str, int]) -> list[tuple[int, str, int]]:
 
 
 def test_a_league_across_a_week(make_app: Any) -> None:
-    monday = make_app(now=at_noon(MONDAY)).test_client()
+    # A week of dailies played at a script's pace: the limits off.
+    monday = make_app(now=at_noon(MONDAY), rate_limits=LIMITS_OFF).test_client()
     ana_id, ana = new_player(monday, "Ana")
     bo_id, bo = new_player(monday, "Bo")
     _, cy = new_player(monday, "Cy")
@@ -78,7 +80,9 @@ def test_a_league_across_a_week(make_app: Any) -> None:
     # Ana plays six days, Bo two, Cy (not in the league) every day.
     totals: dict[str, list[int]] = {"Ana": [], "Bo": []}
     for n in range(7):
-        day = make_app(now=at_noon(MONDAY + timedelta(days=n))).test_client()
+        day = make_app(
+            now=at_noon(MONDAY + timedelta(days=n)), rate_limits=LIMITS_OFF
+        ).test_client()
         scores = {}
         if n < 6:
             scores["Ana"] = play_daily(day, ana, last=False)

@@ -14,7 +14,7 @@ from daily.store import keys
 from daily.strategy import analysis, bots
 from daily.strategy.solver import Table
 from daily.web import current_config, current_redis
-from tests.web.helpers import start
+from tests.web.helpers import LIMITS_OFF, start
 from tests.web.test_analysis import maxi_end_game, play_hasty
 
 pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
@@ -41,7 +41,7 @@ def _adds_up(skill: dict[str, Any], total: int) -> None:
 def test_an_analysis_is_computed_once_then_kept(
     make_app: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = make_app(now=NOW).test_client()
+    client = make_app(now=NOW, rate_limits=LIMITS_OFF).test_client()  # a script's pace
     state = play_hasty(client, start(client, mode="solo", ruleset="yatzy"))
     assert "skill" not in state  # not asked for yet: nothing computed at the finish
     first = client.get(f"/api/v1/games/{state['id']}/analysis").get_json()
