@@ -194,10 +194,11 @@ function draw() {
   if (state.finished) drawEnd();
 }
 
-/* A move's answer carries what the move changed (of the scorecard, the row it scored). */
-function changed(data) {
+/* A move's answer carries what the move changed (of the scorecard, the row it scored); the
+   log grows by the *move* sent, as the server keeps it (the share grid reads the turns from it). */
+function changed(data, move) {
   const { state } = game;
-  return { ...state, ...data, scorecard: { ...state.scorecard, ...data.scorecard } };
+  return { ...state, ...data, scorecard: { ...state.scorecard, ...data.scorecard }, moves: [...(state.moves || []), move] };
 }
 
 /* Takes the server's answer as the game: a new turn (or player) starts with nothing held. */
@@ -257,13 +258,14 @@ async function roll() {
   drawRoll();
   const { state } = game;
   const rolled = tray.startRolling(diceBox(), state.dice.length);
+  const hold = tray.holds();
   const [result] = await Promise.all([
-    sendMove('roll', { hold: tray.holds(), move: state.move_count }),
+    sendMove('roll', { hold, move: state.move_count }),
     new Promise((resolve) => setTimeout(resolve, reducedMotion() ? 0 : 450)),
   ]);
   busy = false;
   if (!result) { drawRoll(); return; }
-  accept(changed(result.data));
+  accept(changed(result.data, { hold }));
   tray.saveHolds(game.state);
   tray.land(diceBox(), rolled);
   feel.buzz(10);
@@ -295,7 +297,7 @@ async function pick(row) {
   busy = false;
   if (!result) { drawRoll(); return; }
   sheets.forget();
-  accept(changed(result.data));
+  accept(changed(result.data, { score: row }));
   if (!sheets.isParty(state)) feel.scored(row, state, game.state);
   if (!game.state.finished && !document.body.classList.contains('handing-over')) rollButton().focus();
   else if (game.state.finished) focusResults();
