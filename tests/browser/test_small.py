@@ -98,3 +98,28 @@ def test_a_guests_first_finish_asks_for_a_name_after_the_result(
         below = _box(page, part)
         assert form["y"] >= below["y"] + below["height"], (part, form, below)
     shoot(page, f"small-name-after-result-{size}")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_members_invite_says_our_league_and_the_owners_my_league(
+    serve: Callable[..., str],
+    new_context: Callable[..., Any],
+    shoot: Callable[..., None],
+    size: str,
+) -> None:
+    base = serve(now=NOW)
+    owner, member = new_context(**SIZES[size]), new_context(**SIZES[size])
+    for context, name in ((owner, "Ana"), (member, "Bo")):
+        named = context.request.patch(f"{base}/api/v1/players/me", data={"name": name})
+        assert named.ok, named.text()
+    made = owner.request.post(f"{base}/api/v1/leagues", data={"name": "Family"}).json()
+    page = member.new_page()
+    page.goto(made["invite"])
+    page.get_by_role("button", name="Join the league").click()
+    page.wait_for_selector("#invite")
+    said = page.get_attribute("#invite", "data-share-text")
+    assert said.startswith("Join our league Family") and "my league" not in said, said
+    shoot(page, f"small-members-invite-{size}")
+    mine = owner.new_page()
+    mine.goto(f"{base}/leagues/{made['id']}")
+    assert mine.get_attribute("#invite", "data-share-text").startswith("Join my league Family")
