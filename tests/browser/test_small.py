@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser.test_site import AXE_JS, SERIOUS
+
 pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
 
 NOW = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
@@ -123,3 +125,28 @@ def test_a_members_invite_says_our_league_and_the_owners_my_league(
     mine = owner.new_page()
     mine.goto(f"{base}/leagues/{made['id']}")
     assert mine.get_attribute("#invite", "data-share-text").startswith("Join my league Family")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_christmas_day_says_merry_christmas_on_the_home_page(
+    serve: Callable[..., str],
+    new_context: Callable[..., Any],
+    shoot: Callable[..., None],
+    size: str,
+) -> None:
+    base = serve(now=datetime(2026, 12, 25, 10, tzinfo=UTC))
+    page = new_context(**SIZES[size], bypass_csp=True).new_page()  # axe is injected
+    page.goto(base + "/")
+    word = page.locator("#christmas")
+    assert word.is_visible() and "Merry Christmas!" in word.inner_text()
+    assert page.get_by_role("link", name="See your advent calendar").is_visible()
+    # On the page's width: nothing runs off a phone's screen.
+    assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["viewport"]["width"]
+    shoot(page, f"small-christmas-{size}", full_page=False)
+    for scheme in ("light", "dark"):  # readable in both: axe finds nothing serious
+        if AXE_JS.exists():
+            page.emulate_media(color_scheme=scheme)
+            page.add_script_tag(path=str(AXE_JS))
+            assert page.evaluate(SERIOUS.replace("document", "'#christmas'", 1)) == [], scheme
+    page.goto(serve(now=datetime(2026, 12, 24, 10, tzinfo=UTC)) + "/")
+    assert page.locator("#christmas").count() == 0  # Christmas Eve has its advent door
