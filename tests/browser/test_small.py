@@ -41,6 +41,22 @@ def _apart(one: dict[str, float], other: dict[str, float]) -> bool:
     )
 
 
+def _play(context: Any, base: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Plays a whole game through the API, the first open row each turn: the finished game."""
+    state = _start(context, base, spec)
+    while not state["finished"]:
+        row = next(iter(state["potential"]))
+        response = context.request.post(
+            f"{base}/api/v1/games/{state['id']}/score",
+            data=json.dumps({"category": row, "move": state["move_count"]}),
+            headers={"Content-Type": "application/json"},
+        )
+        assert response.ok, response.text()
+        state = response.json()
+    game: dict[str, Any] = context.request.get(f"{base}/api/v1/games/{state['id']}").json()
+    return game
+
+
 def _start(page: Any, base: str, spec: dict[str, Any]) -> dict[str, Any]:
     response = page.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
                                  headers={"Content-Type": "application/json"})  # fmt: skip
@@ -150,3 +166,35 @@ def test_christmas_day_says_merry_christmas_on_the_home_page(
             assert page.evaluate(SERIOUS.replace("document", "'#christmas'", 1)) == [], scheme
     page.goto(serve(now=datetime(2026, 12, 24, 10, tzinfo=UTC)) + "/")
     assert page.locator("#christmas").count() == 0  # Christmas Eve has its advent door
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_codes_three_sheets_fit_the_screen(
+    serve: Callable[..., str],
+    new_context: Callable[..., Any],
+    shoot: Callable[..., None],
+    size: str,
+) -> None:
+    base = serve(now=NOW)
+    players = [new_context(**SIZES[size]) for _ in range(3)]
+    for context, name in zip(players, ("Anastasia", "Bartholomew", "Christoph"), strict=True):
+        named = context.request.patch(f"{base}/api/v1/players/me", data={"name": name})
+        assert named.ok, named.text()
+    made = _play(players[0], base, {"mode": "friend", "ruleset": "maxi"})
+    for context in players[1:]:
+        _play(context, base, {"mode": "friend", "code": made["share_code"]})
+    page = players[2].new_page()
+    page.goto(f"{base}/f/{made['share_code']}")
+    table = page.locator("#comparison")
+    heads = table.locator("thead th")
+    assert heads.count() == 4  # the rows' names and three sheets
+    # Every sheet's column whole on the screen, with no sideways scroll to find the third.
+    scroll = _box(page, ".table-scroll")
+    for i in range(heads.count()):
+        head = heads.nth(i).bounding_box()
+        assert head is not None
+        assert head["x"] >= scroll["x"] - 0.5, (i, head, scroll)
+        assert head["x"] + head["width"] <= scroll["x"] + scroll["width"] + 0.5, (i, head, scroll)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= SIZES[size]["viewport"]["width"]
+    shoot(page, f"small-three-sheets-{size}")
