@@ -18,7 +18,8 @@ too, should a command line turn it on) pass through :mod:`daily.core.redact`.
 Metrics: every worker writes its Prometheus values to files in ``PROMETHEUS_MULTIPROC_DIR``
 (a fresh temporary folder when it is unset), which a scrape of ``/metrics`` adds up.
 
-Strategy tables: every worker, as it starts, asks for the tables still missing; one builder
+Strategy tables: every worker, as it starts (``post_worker_init``: the app factory starts
+nothing), asks for the tables still missing (:mod:`daily.service.upkeep`); one builder
 process a host builds them (the first worker to ask hands it the build lock, the others find
 it held), at a lower CPU priority than the workers, and the master stops it on exit.
 """
@@ -117,10 +118,19 @@ def child_exit(server: Any, worker: Any) -> None:
     multiprocess.mark_process_dead(worker.pid)
 
 
+def post_worker_init(worker: Any) -> None:
+    """Starts this worker's upkeep with its app's settings: the strategy tables still missing
+    are fetched or built in the background (one builder a host, whichever worker asks first)."""
+    from daily.service import upkeep
+    from daily.web.context import config_of
+
+    upkeep.start(config_of(worker.wsgi))
+
+
 def on_exit(server: Any) -> None:
     """Stops this host's strategy table builder (a worker started it, in a session of its
     own): it must not build on, at full speed, after the server is gone."""
     from daily.core.config import load
-    from daily.service import tables
+    from daily.service import upkeep
 
-    tables.stop_builds(load())  # the workers' settings: the same environment
+    upkeep.stop(load())  # the workers' settings: the same environment

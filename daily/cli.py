@@ -243,7 +243,8 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     from werkzeug.serving import WSGIRequestHandler
 
     from daily import create_app
-    from daily.service import backend, tables
+    from daily.service import backend, upkeep
+    from daily.web.context import config_of, redis_of
 
     class QuietHandler(WSGIRequestHandler):
         """Werkzeug's handler without its own access line: the app writes a JSON one."""
@@ -259,14 +260,15 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (docs/configuration.md).
     app = create_app()
-    config = app.extensions["daily.config"]
+    config = config_of(app)
+    upkeep.start(config)  # the tables still missing, in the background: no request waits
     try:
         app.run(host=args.host, port=args.port, threaded=True, request_handler=QuietHandler)
     finally:
         # The table builder runs in a session of its own (a Ctrl-C is not for it): it is
         # stopped here, or it would build on, at full speed, after the server is gone.
-        tables.stop_builds(config)
-        backend.release(app.extensions["daily.redis"])
+        upkeep.stop(config)
+        backend.release(redis_of(app))
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -33,7 +33,8 @@ from daily import __version__
 from daily.core.errors import SignInLinkError
 from daily.service import accounts, past_days, stats
 from daily.service.history import Played, history_of, today
-from daily.web import assets, auth, bodies, costs, current_config, current_redis
+from daily.web import assets, auth, bodies, costs
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import HttpError, bad_request
 from daily.web.i18n import GUEST, player_name
 from daily.web.pages import STATIC

@@ -13,7 +13,8 @@ from flask_babel import gettext
 
 from daily.core.errors import TableBuildingError
 from daily.service import tables
-from daily.web import answers, auth, costs, current_config, limits, strategy_answers
+from daily.web import answers, auth, costs, limits, strategy_answers
+from daily.web.context import current_config
 from daily.web.i18n import row_name
 
 bp = Blueprint("analyses", __name__)

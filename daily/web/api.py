@@ -29,14 +29,13 @@ from daily.web import (
     bodies,
     costs,
     creation,
-    current_config,
-    current_redis,
     friend_sheets,
     game_answers,
     openapi,
     strategy_answers,
 )
 from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import bad_request
 from daily.web.limits import counters_of, give_back, spending, take, take_build
 from daily.web.openapi import documented

@@ -18,8 +18,9 @@ from daily.core import dice
 from daily.core.codes import code_str, parse_code
 from daily.service import rankings
 from daily.service.rankings import Board, Entry, Page
-from daily.web import answers, auth, board_answers, costs, current_config, current_redis
+from daily.web import answers, auth, board_answers, costs
 from daily.web.bodies import parse_day, today
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import bad_request
 from daily.web.openapi import BOARD_DAY, documented
 

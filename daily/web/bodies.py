@@ -27,7 +27,7 @@ from daily.core.modes import Level
 from daily.core.rules import OptionValue, parse_options
 from daily.service import accounts, rankings
 from daily.service.accounts import MAX_NAME
-from daily.web import current_config
+from daily.web.context import current_config
 from daily.web.http_errors import HttpError, bad_request
 
 #: A player's name as the document states it.

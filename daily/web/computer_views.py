@@ -12,7 +12,8 @@ from flask_babel import lazy_gettext
 from daily.core.rules import BASE_RULESETS
 from daily.service import tables
 from daily.strategy.bots import LEVELS
-from daily.web import costs, current_config, strategy_answers
+from daily.web import costs, strategy_answers
+from daily.web.context import current_config
 from daily.web.pages import option_view
 
 bp = Blueprint("computer", __name__)

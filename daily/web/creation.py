@@ -19,7 +19,8 @@ from flask import request
 from daily.core import metrics
 from daily.core.errors import ErrorCode
 from daily.service import proofs
-from daily.web import current_config, current_redis, limits
+from daily.web import limits
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import HttpError
 
 #: The request header (and form field) that carries a solved challenge.

@@ -23,7 +23,8 @@ from daily.core.record import Record
 from daily.core.rules import GameState, Move, Roll, Score
 from daily.service import analyses, games, leagues, results
 from daily.strategy import computer
-from daily.web import answers, current_config, current_redis, strategy_answers
+from daily.web import answers, strategy_answers
+from daily.web.context import current_config, current_redis
 
 
 class Totals(TypedDict):

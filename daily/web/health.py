@@ -14,7 +14,8 @@ from flask import Blueprint, Response, jsonify
 from daily import __version__
 from daily.service import backend, tables
 from daily.strategy.specs import TableStatus
-from daily.web import answers, costs, current_config, current_redis
+from daily.web import answers, costs
+from daily.web.context import current_config, current_redis
 from daily.web.openapi import documented
 
 bp = Blueprint("health", __name__)

@@ -16,8 +16,9 @@ from werkzeug.wrappers import Response as Redirect
 
 from daily.service import leagues
 from daily.service.leagues import MAX_LEAGUES
-from daily.web import answers, auth, bodies, costs, current_config, current_redis, limits
+from daily.web import answers, auth, bodies, costs, limits
 from daily.web.bodies import parse_day, today
+from daily.web.context import current_config, current_redis
 from daily.web.costs import LEAGUE, Cpu
 from daily.web.openapi import BOARD_DAY, documented
 

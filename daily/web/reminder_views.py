@@ -17,8 +17,9 @@ from pydantic import Field
 
 from daily.core import push
 from daily.service import reminders
-from daily.web import answers, bodies, costs, current_config, current_redis, limits
+from daily.web import answers, bodies, costs, limits
 from daily.web.auth import current_player_id, unauthorized
+from daily.web.context import config_of, current_config, current_redis
 from daily.web.costs import PLAYER, TTL, Cpu
 from daily.web.openapi import documented
 
@@ -166,6 +167,6 @@ def reminder_key() -> str | None:
 
 def init_app(app: Flask) -> None:
     """Says once, at start, when this server sends no reminders, and why."""
-    reason = reminders.off_reason(app.extensions["daily.config"])
+    reason = reminders.off_reason(config_of(app))
     if reason:
         log.warning(reason)

@@ -21,7 +21,8 @@ from daily.strategy.hints import Action, hold_positions
 from daily.strategy.skill import Skill
 from daily.strategy.solver import Table
 from daily.strategy.specs import TableStatus
-from daily.web import answers, current_config, current_redis
+from daily.web import answers
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import retry_after
 
 
