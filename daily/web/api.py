@@ -38,7 +38,7 @@ from daily.web.auth import current_player_id, own_game, require_player_id, token
 from daily.web.context import current_config, current_redis
 from daily.web.http_errors import bad_request
 from daily.web.limits import counters_of, give_back, spending, take, take_build
-from daily.web.openapi import documented
+from daily.web.routes import documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 STATE = "the game as its player sees it"

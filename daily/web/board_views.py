@@ -22,7 +22,8 @@ from daily.web import answers, auth, board_answers, costs
 from daily.web.bodies import parse_day, today
 from daily.web.context import current_config, current_redis
 from daily.web.http_errors import bad_request
-from daily.web.openapi import BOARD_DAY, documented
+from daily.web.openapi import BOARD_DAY
+from daily.web.routes import documented
 
 bp = Blueprint("boards", __name__)
 

@@ -16,7 +16,7 @@ from daily.service import backend, tables
 from daily.strategy.specs import TableStatus
 from daily.web import answers, costs
 from daily.web.context import current_config, current_redis
-from daily.web.openapi import documented
+from daily.web.routes import documented
 
 bp = Blueprint("health", __name__)
 

@@ -20,7 +20,8 @@ from daily.web import answers, auth, bodies, costs, limits
 from daily.web.bodies import parse_day, today
 from daily.web.context import current_config, current_redis
 from daily.web.costs import LEAGUE, Cpu
-from daily.web.openapi import BOARD_DAY, documented
+from daily.web.openapi import BOARD_DAY
+from daily.web.routes import documented
 
 bp = Blueprint("leagues", __name__)
 

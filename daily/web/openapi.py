@@ -13,9 +13,8 @@ tests/web/test_client.py plays through a client generated from it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from collections.abc import Callable
+from typing import Any, cast
 
 from flask import Flask, current_app
 from pydantic import BaseModel, JsonValue
@@ -24,33 +23,7 @@ from pydantic.config import JsonDict
 from daily import __version__
 from daily.service import rankings
 from daily.web import answers
-from daily.web.routes import routes_of
-
-#: Who may call an operation: anyone (no credentials), anyone with or without a player
-#: (``me`` then names them), or a player (bearer token or session cookie).
-Access = Literal["public", "either", "player"]
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    """What the document says of one view beyond its route and its docstring's first line."""
-
-    answer: type[BaseModel] | None
-    status: int = 200
-    body: type[BaseModel] | None = None
-    errors: tuple[int, ...] = ()
-    query: tuple[str, ...] = ()
-    headers: tuple[str, ...] = ()
-    path: Mapping[str, JsonDict] = field(default_factory=dict)  # parameter overrides
-    access: Access = "player"
-    description: str = ""  # of the answer
-    errors_answer: bool = False  # the errors answer the answer's model, not the error JSON
-
-
-def documented(answer: type[BaseModel] | None, **details: Any) -> Operation:
-    """The :class:`Operation` of a view, registered with its route (``api=documented(...)``)."""
-    return Operation(answer, **details)
-
+from daily.web.routes import Operation, routes_of
 
 #: The component names of the answers the paths name, where they differ from the class's.
 NAMES: dict[type[BaseModel], str] = {

@@ -21,7 +21,7 @@ from daily.web import answers, bodies, costs, limits
 from daily.web.auth import current_player_id, unauthorized
 from daily.web.context import config_of, current_config, current_redis
 from daily.web.costs import PLAYER, TTL, Cpu
-from daily.web.openapi import documented
+from daily.web.routes import documented
 
 bp = Blueprint("reminders", __name__)
 API = "/api/v1"
