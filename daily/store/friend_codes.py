@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Any, cast
+from typing import cast
 
 import redis
 
@@ -27,6 +27,7 @@ from daily.core.config import Config
 from daily.core.record import (
     Record,
 )
+from daily.core.rules import Options
 from daily.store import keys
 from daily.store.connection import queue_script
 from daily.store.game_fields import ID_EPOCH, SHARE
@@ -72,7 +73,7 @@ class FriendCode:
 
     code: str
     ruleset: str
-    options: Mapping[str, Any]
+    options: Options
     creator: str
     game_id: str
     seed_ref: str
@@ -164,7 +165,7 @@ def create_code(
     config: Config,
     creator: str,
     ruleset: str,
-    options: Mapping[str, Any],
+    options: Options,
     seed_ref: str | None,
     game_id: str,
     day: date | None = None,
