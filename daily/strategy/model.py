@@ -20,10 +20,11 @@ import numpy as np
 import numpy.typing as npt
 
 from daily.core.errors import RulesError
-from daily.core.rules.rulesets import RULE_FIELDS, Option, Ruleset, find_ruleset
+from daily.core.rules.rulesets import RULE_FIELDS, Ruleset
 from daily.strategy import kernels
 from daily.strategy.combos import Combos, IntArray, combos
 from daily.strategy.layout import Kind, Layout, compact, dense, kept
+from daily.strategy.specs import unsolved
 
 FloatArray = npt.NDArray[np.floating]
 #: 2: the compact layout (:mod:`daily.strategy.layout`); a dense table keeps version 1's name.
@@ -130,28 +131,6 @@ def _other_rules(ruleset: Ruleset) -> tuple[tuple[str, object], ...]:
         (name, getattr(ruleset, name))
         for name in RULE_FIELDS
         if name not in _NAMED and getattr(ruleset, name) != _DEFAULTS[name]
-    )
-
-
-def unsolved(ruleset: Ruleset) -> str | None:
-    """Why the solver cannot play *ruleset*, or None when it can (nothing is computed)."""
-    if ruleset.saved_rolls:
-        return (
-            "the solver does not handle saved_rolls: banked rolls multiply the states "
-            "beyond what a table can hold"
-        )
-    if tuple(row.face for row in ruleset.rows[:_UPPER]) != (1, 2, 3, 4, 5, 6):
-        return f"{ruleset.id}: the solver needs the upper rows first"
-    return None
-
-
-def solvable_options(base: Ruleset) -> tuple[Option, ...]:
-    """The options of *base* the solver plays with every one of their values (the computer
-    offers those)."""
-    return tuple(
-        option
-        for option in base.option_specs
-        if all(unsolved(find_ruleset(base.id, {option.name: v})) is None for v in option.values)
     )
 
 

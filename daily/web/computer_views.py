@@ -12,7 +12,7 @@ from flask_babel import lazy_gettext
 from daily.core.rules import BASE_RULESETS
 from daily.service import tables
 from daily.strategy.bots import LEVELS
-from daily.strategy.model import solvable_options
+from daily.strategy.specs import solvable_options
 from daily.web import costs, strategy_answers
 from daily.web.context import current_config
 from daily.web.pages import option_view

@@ -15,7 +15,8 @@ import pytest
 
 from daily.core.rules import BASE_RULESETS, Option, Ruleset, find_ruleset, scoring
 from daily.core.rules.rulesets import RULE_FIELDS
-from daily.strategy.model import model_of, solvable_options, unsolved, with_layout
+from daily.strategy.model import model_of, with_layout
+from daily.strategy.specs import solvable_options, unsolved
 
 #: The names of the tables built before options were data (main at b958e98).
 NAMES: list[tuple[str, dict[str, object], str]] = [
