@@ -240,3 +240,13 @@ def parse_day(text: str) -> date:
     if day is None:
         raise bad_request(f"not a date (YYYY-MM-DD): {text!r}")
     return rankings.check_day(day)
+
+
+def parse_date(text: str) -> date:
+    """A ``YYYY-MM-DD`` date, or a 400 (any day: the caller says whether it is open)."""
+    try:
+        if len(text) != 10:
+            raise ValueError
+        return date.fromisoformat(text)
+    except ValueError:
+        raise bad_request(f"not a date (YYYY-MM-DD): {text!r}") from None
