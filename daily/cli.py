@@ -302,6 +302,17 @@ def _parser() -> argparse.ArgumentParser:
         "archive", help="move finished games past $DAILY_ARCHIVE_DAYS to $DAILY_ARCHIVE"
     )
     cold.set_defaults(run=_cmd_archive)
+    _add_remind(commands)
+    pair = commands.add_parser("keys", help="print a new VAPID key pair for the reminders")
+    pair.set_defaults(run=_cmd_keys)
+    serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.set_defaults(run=_cmd_serve)
+    return parser
+
+
+def _add_remind(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     remind_ = commands.add_parser("remind", help="send the streak reminders due now")
     remind_.add_argument(
         "--every",
@@ -317,13 +328,6 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the reminders' Prometheus metrics on 127.0.0.1:PORT",
     )
     remind_.set_defaults(run=_cmd_remind)
-    pair = commands.add_parser("keys", help="print a new VAPID key pair for the reminders")
-    pair.set_defaults(run=_cmd_keys)
-    serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
-    serve.set_defaults(run=_cmd_serve)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,6 +23,7 @@ from daily.service import accounts, friends, games, history
 from daily.strategy import hints
 from daily.web import (
     account,
+    analysis_answers,
     answers,
     bodies,
     costs,
@@ -124,7 +125,7 @@ def _player(player: accounts.Player) -> Response:
     "/players/me/challenges",
     cost=costs.READ,
     api=documented(
-        answers.Challenges,
+        friend_sheets.Challenges,
         errors=(401,),
         access="either",
         description="the codes, with the ETag to send back",
@@ -312,7 +313,7 @@ def record(game_id: str) -> Response:
     "/games/<game_id>/hint",
     cost=costs.cost(costs.Cpu.SOLVER, 200, costs.TTL, limits=("hints", "builds")),
     api=documented(
-        answers.Hint, errors=(401, 403, 404, 409, 503), description="the ranked actions"
+        analysis_answers.Hint, errors=(401, 403, 404, 409, 503), description="the ranked actions"
     ),
 )
 def hint(game_id: str) -> Response:
@@ -323,7 +324,7 @@ def hint(game_id: str) -> Response:
     table = strategy_answers.strategy_table(found.rules)  # a 503 while it is built: free
     take("hints", found.player_id)
     actions = hints.hint(table, state)
-    answer = answers.Hint(
+    answer = analysis_answers.Hint(
         id=found.id,
         turn=state.turn,
         roll=state.roll,
@@ -337,7 +338,9 @@ def hint(game_id: str) -> Response:
 @bp.get(
     "/games/<game_id>/analysis",
     cost=costs.ANALYSIS,
-    api=documented(answers.Analysis, errors=(401, 403, 404, 409, 503), description="the analysis"),
+    api=documented(
+        analysis_answers.Analysis, errors=(401, 403, 404, 409, 503), description="the analysis"
+    ),
 )
 def analysis(game_id: str) -> Response:
     """Each decision of a finished game against the best one, and the expected points lost.
