@@ -178,8 +178,10 @@ def archive(out: TextIO) -> None:
     if done is None:
         raise UsageError("another archiver is running; try again when it is done")
     where = config.archive_location
-    out.write(f"archived {done.games} games in {done.files} files to {where}; {done.skipped} "
-              "due games left in Redis (uncounted or held for review)\n")  # fmt: skip
+    out.write(
+        f"archived {done.games} games in {done.files} files to {where}; {done.skipped} "
+        "due games left in Redis (uncounted or held for review)\n"
+    )
 
 
 def _cmd_archive(args: argparse.Namespace) -> None:
@@ -199,8 +201,13 @@ def _cmd_keys(args: argparse.Namespace) -> None:
     keys(sys.stdout)
 
 
-def remind(every: float | None, concurrency: int, metrics_port: int | None, out: TextIO,
-           passes: int | None = None) -> None:  # fmt: skip
+def remind(
+    every: float | None,
+    concurrency: int,
+    metrics_port: int | None,
+    out: TextIO,
+    passes: int | None = None,
+) -> None:
     """Runs ``daily remind``: sends the streak reminders due now, once (or every *every*
     seconds, *passes* times: None, until stopped), on the service's Redis."""
     import time
@@ -294,9 +301,11 @@ def _parser() -> argparse.ArgumentParser:
     held = commands.add_parser("review", help="list, hold, release or remove games held for review")
     held.add_argument("action", choices=("list", "hold", "release", "remove", "check"))
     held.add_argument(
-        "game", nargs="?", metavar="ID",
+        "game",
+        nargs="?",
+        metavar="ID",
         help="the game id (hold, release, remove); an old id that starts with - goes after --",
-    )  # fmt: skip
+    )
     held.set_defaults(run=_cmd_review)
     cold = commands.add_parser(
         "archive", help="move finished games past $DAILY_ARCHIVE_DAYS to $DAILY_ARCHIVE"

@@ -141,16 +141,31 @@ def is_dated(found: FriendCode) -> bool:
 def code_from_game(code: str, record: Record, made: float, closes: float) -> FriendCode:
     """The code *code* rebuilt from the game it was made for (*record*) and its window: its
     ruleset, options, creator and seed are the game's."""
-    return FriendCode(code, record.ruleset, record.options, record.player_id, record.id,
-                      record.seed_ref or str(dice.SeedRef.friend(code)), made,
-                      closes)  # fmt: skip
+    return FriendCode(
+        code,
+        record.ruleset,
+        record.options,
+        record.player_id,
+        record.id,
+        record.seed_ref or str(dice.SeedRef.friend(code)),
+        made,
+        closes,
+    )
 
 
 @guarded
 def share_code(client: redis.Redis, config: Config, record: Record) -> str:
     """The one share code of a finished daily or solo game, made by whoever comes first."""
-    code = create_code(client, config, record.player_id, record.ruleset, record.options,
-                       record.seed_ref, record.id, day=record.day)  # fmt: skip
+    code = create_code(
+        client,
+        config,
+        record.player_id,
+        record.ruleset,
+        record.options,
+        record.seed_ref,
+        record.id,
+        day=record.day,
+    )
     if client.hsetnx(keys.game(record.id), SHARE, code):
         return code
     # A concurrent finish made one first: theirs stands, ours is dropped unseen.
@@ -223,8 +238,7 @@ def _list_code(client: redis.Redis, config: Config, creator: str, code: str, mad
 @guarded
 def codes_of(client: redis.Redis, player_id: str, since: float, limit: int) -> list[str]:
     """The newest *limit* codes *player_id* made since *since* (unix seconds), newest first."""
-    found = client.zrevrangebyscore(keys.player_codes(player_id), "+inf", since, start=0,
-                                    num=limit)  # fmt: skip
+    found = client.zrevrangebyscore(keys.player_codes(player_id), "+inf", since, start=0, num=limit)
     return [str(code) for code in cast(list[str], found)]
 
 

@@ -75,8 +75,7 @@ def me() -> str:
     player = _current_player()
     is_guest = player is None or GUEST.fullmatch(player.name) is not None
     config = current_config()
-    figures = stats.stats_of(current_redis(), config, player.id if player else None,
-                             today(config))  # fmt: skip
+    figures = stats.stats_of(current_redis(), config, player.id if player else None, today(config))
     return render_template("me.html", player=player, is_guest=is_guest, stats=figures)
 
 

@@ -95,8 +95,9 @@ def get_me() -> Response:
     if found is None:
         raise NotFoundError("no such player")
     figures = answers.Figures(**dataclasses.asdict(found.figures))
-    me = answers.Me(player_id=player_id, name=found.player.name, figures=figures,
-                    established=found.established)  # fmt: skip
+    me = answers.Me(
+        player_id=player_id, name=found.player.name, figures=figures, established=found.established
+    )
     return jsonify(answers.dump(me))
 
 

@@ -106,8 +106,14 @@ def page_answer(page: Page) -> board_answers.BoardPage:
     """A page of a board as the API answers it."""
     me = None if page.me is None else entry_answer(page.me)
     entries = [entry_answer(entry) for entry in page.entries]
-    return board_answers.BoardPage(board=page.board.id, total=page.total, ranked=page.ranked,
-                             offset=page.offset, entries=entries, me=me)  # fmt: skip
+    return board_answers.BoardPage(
+        board=page.board.id,
+        total=page.total,
+        ranked=page.ranked,
+        offset=page.offset,
+        entries=entries,
+        me=me,
+    )
 
 
 def entry_answer(entry: Entry) -> board_answers.Entry:
@@ -118,8 +124,9 @@ def entry_answer(entry: Entry) -> board_answers.Entry:
         extras["current"] = entry.current
     if entry.new:
         extras["new"], extras["days_left"] = True, entry.days_left
-    return board_answers.Entry(rank=entry.rank, player_id=entry.player_id, name=entry.name,
-                         score=entry.score, **extras)  # fmt: skip
+    return board_answers.Entry(
+        rank=entry.rank, player_id=entry.player_id, name=entry.name, score=entry.score, **extras
+    )
 
 
 class _EntryExtras(TypedDict, total=False):

@@ -186,8 +186,9 @@ def _first_problem(model: type[Body], error: ValidationError, data: Mapping[str,
 def json_object() -> dict[str, object]:
     """The JSON object of the request (415 if it is not JSON, 400 if not an object)."""
     if not request.is_json:
-        raise HttpError(415, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-                        "send JSON (Content-Type: application/json)")  # fmt: skip
+        raise HttpError(
+            415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "send JSON (Content-Type: application/json)"
+        )
     try:
         data = json.loads(request.get_data(), parse_constant=_reject_constant)
     except (ValueError, RecursionError) as e:

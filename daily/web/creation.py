@@ -64,5 +64,6 @@ def _pay(refused: HttpError) -> None:
             return
         why = f"the proof of work was not accepted ({refusal}): solve this challenge instead"
     challenge = proofs.challenge_for(client, config, who)
-    raise HttpError(429, ErrorCode.TOO_MANY_REQUESTS, f"{refused.message}; {why}",
-                    altcha=challenge.to_dict())  # fmt: skip
+    raise HttpError(
+        429, ErrorCode.TOO_MANY_REQUESTS, f"{refused.message}; {why}", altcha=challenge.to_dict()
+    )

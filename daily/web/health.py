@@ -66,8 +66,7 @@ def healthz() -> tuple[Response, int]:
     tables = table_statuses()
     reason = backend.unreachable(current_redis())
     if reason is not None:
-        down = Health(status="unavailable", redis=reason, version=__version__,
-                              tables=tables)  # fmt: skip
+        down = Health(status="unavailable", redis=reason, version=__version__, tables=tables)
         return jsonify(answers.dump(down)), 503
     up = Health(status="ok", redis="ok", version=__version__, tables=tables)
     return jsonify(answers.dump(up)), 200

@@ -146,8 +146,9 @@ def get_league(league_id: str) -> Response:
 def rename_league(league_id: str) -> Response:
     """Renames a league (its owner only)."""
     name = _name()
-    league = leagues.rename(current_redis(), current_config(), auth.require_player_id(),
-                            league_id, name)  # fmt: skip
+    league = leagues.rename(
+        current_redis(), current_config(), auth.require_player_id(), league_id, name
+    )
     return jsonify(league_answer(league).model_dump())
 
 
@@ -166,8 +167,7 @@ def join_league(league_id: str) -> Response:
     """Joins a league with its current invite link (again: no change)."""
     player_id = auth.require_player_id()
     with limits.spending("joins", player_id):
-        league = leagues.join(current_redis(), current_config(), player_id, league_id,
-                              _invite())  # fmt: skip
+        league = leagues.join(current_redis(), current_config(), player_id, league_id, _invite())
     return jsonify(league_answer(league).model_dump())
 
 
@@ -183,8 +183,7 @@ def join_league(league_id: str) -> Response:
 )
 def renew_invite(league_id: str) -> Response:
     """Gives a league a new invite link, the old one joining no more (its owner only)."""
-    league = leagues.renew(current_redis(), current_config(), auth.require_player_id(),
-                           league_id)  # fmt: skip
+    league = leagues.renew(current_redis(), current_config(), auth.require_player_id(), league_id)
     return jsonify(league_answer(league).model_dump())
 
 
@@ -211,14 +210,19 @@ def remove_member(league_id: str, player_id: str) -> Response | tuple[str, int]:
 @bp.delete(
     f"{API}/leagues/<league_id>/removed/<player_id>",
     cost=costs.cost(Cpu.WRITE),  # takes a member off the removed: no bytes
-    api=documented(LeagueAnswer, errors=(401, 403, 404), path=_REMOVED,
-                   description="the league, the member readmitted"),
-)  # fmt: skip
+    api=documented(
+        LeagueAnswer,
+        errors=(401, 403, 404),
+        path=_REMOVED,
+        description="the league, the member readmitted",
+    ),
+)
 def readmit_member(league_id: str, player_id: str) -> Response:
     """Takes a removed member off the league's removed list: they may join again, with the
     current link (the owner only)."""
-    league = leagues.readmit(current_redis(), current_config(), auth.require_player_id(),
-                             league_id, player_id)  # fmt: skip
+    league = leagues.readmit(
+        current_redis(), current_config(), auth.require_player_id(), league_id, player_id
+    )
     return jsonify(league_answer(league).model_dump())
 
 
@@ -235,8 +239,9 @@ def readmit_member(league_id: str, player_id: str) -> Response:
 )
 def day_board(league_id: str, day: str) -> Response:
     """The league's board of one day's daily (``today`` works; members only)."""
-    found = leagues.day_standing(current_redis(), current_config(), auth.current_player_id(),
-                                 league_id, parse_day(day))  # fmt: skip
+    found = leagues.day_standing(
+        current_redis(), current_config(), auth.current_player_id(), league_id, parse_day(day)
+    )
     return jsonify(standing_answer(found))
 
 
@@ -253,8 +258,9 @@ def day_board(league_id: str, day: str) -> Response:
 )
 def week_board(league_id: str, day: str) -> Response:
     """The league's table of the week holding *day* (``today`` works; members only)."""
-    found = leagues.week_standing(current_redis(), current_config(), auth.current_player_id(),
-                                  league_id, parse_day(day))  # fmt: skip
+    found = leagues.week_standing(
+        current_redis(), current_config(), auth.current_player_id(), league_id, parse_day(day)
+    )
     return jsonify(standing_answer(found))
 
 
@@ -273,8 +279,9 @@ def create_form() -> Redirect:
     """Makes a league from the form, then shows it."""
     player_id = auth.require_player_id()
     with limits.spending("joins", player_id):
-        league = leagues.create(current_redis(), current_config(), player_id,
-                                request.form.get("name", ""))  # fmt: skip
+        league = leagues.create(
+            current_redis(), current_config(), player_id, request.form.get("name", "")
+        )
     return redirect(url_for("leagues.league_page", league_id=league.id), 303)
 
 
@@ -327,24 +334,39 @@ def leave_form(league_id: str) -> Redirect:
 @bp.post("/leagues/<league_id>/name", cost=costs.LEAGUE_CHANGE)
 def rename_form(league_id: str) -> Redirect:
     """Renames the league (its owner)."""
-    leagues.rename(current_redis(), current_config(), auth.require_player_id(), league_id,
-                   request.form.get("name", ""))  # fmt: skip
+    leagues.rename(
+        current_redis(),
+        current_config(),
+        auth.require_player_id(),
+        league_id,
+        request.form.get("name", ""),
+    )
     return _back(league_id)
 
 
 @bp.post("/leagues/<league_id>/remove", cost=REMOVAL)
 def remove_form(league_id: str) -> Redirect:
     """Removes a member (its owner)."""
-    leagues.remove(current_redis(), current_config(), auth.require_player_id(), league_id,
-                   request.form.get("player", ""))  # fmt: skip
+    leagues.remove(
+        current_redis(),
+        current_config(),
+        auth.require_player_id(),
+        league_id,
+        request.form.get("player", ""),
+    )
     return _back(league_id)
 
 
 @bp.post("/leagues/<league_id>/readmit", cost=costs.cost(Cpu.WRITE))
 def readmit_form(league_id: str) -> Redirect:
     """Readmits a removed member (its owner)."""
-    leagues.readmit(current_redis(), current_config(), auth.require_player_id(), league_id,
-                    request.form.get("player", ""))  # fmt: skip
+    leagues.readmit(
+        current_redis(),
+        current_config(),
+        auth.require_player_id(),
+        league_id,
+        request.form.get("player", ""),
+    )
     return _back(league_id)
 
 

@@ -51,28 +51,43 @@ ALWAYS = (429, 503)
 PATH: dict[str, JsonDict] = {
     "game_id": {"schema": {"type": "string"}},
     "day": {"schema": {"type": "string", "format": "date"}},
-    "year": {"description": "2026 to 9999 (other years: 404)",
-             "schema": {"type": "integer", "minimum": 0}},
-    "code": {"description": "a friend code, XXXX-XXXX (malformed: 400, unknown: 404)",
-             "schema": {"type": "string"}},
-}  # fmt: skip
+    "year": {
+        "description": "2026 to 9999 (other years: 404)",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "code": {
+        "description": "a friend code, XXXX-XXXX (malformed: 400, unknown: 404)",
+        "schema": {"type": "string"},
+    },
+}
 BOARD_DAY: JsonDict = {
     "description": "YYYY-MM-DD from 2026-01-01 (earlier: 404), or `today`",
     "schema": {"anyOf": [{"type": "string", "format": "date"}, {"const": "today"}]},
 }
 #: Query parameters by name; each limit comes from where it is defined.
 QUERY: dict[str, JsonDict] = {
-    "limit": {"description": "entries on the page (default 50)",
-              "schema": {"type": "integer", "minimum": 1, "maximum": rankings.MAX_LIMIT}},
-    "offset": {"description": "entries skipped from the top (default 0)",
-               "schema": {"type": "integer", "minimum": 0, "maximum": rankings.MAX_OFFSET}},
-    "around": {"description": "`me`: the page centred on the asking player (needs a player, "
-                              "else 400)", "schema": {"const": "me"}},
-    "band": {"description": "points per band (default 50)",
-             "schema": {"type": "integer", "minimum": 1, "maximum": rankings.DAILY_TOP + 1}},
-    "invite": {"description": "the token of the league's current invite link (its `invite`"
-                              " query): a non-member needs it", "schema": {"type": "string"}},
-}  # fmt: skip
+    "limit": {
+        "description": "entries on the page (default 50)",
+        "schema": {"type": "integer", "minimum": 1, "maximum": rankings.MAX_LIMIT},
+    },
+    "offset": {
+        "description": "entries skipped from the top (default 0)",
+        "schema": {"type": "integer", "minimum": 0, "maximum": rankings.MAX_OFFSET},
+    },
+    "around": {
+        "description": "`me`: the page centred on the asking player (needs a player, else 400)",
+        "schema": {"const": "me"},
+    },
+    "band": {
+        "description": "points per band (default 50)",
+        "schema": {"type": "integer", "minimum": 1, "maximum": rankings.DAILY_TOP + 1},
+    },
+    "invite": {
+        "description": "the token of the league's current invite link (its `invite`"
+        " query): a non-member needs it",
+        "schema": {"type": "string"},
+    },
+}
 #: Request headers by name.
 HEADERS: dict[str, JsonDict] = {
     "Idempotency-Key": {
@@ -123,8 +138,9 @@ def document(app: Flask | None = None) -> JsonDict:
     }
 
 
-def _operation(rule: str, view: Callable[..., Any], found: Operation,
-               components: JsonDict) -> JsonDict:  # fmt: skip
+def _operation(
+    rule: str, view: Callable[..., Any], found: Operation, components: JsonDict
+) -> JsonDict:
     summary = (view.__doc__ or "").strip().splitlines()[0]
     operation: JsonDict = {"operationId": view.__name__, "summary": summary}
     if found.access == "public":

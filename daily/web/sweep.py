@@ -67,7 +67,8 @@ def _in_background(name: str, work: Callable[[Any, Config], None]) -> None:
     running = current_app.extensions.get(name)
     if running is not None and running.is_alive():
         return
-    thread = threading.Thread(target=work, args=(current_redis(), current_config()),
-                              name=name, daemon=True)  # fmt: skip
+    thread = threading.Thread(
+        target=work, args=(current_redis(), current_config()), name=name, daemon=True
+    )
     current_app.extensions[name] = thread
     thread.start()

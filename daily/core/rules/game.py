@@ -273,9 +273,17 @@ def _roll(state: GameState, hold: Hold) -> GameState:
     for i in kept:
         dice[i] = state.dice[i]
     return GameState(
-        state.ruleset, state.scores, tuple(dice), state.turn, state.roll + 1,
-        state.rolls_left - 1, holds, state.extra_bonuses, state.source, path,
-    )  # fmt: skip
+        state.ruleset,
+        state.scores,
+        tuple(dice),
+        state.turn,
+        state.roll + 1,
+        state.rolls_left - 1,
+        holds,
+        state.extra_bonuses,
+        state.source,
+        path,
+    )
 
 
 _POSITIONS = {n: frozenset(range(n)) for n in range(1, 11)}

@@ -164,8 +164,14 @@ RULE_FIELDS: tuple[str, ...] = tuple(
 def _upper_rows(dice: int) -> tuple[Row, ...]:
     names = ("ones", "twos", "threes", "fours", "fives", "sixes")
     # The seed pages' five-dice examples; six-dice rulesets add a die of another face.
-    examples = ((1, 1, 1, 4, 6, 2), (2, 2, 3, 5, 6, 1), (3, 3, 3, 3, 1, 5), (4, 4, 4, 2, 6, 1),
-                (5, 5, 5, 1, 3, 2), (6, 6, 6, 2, 4, 1))  # fmt: skip
+    examples = (
+        (1, 1, 1, 4, 6, 2),
+        (2, 2, 3, 5, 6, 1),
+        (3, 3, 3, 3, 1, 5),
+        (4, 4, 4, 2, 6, 1),
+        (5, 5, 5, 1, 3, 2),
+        (6, 6, 6, 2, 4, 1),
+    )
     return tuple(
         Row(name, scoring.upper(face), example[:dice], face)
         for face, name, example in zip(scoring.FACES, names, examples, strict=True)
