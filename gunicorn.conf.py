@@ -27,7 +27,6 @@ it held), at a lower CPU priority than the workers, and the master stops it on e
 from __future__ import annotations
 
 import atexit
-import ipaddress
 import os
 import shutil
 import tempfile
@@ -50,22 +49,19 @@ def _count(name: str, default: int) -> int:
 def _forwarded_allow_ips() -> str:
     # The app trusts X-Forwarded-For and -Proto from the proxies DAILY_TRUSTED_PROXIES names.
     # gunicorn reads X-Forwarded-Proto itself from the addresses listed here: the same ones
-    # (none without a proxy: a client could claim https). FORWARDED_ALLOW_IPS, gunicorn's
-    # own variable, still wins.
+    # (none without a proxy: a client could claim https), checked by the app's own parser.
+    # FORWARDED_ALLOW_IPS, gunicorn's own variable, still wins.
+    from daily.core.config import Environment, parse_proxies  # imports no prometheus_client
+    from daily.core.errors import ConfigError
+
     if os.environ.get("FORWARDED_ALLOW_IPS"):
         return os.environ["FORWARDED_ALLOW_IPS"]
-    proxies = [p.strip() for p in os.environ.get("DAILY_TRUSTED_PROXIES", "").split(",")]
-    for proxy in filter(None, proxies):
-        try:
-            if proxy.isdigit():
-                raise ValueError(proxy)
-            ipaddress.ip_network(proxy, strict=False)
-        except ValueError:
-            raise SystemExit(
-                "gunicorn.conf.py: DAILY_TRUSTED_PROXIES names the proxies by address or CIDR "
-                f"(10.0.0.2, 10.0.0.0/8), got {proxy!r}"
-            ) from None
-    return ",".join(filter(None, proxies))
+    text = Environment.read(os.environ).DAILY_TRUSTED_PROXIES
+    try:
+        parse_proxies(text)
+    except ConfigError as e:
+        raise SystemExit(f"gunicorn.conf.py: {e}") from None
+    return ",".join(filter(None, (p.strip() for p in text.split(","))))
 
 
 def _metrics_dir() -> str:
