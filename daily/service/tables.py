@@ -1,18 +1,18 @@
 """The table policy: which strategy table a request uses, which engine a computer plays, and
 when a missing table is fetched or built.
 
-The one place that decides it; the app factory only calls :func:`start_builds`, and the
-servers call :func:`stop_builds` as they stop. Every function is handed the config, whose
-tables' settings (``DAILY_CACHE``, ``DAILY_TABLES``, ``DAILY_TABLES_URL``) were read once,
-at start, and become the :class:`~daily.tables.files.Site` handed down to
-:mod:`daily.tables`. A table is opened once per process
-(:func:`daily.tables.loader.table_for`, checked against its signed digest first) and never
-built inside a request. A table missing here (or refused by its check) is fetched when the
-tables' store holds it: from a folder at once (a copy, checked as it comes), from an object
-store by a download in a thread of this process, so a host that finds its tables there never
-starts a builder. Otherwise a table the service may build (:func:`may_build`) is built by
-the background builder (:mod:`daily.tables.background`), under the store's lease when there
-is a store, and the request is told how far along it is.
+The one place that decides it; the servers call :func:`start_builds` as they start and
+:func:`stop_builds` as they stop (through :mod:`daily.service.upkeep`, never the app factory).
+Every function is handed the config, whose tables' settings (``DAILY_CACHE``,
+``DAILY_TABLES``, ``DAILY_TABLES_URL``) were read once, at start, and become the
+:class:`~daily.tables.files.Site` handed down to :mod:`daily.tables`. A table is opened once
+per process (:func:`daily.tables.loader.table_for`, checked against its signed digest
+first) and never built inside a request. A table missing here (or refused by its check) is
+fetched when the tables' store holds it: from a folder at once (a copy, checked as it
+comes), from an object store by a download in a thread of this process, so a host that finds
+its tables there never starts a builder. Otherwise a table the service may build
+(:func:`may_build`) is built by the background builder (:mod:`daily.tables.background`),
+under the store's lease when there is a store, and the request is told how far along it is.
 """
 
 from __future__ import annotations

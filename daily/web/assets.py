@@ -15,7 +15,8 @@ from flask import Blueprint, send_from_directory
 from werkzeug.wrappers import Response
 
 from daily import __version__
-from daily.web import costs, current_config
+from daily.web import costs
+from daily.web.context import current_config
 from daily.web.http_errors import not_found
 from daily.web.pages import STATIC
 

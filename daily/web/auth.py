@@ -18,7 +18,8 @@ from daily.core.errors import ErrorCode
 from daily.core.record import Record
 from daily.service import accounts, history
 from daily.service.accounts import Player
-from daily.web import creation, current_config, current_redis, limits
+from daily.web import creation, limits
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import HttpError
 
 _TOKEN_SALT = "daily.player-token"

@@ -47,7 +47,7 @@ from daily.core.errors import ConfigError, ErrorCode
 from daily.core.rules import Ruleset
 from daily.service import backend, quotas, tables
 from daily.service.quotas import Count, Counter, Holders, Window
-from daily.web import current_config, current_redis
+from daily.web.context import config_of, current_config, current_redis, redis_of
 from daily.web.http_errors import HttpError
 from daily.web.routes import current_route, routes_of
 
@@ -418,12 +418,12 @@ def _quiet_outages(logger: logging.Logger) -> None:
 
 def init_app(app: Flask) -> Limiter:
     """Installs the limiter on *app*, after its blueprints are registered."""
-    config: Config = app.extensions["daily.config"]
+    config = config_of(app)
     if config.trusted_proxies:
         proxied = TrustedProxies(app.wsgi_app, config.trusted_proxies)
         app.wsgi_app = proxied  # type: ignore[method-assign]
     chosen = Limits.from_config(config)
-    uri, options = backend.limiter_storage(config, app.extensions["daily.redis"])
+    uri, options = backend.limiter_storage(config, redis_of(app))
     limiter = Limiter(
         client_address,
         app=app,

@@ -22,7 +22,8 @@ from daily.core import dice
 from daily.core.record import Record
 from daily.service import establishment, games
 from daily.store import boards, friend_codes, game_fields, keys, saved_games
-from daily.web import current_redis, limits
+from daily.web import limits
+from daily.web.context import current_redis
 
 pytestmark = pytest.mark.redis
 

@@ -14,9 +14,10 @@ import pytest
 
 from daily.core.config import load
 from daily.core.errors import ConfigError
-from daily.service import establishment
+from daily.service import establishment, upkeep
 from daily.store import keys
-from daily.web import current_redis, limits
+from daily.web import limits
+from daily.web.context import config_of, current_redis
 from tests.web.helpers import play_daily
 
 pytestmark = pytest.mark.redis
@@ -458,8 +459,12 @@ def test_table_builds_asked_for_are_limited(
 ) -> None:
     monkeypatch.setenv("DAILY_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("DAILY_TABLES", "yatzy,yacht")
-    client = limited(make_app, builds="1 per hour").test_client()
-    # The configured tables are the service's own builds, started with it: no request pays.
+    app = limited(make_app, builds="1 per hour")
+    client = app.test_client()
+    # The configured tables are the service's own builds, started with the server (the app
+    # factory starts nothing: a server's upkeep does, as gunicorn's workers and `daily serve`
+    # start theirs): no request pays.
+    upkeep.start(config_of(app))
     plain = _solo(client, ruleset="yatzy")
     _until_ready(client, plain)
     yatzy, yacht = (_solo(client, ruleset=name, options={"forced": True})

@@ -20,7 +20,7 @@ from daily.core.config import load
 from daily.service import backend, remind, reminders
 from daily.service.pushing import Pusher
 from daily.store import keys
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.push_service import Browser, PushService, decrypt, push_service
 
 from .helpers import LIMITS_OFF, SECRET, play_daily

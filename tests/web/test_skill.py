@@ -13,7 +13,7 @@ from daily.service import archive
 from daily.store import keys
 from daily.strategy import analysis, bots
 from daily.strategy.solver import Table
-from daily.web import current_config, current_redis
+from daily.web.context import current_config, current_redis
 from tests.web.helpers import LIMITS_OFF, start
 from tests.web.test_analysis import maxi_end_game, play_hasty
 
