@@ -110,6 +110,14 @@ def on_starting(server: Any) -> None:
         stale.unlink()
 
 
+def post_worker_init(worker: Any) -> None:
+    """Tells the worker's admission control how many threads it has: requests waiting to run
+    may hold only their share of them, so a move always finds one (daily.web.admission)."""
+    from daily.web import admission
+
+    admission.bound_threads(worker.wsgi, worker.cfg.threads)
+
+
 def child_exit(server: Any, worker: Any) -> None:
     """Drops a dead worker's live gauges (its counters keep counting in the totals)."""
     from prometheus_client import multiprocess
