@@ -11,12 +11,11 @@ addresses; an address's budgets count only what has no player yet:
 - per client address (an IPv4 address, an IPv6 address's /64): requests without a player
   (``pages``), new players (the free allowance: past it a player costs a proof of work,
   :mod:`daily.web.proofs`), deletions, table builds and league joins;
-- per network (IPv4 /24, IPv6 /56 and /48 by default: ``DAILY_NETWORKS``): new players and
-  league joins, so that a block of addresses buys no more than a few.
-
-The day's puzzle is never refused to a player: the ``dailies`` budgets of an address and a
-network decide whether a new player's daily counts towards their becoming established, not
-whether it is played (:mod:`daily.service.establishment`).
+- per network (IPv4 /24, IPv6 /56 and /48 by default: ``DAILY_NETWORKS``): new players,
+  games started (what a network stores a day) and league joins: a block of addresses buys
+  no more than a few. The day's puzzle is never refused to a player: the ``dailies`` budgets
+  decide whether a new player's daily counts towards their becoming established, not
+  whether it is played (:mod:`daily.service.establishment`).
 
 A request's budgets are checked and counted in one script (:mod:`daily.store.counters`): a
 burst of a hundred concurrent requests gets exactly a limit, never more, and a request
@@ -72,6 +71,7 @@ MESSAGES = {
     "network_players": "too many new players from your network",
     "network_dailies": "too many daily games started from your network",
     "network_joins": "too many leagues joined from your network",
+    "network_games": "too many games started from your network",
     "reminders": "too many reminder changes",
 }
 
@@ -89,15 +89,15 @@ class Budget:
 
 
 #: The limits taken by :func:`take`, and whom each counts. A player's own requests count on
-#: the player alone; builds (minutes of both cores) and league joins (a league filled with
-#: fresh accounts) count on the address and network as well.
+#: the player alone; builds (minutes of both cores) count on the address too, league joins (a
+#: league of fresh accounts) on the address and network, games started on the network.
 BUDGETS = {
     "players": Budget(network="network_players"),
     "dailies": Budget(network="network_dailies", per_day=True),
     "analyses": Budget(address="anonymous", player=True),
     "hints": Budget(address="anonymous", player=True),
     "builds": Budget(player=True),
-    "games": Budget(address="anonymous", player=True),
+    "games": Budget(address="anonymous", player=True, network="network_games"),
     "codes": Budget(address="anonymous", player=True),
     "joins": Budget(player=True, network="network_joins"),
     "reminders": Budget(player=True),
