@@ -115,11 +115,15 @@ def child_exit(server: Any, worker: Any) -> None:
 
 
 def post_worker_init(worker: Any) -> None:
-    """Starts this worker's upkeep with its app's settings: the strategy tables still missing
-    are fetched or built in the background (one builder a host, whichever worker asks first)."""
+    """Readies a worker: its admission control learns how many threads it has (requests
+    waiting to run may hold only their share of them, so a move always finds one:
+    daily.web.admission), and its upkeep starts with its app's settings (the strategy tables
+    still missing are fetched or built in the background, one builder a host)."""
     from daily.service import upkeep
+    from daily.web import admission
     from daily.web.context import config_of
 
+    admission.bound_threads(worker.wsgi, worker.cfg.threads)
     upkeep.start(config_of(worker.wsgi))
 
 

@@ -63,6 +63,7 @@ def _install(app: Flask) -> None:
     from daily.web import (
         access_log,
         account,
+        admission,
         analysis_views,
         api,
         archive_views,
@@ -84,6 +85,7 @@ def _install(app: Flask) -> None:
 
     access_log.init_app(app)  # first: its timer starts before any other hook runs
     metrics_views.init_app(app)
+    admission.init_app(app)  # before any other work: a shed request costs little
     security.init_app(app)
     app.session_interface = auth.SessionCookies()
     app.register_blueprint(api.bp)

@@ -28,7 +28,7 @@ bp = Blueprint("archive", __name__)
         2_600,
         costs.TTL,
         costs.PLAYER,
-        limits=("games", "players", "network_players"),
+        limits=("games", "network_games", "players", "network_players"),
     ),
 )
 def practice(day: str) -> Response:
