@@ -15,6 +15,7 @@ from daily.core.errors import TableBuildingError
 from daily.service import tables
 from daily.web import answers, auth, costs, current_config, limits, strategy_answers
 from daily.web.i18n import row_name
+from daily.web.skill_views import skill_view
 
 bp = Blueprint("analyses", __name__)
 
@@ -53,6 +54,7 @@ def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
         mode=record.kind,
         ruleset=record.rules,
         body=body,
+        skill=skill_view(body.skill),
         lines=lines,
     )
 

@@ -8,7 +8,6 @@ so the browser never holds a rule or a die the server did not send.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
@@ -29,7 +28,6 @@ from daily.core.codes import code_str, parse_code
 from daily.core.errors import DailyError, NotFoundError
 from daily.core.rules import BASE_RULESETS, find_ruleset
 from daily.service import analyses, friends, games, history, leagues, past_days, stats
-from daily.strategy.skill import Skill
 from daily.web import (
     auth,
     costs,
@@ -55,6 +53,7 @@ from daily.web.security import next_path
 from daily.web.sheets import mode_meta
 from daily.web.sheets import option_view as option_view
 from daily.web.sheets import sheet_meta as sheet_meta
+from daily.web.skill_views import skill_view
 
 bp = Blueprint("pages", __name__)
 
@@ -225,24 +224,6 @@ def _hint_strings() -> dict[str, str]:
     }
 
 
-@dataclass(frozen=True, slots=True)
-class SkillView:
-    """A game's skill and luck as a page writes them (the script writes them the same way)."""
-
-    share: str  # "93%", in the page's language
-    luck: str  # whole points with a sign: "+12", "−41"
-    expert: int | None
-
-
-def skill_view(skill: Skill | None) -> SkillView | None:
-    """How the page shows *skill* (None: not kept yet, the script asks for it)."""
-    if skill is None:
-        return None
-    luck = round(skill.luck)
-    shown = f"+{luck}" if luck > 0 else str(luck).replace("-", "\u2212")
-    return SkillView(gettext("%(n)s%%", n=round(100 * skill.share)), shown, skill.expert)
-
-
 # -- pages ---------------------------------------------------------------------------------
 
 
@@ -269,14 +250,15 @@ def today() -> str:
         "game": mine.id if mine else None,
         "finished": finished,
     }
-    skill = analyses.kept_skill(mine) if mine is not None and finished else None
+    kept = analyses.kept_skill(mine) if mine is not None and finished else None
+    skill = None if kept is None else strategy_answers.skill_answer(kept)
     if mine is not None and finished:
         # The share grid as the result screen draws it: the sheet, the scored rows, and the
         # skill and luck once kept (else the script asks for them: the first ask computes).
         card = friends.card_of(config, mine)
         boot["sheet"] = sheet_meta(mine.rules)
         boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
-        boot["skill"] = None if skill is None else strategy_answers.skill_answer(skill).model_dump()
+        boot["skill"] = None if skill is None else skill.model_dump()
         boot["skillReady"] = analyses.is_ready(config, mine)
         # The standing and records of the game's own answer: the result and home agree.
         result = game_answers.game_answer(games.view(client, config, mine))
