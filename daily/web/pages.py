@@ -17,7 +17,6 @@ from flask_babel import (
     get_locale,
     get_translations,
     gettext,
-    ngettext,
 )
 from markupsafe import Markup
 from werkzeug.wrappers import Response
@@ -48,7 +47,7 @@ from daily.web.i18n import (
     row_name,
     ruleset_name,
 )
-from daily.web.play_strings import play_strings
+from daily.web.play_strings import hint_strings, play_strings, result_strings
 from daily.web.security import next_path
 from daily.web.sheets import mode_meta
 from daily.web.sheets import option_view as option_view
@@ -142,85 +141,12 @@ def js_strings() -> dict[str, str]:
         "behind": gettext("%(n)s behind pace", n="{n}"),
         "onPace": gettext("on pace"),
         "bonusMade": gettext("bonus made"),
-        **_result_strings(),
-        **_hint_strings(),
+        **result_strings(),
+        **hint_strings(),
         "errorOther": str(OTHER_ERROR),
         "errorNoAnswer": str(NO_ANSWER),
         **errors,
         **play_strings(),
-    }
-
-
-def _result_strings() -> dict[str, str]:
-    """A finished game's rank, review, verdicts against friends, sharing and distribution."""
-    return {
-        "rank": gettext("Rank %(rank)s of %(total)s", rank="{rank}", total="{total}"),
-        "rankOnly": gettext("Rank %(rank)s", rank="{rank}"),
-        # A game whose luck is past the clairvoyance threshold (daily/store/review_queue.py).
-        "underReview": gettext(
-            "Under review: this game is kept off the rankings until an operator has checked it."
-        ),
-        "reviewRemoved": gettext("Removed from the rankings after review."),
-        # A challenge's creator hears back (static/js/challenge.js): each friend's verdict.
-        "friendWins": gettext(
-            "%(name)s wins: %(theirs)s to your %(mine)s.",
-            name="{name}",
-            theirs="{theirs}",
-            mine="{mine}",
-        ),
-        "creatorWins": gettext(
-            "You win against %(name)s: %(mine)s to %(theirs)s.",
-            name="{name}",
-            theirs="{theirs}",
-            mine="{mine}",
-        ),
-        "friendTie": gettext("A tie with %(name)s: %(mine)s each.", name="{name}", mine="{mine}"),
-        "friendScored": gettext("%(name)s scored %(theirs)s.", name="{name}", theirs="{theirs}"),
-        "challengeCode": gettext("Challenge %(code)s", code="{code}"),
-        "puzzle": gettext("Puzzle #%(number)s", number="{number}"),
-        "copied": gettext("Copied"),
-        "copyFailed": gettext("Select the text and copy it"),
-        "nameSaved": gettext("Saved"),
-        "vs": gettext(
-            "After turn %(turn)s: you %(you)s, %(name)s %(them)s",
-            turn="{turn}",
-            you="{you}",
-            name="{name}",
-            them="{them}",
-        ),
-        "shareText": gettext(
-            "Daily Maxi Yatzy #%(number)s: %(total)s points. Play the same dice: %(link)s",
-            number="{number}",
-            total="{total}",
-            link="{link}",
-        ),
-        "shareFriend": gettext(
-            "I scored %(total)s at %(ruleset)s. Beat me on the same dice: %(link)s",
-            total="{total}",
-            ruleset="{ruleset}",
-            link="{link}",
-        ),
-        "timeLeft": gettext("%(h)sh %(m)sm %(s)ss", h="{h}", m="{m}", s="{s}"),
-        "newPuzzle": gettext("A new puzzle is out: reload the page"),
-        "yourPlace": gettext("your score"),
-        "playersOne": ngettext("%(n)s player", "%(n)s players", 1, n="{n}"),
-        "playersMany": ngettext("%(n)s player", "%(n)s players", 2, n="{n}"),
-        "yourBand": gettext(
-            "Your score is in the marked band, %(low)s to %(high)s.", low="{low}", high="{high}"
-        ),
-    }
-
-
-def _hint_strings() -> dict[str, str]:
-    """Computer games and the "Best move" hints."""
-    return {
-        "hintKeep": gettext("Keep %(dice)s", dice="{dice}"),
-        "hintRollAll": gettext("Re-roll every die"),
-        "hintScore": gettext("Score %(row)s", row="{row}"),
-        "hintValue": gettext("expects %(value)s", value="{value}"),
-        "hintLoss": gettext("%(loss)s less", loss="{loss}"),
-        "theirKeep": gettext("kept %(n)s", n="{n}"),
-        "theirScore": gettext("scored %(points)s in %(row)s", points="{points}", row="{row}"),
     }
 
 
