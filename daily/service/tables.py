@@ -162,7 +162,12 @@ def awaited(config: Config, rules: Ruleset) -> TableStatus | None:
 
 def would_build(config: Config, rules: Ruleset) -> bool:
     """Whether asking for *rules*' table now would start a build (it is missing, the service
-    builds it, and no store holds it): what a request's table-build budget pays for."""
+    builds it, and no store holds it): what a request's table-build budget pays for. Never
+    for rules no table can value (banked rolls): the ask itself answers ``no_strategy``."""
+    try:
+        model_of(rules)
+    except RulesError:  # before the cache's paths, which would raise it as a move's error
+        return False
     if not may_build(config, rules) or status(config, rules).state not in ("missing", "bad"):
         return False
     # Queued already (a build asked for a moment ago, its builder not yet at work): no new one.

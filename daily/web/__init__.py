@@ -18,13 +18,6 @@ from daily.core.config import Config, load
 from daily.service import backend
 from daily.web import context, http_errors
 
-# Still read here by web/pages.py (issue 40 reworks it) and by branches written before
-# daily.web.context: every other module imports them from there, the one place they live.
-# Drop these two lines once nothing imports them from daily.web (farm-studio then shows no
-# arrow inside web/ back up to this module).
-current_config = context.current_config
-current_redis = context.current_redis
-
 MAX_BODY = 16 * 1024
 
 

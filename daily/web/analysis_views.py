@@ -16,6 +16,7 @@ from daily.service import tables
 from daily.web import analysis_answers, auth, costs, limits, strategy_answers
 from daily.web.context import current_config
 from daily.web.i18n import row_name
+from daily.web.skill_views import skill_view
 
 bp = Blueprint("analyses", __name__)
 
@@ -54,6 +55,7 @@ def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
         mode=record.kind,
         ruleset=record.rules,
         body=body,
+        skill=skill_view(body.skill),
         lines=lines,
     )
 

@@ -165,17 +165,24 @@ class Target(Answer):
 
 
 class Skill(Answer):
-    """A finished game's score split by the exact solver: optimum - lost + luck = total."""
+    """A finished game's score split by the exact solver, as shown: skill / 100 x optimum +
+    luck = total (to half a point; docs/strategy.md, "Skill and luck")."""
 
-    skill: float = Field(
+    skill: int = Field(
         ge=0, le=100,
-        description="percent of the optimum's expected points the decisions kept (100: every "
-        "decision a best one)",
+        description="whole percent of the optimum's expected points the decisions kept (100: "
+        "every decision a best one; 0 at the least), the figure shown",
     )  # fmt: skip
-    luck: float = Field(description="the total less what the decisions expected")
+    luck: int = Field(
+        description="whole points: the total less skill / 100 x optimum, the figure shown"
+    )
     optimum: float = Field(description="expected score of optimal play")
     lost: float = Field(description="expected points the decisions gave away")
-    expert: int | None = Field(None, description="daily games: the Expert's score on the same dice")
+    expert: int | None = Field(
+        None,
+        description="the Expert's score: its own game on the day's first rolls, the same for "
+        "everyone (dailies and friend codes where the ruleset has a table)",
+    )
 
 
 class LeaguePlace(Answer):

@@ -62,14 +62,16 @@ class Sides(TypedDict, total=False):
 
 
 def skill_answer(skill: Skill) -> answers.Skill:
-    """A game's skill and luck as the answers give them: skill in percent, a decimal each.
+    """A game's skill and luck as the answers give them: skill and luck as shown (rounded
+    once, here: whole percent and whole points, ``skill / 100 x optimum + luck`` is the total
+    to half a point), the optimum and the points lost exact to 4 decimals.
 
     >>> skill_answer(Skill(307, 394.5575, 72.3, 390)).model_dump()
-    {'skill': 81.7, 'luck': -15.3, 'optimum': 394.5575, 'lost': 72.3, 'expert': 390}
+    {'skill': 82, 'luck': -17, 'optimum': 394.5575, 'lost': 72.3, 'expert': 390}
     """
     return answers.Skill(
-        skill=round(100 * skill.share, 1),
-        luck=round(skill.luck, 1),
+        skill=skill.percent,
+        luck=skill.shown_luck,
         optimum=round(skill.optimum, 4),
         lost=round(skill.lost, 4),
         expert=skill.expert,

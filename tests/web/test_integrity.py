@@ -463,7 +463,7 @@ def test_a_dailys_code_is_revealed_with_its_day_not_before() -> None:
 def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_app: Any) -> None:
     from daily.core.rules import GameState
     from daily.core.verify import verify
-    from daily.web import current_config
+    from daily.web.context import current_config
 
     app = make_app(now=NOON)
     client = app.test_client()

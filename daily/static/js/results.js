@@ -41,17 +41,15 @@ export function shareGrid(sheet, mine) {
 
 export const shareLink = (origin, code) => `${origin}/f/${code}`;
 
-/** Luck in whole points with its sign: '+12', '-41', '0' (plain ASCII: it is pasted). */
-export const signed = (points) => {
-  const n = Math.round(points);
-  return n > 0 ? `+${n}` : String(n);
-};
+/** Luck in whole points with its sign, as the server rounded it (never rounded again here):
+    '+12', '−41' (a true minus, U+2212, as the page writes it), '0'. */
+export const signed = (points) => (points > 0 ? `+${points}` : String(points).replace('-', '\u2212'));
 
 /** A game's skill, luck and the Expert's score as the head line says them (*skill*: the
-    answer's `skill`); '' without one. */
+    answer's `skill`, whole figures as shown); '' without one. */
 export function skillWords(skill) {
   if (!skill) return '';
-  const parts = [fmt(S.shareSkill, { n: Math.round(skill.skill) }), fmt(S.shareLuck, { n: signed(skill.luck) })];
+  const parts = [fmt(S.shareSkill, { n: skill.skill }), fmt(S.shareLuck, { n: signed(skill.luck) })];
   if (skill.expert !== null && skill.expert !== undefined) parts.push(fmt(S.shareExpert, { n: skill.expert }));
   return parts.join(' · ');
 }
@@ -331,11 +329,12 @@ export function computerVerdict(state) {
 export function showSkill(skill) {
   const line = $('#skill-line');
   if (!line || !skill) return;
-  $('#skill').textContent = fmt(S.percentValue, { n: Math.round(skill.skill) });
-  $('#luck').textContent = signed(skill.luck).replace('-', '−');
+  $('#skill').textContent = fmt(S.percentValue, { n: skill.skill });
+  $('#luck').textContent = signed(skill.luck);
   const expert = skill.expert !== null && skill.expert !== undefined;
   if (expert) $('#expert').textContent = skill.expert;
   $('#expert-chip').hidden = !expert;
+  $('#expert-meaning').hidden = !expert; // the legend says what the Expert is where it is shown
   line.hidden = false;
 }
 
