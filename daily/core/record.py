@@ -205,6 +205,11 @@ class Record:
         return self.computer_part.engine if self.computer_part else None
 
     @property
+    def turns(self) -> tuple[str, ...]:
+        """The rows scored, in the order the game's turns scored them (the share grid's)."""
+        return tuple(move.row for move in self.moves if isinstance(move, Score))
+
+    @property
     def computer_moves(self) -> tuple[Move, ...]:
         """A computer game's moves of the computer so far."""
         return self.computer_part.moves if self.computer_part else ()

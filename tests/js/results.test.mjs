@@ -1,66 +1,12 @@
 import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
-import { FIXTURE, module, scorecard } from './helpers.mjs';
+import { FIXTURE, module } from './helpers.mjs';
 
 const { loadStrings } = await module('page.js');
-const { bandOf, cheerWords, computerVerdict, dayVerdict, grade, leagueWords, newcomerDays, practiceVerdict, shareGrid, shareLink, shareText, signed, skillWords, spanBands, targetVerdict } = await module('results.js');
-const { PAR } = await module('par.js');
-const YATZY = FIXTURE.sheets.yatzy;
+const { bandOf, cheerWords, computerVerdict, dayVerdict, leagueWords, newcomerDays, practiceVerdict, shareLink, signed, skillWords, spanBands, targetVerdict } = await module('results.js');
+const { shareText } = await module('share.js');
 
 beforeEach(() => loadStrings(FIXTURE.strings));
-
-test('a row is graded against its par: a fifth either way is around par', () => {
-  assert.equal(grade(0, 10), 'zero');
-  assert.equal(grade(null, 10), 'zero');
-  assert.equal(grade(12, 10), 'above');
-  assert.equal(grade(11.9, 10), 'around');
-  assert.equal(grade(8, 10), 'around');
-  assert.equal(grade(7.9, 10), 'below');
-  assert.equal(grade(5, 0), 'around'); // no par known: a score is a score
-});
-
-test('par.js holds a par for every row of the sheet, from the solver\'s games', () => {
-  assert.deepEqual(Object.keys(PAR.yatzy.rows), YATZY.rows.map((r) => r.id));
-  assert.ok(PAR.yatzy.games >= 1000);
-  assert.ok(PAR.yatzy.rows.sixes > 15 && PAR.yatzy.rows.sixes < 24, PAR.yatzy.rows.sixes);
-});
-
-// Cards for the grading alone (not every score is one the dice could give): every row at 1.5
-// times its par and a Yatzy, against every third row at zero and the rest at a third of par.
-const strongGame = () => Object.fromEntries(YATZY.rows.map((r) => [r.id, r.id === 'yatzy' ? 50 : Math.ceil(PAR.yatzy.rows[r.id] * 1.5)]));
-const weakGame = () => Object.fromEntries(YATZY.rows.map((r, i) => [r.id, i % 3 === 0 ? 0 : Math.floor(PAR.yatzy.rows[r.id] / 3)]));
-
-test('the share grid: each row against its par, a star for the bonus, a burst for a Yatzy', () => {
-  const par = PAR.yatzy.rows;
-  const scored = { ones: 0, twos: Math.round(par.twos), fours: Math.ceil(par.fours * 1.3), chance: Math.floor(par.chance / 2), yatzy: 50 };
-  const grid = shareGrid(YATZY, { scorecard: scorecard(YATZY, scored), bonus: 0 });
-  assert.deepEqual(grid.split('\n'), ['⬛🟨⬛🟩⬛⬛', '⬛⬛⬛⬛⬛', '⬛⬛🟧🟩💥']);
-  const withBonus = shareGrid(YATZY, { scorecard: scorecard(YATZY, scored), bonus: 50 });
-  assert.equal(withBonus.split('\n')[0], '⬛🟨⬛🟩⬛⬛⭐');
-});
-
-test('a strong and a weak day share different grids, not only different totals', () => {
-  const strong = shareGrid(YATZY, { scorecard: strongGame(), bonus: 50 });
-  const weak = shareGrid(YATZY, { scorecard: weakGame(), bonus: 0 });
-  assert.ok(!/[🟧⬛]/u.test(strong) && strong.includes('⭐') && strong.includes('💥'), strong);
-  assert.ok(weak.includes('🟧') && weak.includes('⬛') && !weak.includes('🟩') && !weak.includes('⭐'), weak);
-  const text = (grid) => shareText({ daily: true, number: 3, total: 250, grid, link: 'L' });
-  assert.notEqual(text(strong), text(weak)); // the same total: the grids alone tell them apart
-});
-
-test('the shared text: the head line, the grid, the link', () => {
-  const link = shareLink('https://daily.example', 'ABCD-EFGH');
-  assert.equal(link, 'https://daily.example/f/ABCD-EFGH');
-  const grid = '🟩\n🟨';
-  assert.equal(shareText({ daily: true, number: 12, total: 301, grid, link }),
-    `Daily Maxi Yatzy #12: 301\n${grid}\n${link}`);
-  assert.equal(shareText({ daily: false, ruleset: 'Yatzy', total: 240, grid, link }), `Yatzy: 240\n${grid}\n${link}`);
-  // The percentile and the streak on a line under the head line; neither where unknown.
-  assert.equal(shareText({ daily: true, number: 12, total: 301, grid, link, percentile: 83, streak: 5 }),
-    `Daily Maxi Yatzy #12: 301\nbetter than 83% of today's players · Days in a row: 5\n${grid}\n${link}`);
-  assert.equal(shareText({ daily: true, number: 12, total: 301, grid, link, percentile: null, streak: 0 }),
-    `Daily Maxi Yatzy #12: 301\n${grid}\n${link}`);
-});
 
 test('the head line says skill, luck and the Expert\'s score', () => {
   // The answer's figures as shown (rounded once, on the server): never rounded again here.

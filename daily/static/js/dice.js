@@ -88,6 +88,13 @@ export function flip(box, state, i) {
   saveHolds(state);
 }
 
+/** Holds (*hold*) or releases every die showing *face*; answers how many changed. */
+export function setFace(box, state, face, hold) {
+  const which = state.dice.map((f, i) => (f === face && held.has(i) !== hold ? i : -1)).filter((i) => i >= 0);
+  which.forEach((i) => flip(box, state, i));
+  return which.length;
+}
+
 /** The dice a roll throws start to tumble; answers which ones, by index. */
 export function startRolling(box, count) {
   const rolled = Array.from({ length: count }, (_, i) => !held.has(i));

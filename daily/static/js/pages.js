@@ -47,7 +47,10 @@ export function todayPage(boot) {
   if (!boot.skill && boot.skillReady) skill = askSkill(boot.game);
   if (!boot.skill) skill.then(showSkill);
   if (boot.card) {
-    shareDay(share, boot, dashed(share.dataset.code), skill).then((bands) => showDistribution(boot.date, total, bands));
+    // The turns' order comes with the grid's box (templates/_share_now.html): the same grid.
+    const turns = ($('#share-grid').dataset.turns || '').split(' ').filter(Boolean);
+    const card = { ...boot.card, turns };
+    shareDay(share, { ...boot, card }, dashed(share.dataset.code), skill).then((bands) => showDistribution(boot.date, total, bands));
     return;
   }
   fillShare(share, { code: dashed(share.dataset.code), total, number: share.dataset.number, daily: true });

@@ -4,10 +4,16 @@ import { $, $$, armForm, fmt, S, store, stored } from './page.js';
 import { api, showError } from './net.js';
 import { cheerOnce } from './cheer.js';
 
-/* Asks the next player to take the device, once per turn and tab; onDone when they have. */
+/* Whether this device shows the hand-over screen between turns: off unless asked for on the
+   set-up form (every die in Yatzy is public: the screen only costs a tap a turn). */
+const HANDOVER = 'daily.handoverScreen';
+export const wantsHandOver = () => stored('localStorage', HANDOVER) === 'yes';
+
+/* Asks the next player to take the device, once per turn and tab, where the device keeps the
+   hand-over screen; onDone when they have. */
 export function handOver(state, gameId, onDone) {
   const box = $('#handover');
-  if (!box || state.finished) { if (box) box.hidden = true; return; }
+  if (!box || state.finished || !wantsHandOver()) { if (box) box.hidden = true; return; }
   const key = `daily.handover.${gameId}`;
   const turnKey = `${state.turn}:${state.current}`;
   const seen = stored('sessionStorage', key, turnKey) || '';
@@ -79,6 +85,9 @@ export function drawWinners(state, gameId) {
 
 export function partySetup(form) {
   const ruleset = form.elements.ruleset;
+  const keep = form.elements.handover;
+  keep.checked = wantsHandOver();
+  keep.addEventListener('change', () => store('localStorage', HANDOVER, keep.checked ? 'yes' : 'no'));
   const showOptions = () => $$('.party-options', form).forEach((box) => {
     box.hidden = box.dataset.ruleset !== ruleset.value;
   });

@@ -79,18 +79,49 @@ function drawRoll() {
   rollButton().textContent = state.rolls_left > 0 ? fmt(S.rollAgain, { n: state.rolls_left }) : S.noRolls;
 }
 
+const canHold = (state) => !busy && state && !state.finished && state.rolls_left > 0;
+
 function toggle(i) {
   const { state } = game;
-  if (busy || !state || state.finished || state.rolls_left === 0 || i >= state.dice.length) return;
+  if (!canHold(state) || i >= state.dice.length) return;
   tray.flip(diceBox(), state, i);
   learned();
   drawRoll();
 }
 
+/* Holds every die showing *face*, or releases them all when *hold* is false. */
+function holdFace(face, hold) {
+  const { state } = game;
+  if (!canHold(state)) return;
+  tray.setFace(diceBox(), state, face, hold);
+  learned();
+  drawRoll();
+}
+
+const DOUBLE_MS = 400; // a second tap on the same die this soon after the first is a double tap
+let lastTap = { i: -1, at: 0 };
+
+/* A tap on die *i* holds or releases it; a double tap holds every die of its face (the first
+   tap held this one), or releases them all (the first tap released it): one gesture each way. */
+function tapDie(i) {
+  const now = performance.now();
+  const double = lastTap.i === i && now - lastTap.at < DOUBLE_MS;
+  lastTap = double ? { i: -1, at: 0 } : { i, at: now };
+  if (double && canHold(game.state)) holdFace(game.state.dice[i], tray.isHeld(i));
+  else toggle(i);
+}
+
+/* Shift and a digit: every die showing that face held, or released when all of them were. */
+function holdFaceKey(face) {
+  const { state } = game;
+  const showing = state.dice.map((f, i) => (f === face ? i : -1)).filter((i) => i >= 0);
+  holdFace(face, !showing.every((i) => tray.isHeld(i)));
+}
+
 function holdHint(hold) {
   $('#hints').hidden = true;
   tray.holdOnly(hold, game.state);
-  tray.drawTray(diceBox(), game.state, toggle);
+  tray.drawTray(diceBox(), game.state, tapDie);
   drawRoll();
 }
 
@@ -181,7 +212,7 @@ function focusResults() {
 function draw() {
   const { state } = game;
   document.body.classList.toggle('playing', !state.finished);
-  tray.drawTray(diceBox(), state, toggle);
+  tray.drawTray(diceBox(), state, tapDie);
   drawRoll();
   sheets.drawSheet(game.sheet, state, pick);
   drawStatus();
@@ -194,10 +225,11 @@ function draw() {
   if (state.finished) drawEnd();
 }
 
-/* A move's answer carries what the move changed (of the scorecard, the row it scored). */
-function changed(data) {
+/* A move's answer carries what the move changed (of the scorecard, the row it scored); the
+   log grows by the *move* sent, as the server keeps it (the share grid reads the turns from it). */
+function changed(data, move) {
   const { state } = game;
-  return { ...state, ...data, scorecard: { ...state.scorecard, ...data.scorecard } };
+  return { ...state, ...data, scorecard: { ...state.scorecard, ...data.scorecard }, moves: [...(state.moves || []), move] };
 }
 
 /* Takes the server's answer as the game: a new turn (or player) starts with nothing held. */
@@ -257,13 +289,14 @@ async function roll() {
   drawRoll();
   const { state } = game;
   const rolled = tray.startRolling(diceBox(), state.dice.length);
+  const hold = tray.holds();
   const [result] = await Promise.all([
-    sendMove('roll', { hold: tray.holds(), move: state.move_count }),
+    sendMove('roll', { hold, move: state.move_count }),
     new Promise((resolve) => setTimeout(resolve, reducedMotion() ? 0 : 450)),
   ]);
   busy = false;
   if (!result) { drawRoll(); return; }
-  accept(changed(result.data));
+  accept(changed(result.data, { hold }));
   tray.saveHolds(game.state);
   tray.land(diceBox(), rolled);
   feel.buzz(10);
@@ -295,14 +328,16 @@ async function pick(row) {
   busy = false;
   if (!result) { drawRoll(); return; }
   sheets.forget();
-  accept(changed(result.data));
+  accept(changed(result.data, { score: row }));
   if (!sheets.isParty(state)) feel.scored(row, state, game.state);
   if (!game.state.finished && !document.body.classList.contains('handing-over')) rollButton().focus();
   else if (game.state.finished) focusResults();
 }
 
-/* The keys: 1-9 hold a die (Space on a focused die too), R or Space rolls, the arrows walk
-   the open rows and Enter scores the current one. Typing in a form is left alone. */
+/* The keys: 1-9 hold a die (Space on a focused die too), Shift and 1-6 every die of that face,
+   R or Space rolls, the arrows walk the open rows and Enter scores the current one. The digits
+   are read by their key's place (event.code), so a layout that types them with Shift (AZERTY)
+   holds a die without it. Typing in a form is left alone. */
 function onKey(event) {
   const { state, sheet } = game;
   if (!state || state.finished || event.ctrlKey || event.metaKey || event.altKey) return;
@@ -311,7 +346,10 @@ function onKey(event) {
   if (target.closest('input, textarea, select, dialog, form')) return;
   const key = event.key;
   const onDie = target.closest('.die-btn');
-  if (/^[1-9]$/.test(key)) toggle(Number(key) - 1);
+  const digit = /^Digit([1-9])$/.exec(event.code);
+  if (digit && event.shiftKey) holdFaceKey(Number(digit[1]));
+  else if (digit) toggle(Number(digit[1]) - 1);
+  else if (/^[1-9]$/.test(key)) toggle(Number(key) - 1);
   else if (key === ' ' && onDie) toggle(Number(onDie.dataset.index)); // holds it, as a button should
   else if (key === 'r' || key === 'R' || (key === ' ' && !target.closest('button, a'))) roll();
   else if (key === 'ArrowDown' || key === 'ArrowUp') sheets.step(sheet, state, key === 'ArrowDown' ? 1 : -1, pick);

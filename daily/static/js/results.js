@@ -6,38 +6,7 @@ import { celebrate } from './cheer.js';
 import { followChallenges } from './challenge.js';
 import { askName } from './name.js';
 import { api } from './net.js';
-import { PAR } from './par.js';
-
-/* A scored row against its par (what optimal play expects it to score): 'zero', 'below',
-   'around' (within a fifth of par either way) or 'above'. Without a par, a score is 'around'. */
-export function grade(points, par) {
-  if (!points) return 'zero';
-  if (!par) return 'around';
-  if (points >= par * 1.2) return 'above';
-  return points >= par * 0.8 ? 'around' : 'below';
-}
-
-export const SQUARES = { above: '🟩', around: '🟨', below: '🟧', zero: '⬛' };
-
-/* Each row's par for *sheet*: the solver's figures (par.js) where the ruleset has them, else
-   the bonus pace for the upper rows. */
-function parOf(sheet, row) {
-  const known = PAR[sheet.id];
-  if (known && known.rows[row.id] !== undefined) return known.rows[row.id];
-  return row.face ? row.face * sheet.par : 0;
-}
-
-/* The game as squares, row by row, without a die: each row graded against its par, a star
-   for the bonus, a burst for the all-of-a-kind row (a Maxi Yatzy, a Yatzy). */
-export function shareGrid(sheet, mine) {
-  const mark = (row) => SQUARES[grade(mine.scorecard[row.id], parOf(sheet, row))];
-  const upper = sheet.rows.slice(0, sheet.upperRows).map(mark).join('');
-  const lower = sheet.rows.slice(sheet.upperRows).map(mark);
-  const half = Math.ceil(lower.length / 2);
-  const lines = [upper + (mine.bonus > 0 ? '⭐' : ''), lower.slice(0, half).join(''),
-    lower.slice(half).join('') + (mine.scorecard[sheet.allSame] > 0 ? '💥' : '')];
-  return lines.filter(Boolean).join('\n');
-}
+import { shareGrid, shareText } from './share.js';
 
 export const shareLink = (origin, code) => `${origin}/f/${code}`;
 
@@ -52,18 +21,6 @@ export function skillWords(skill) {
   const parts = [fmt(S.shareSkill, { n: skill.skill }), fmt(S.shareLuck, { n: signed(skill.luck) })];
   if (skill.expert !== null && skill.expert !== undefined) parts.push(fmt(S.shareExpert, { n: skill.expert }));
   return parts.join(' · ');
-}
-
-/** What a finished game shares: a head line (the day's puzzle, or the ruleset) with the skill,
-    luck and the Expert's score where known, then the percentile and the streak, the grid, the
-    link. */
-export function shareText({ daily, number, ruleset, total, grid, link, percentile, streak, skill }) {
-  const head = [daily ? fmt(S.shareDaily, { number, total }) : fmt(S.shareGame, { ruleset, total })];
-  if (skill) head.push(skillWords(skill));
-  const standing = [];
-  if (percentile !== undefined && percentile !== null) standing.push(fmt(S.percentile, { n: percentile }));
-  if (streak) standing.push(fmt(S.streak, { n: streak }));
-  return [head.join(' · '), ...(standing.length ? [standing.join(' · ')] : []), grid, link].join('\n');
 }
 
 /* "Copied" shows beside the button that copied: its own line's status, else the block's. */
