@@ -27,8 +27,8 @@ from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSaf
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__
 from daily.core.errors import SignInLinkError
+from daily.core.version import VERSION
 from daily.service import accounts, past_days, stats
 from daily.service.history import history_of, today
 from daily.web import assets, auth, bodies, charts, costs
@@ -303,7 +303,7 @@ def service_worker() -> Response:
     response = current_app.response_class(
         (STATIC / "sw.js")
         .read_text()
-        .replace("__VERSION__", __version__)
+        .replace("__VERSION__", VERSION)
         .replace(
             "'__MODULES__'", ", ".join(f"'{assets.module_url(n)}'" for n in assets.module_names())
         ),

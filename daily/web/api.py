@@ -34,11 +34,12 @@ from daily.web import (
     openapi,
     strategy_answers,
 )
-from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
+from daily.web.auth import current_player_id, own_game, require_player_id
 from daily.web.context import current_config, current_redis
 from daily.web.http_errors import bad_request
 from daily.web.limits import give_back, spending, take, take_build
 from daily.web.routes import documented
+from daily.web.tokens import token_for, unauthorized
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 STATE = "the game as its player sees it"

@@ -14,7 +14,7 @@ from typing import Literal
 from flask import Blueprint, Response, jsonify
 from pydantic import Field
 
-from daily import __version__
+from daily.core.version import VERSION
 from daily.service import backend, tables
 from daily.strategy.specs import TableStatus
 from daily.web import answers, costs
@@ -66,9 +66,9 @@ def healthz() -> tuple[Response, int]:
     tables = table_statuses()
     reason = backend.unreachable(current_redis())
     if reason is not None:
-        down = Health(status="unavailable", redis=reason, version=__version__, tables=tables)
+        down = Health(status="unavailable", redis=reason, version=VERSION, tables=tables)
         return jsonify(answers.dump(down)), 503
-    up = Health(status="ok", redis="ok", version=__version__, tables=tables)
+    up = Health(status="ok", redis="ok", version=VERSION, tables=tables)
     return jsonify(answers.dump(up)), 200
 
 

@@ -48,6 +48,7 @@ from daily.web.context import config_of, current_config, current_redis, redis_of
 from daily.web.costs import Cpu
 from daily.web.http_errors import HttpError
 from daily.web.routes import current_route, routes_of
+from daily.web.tokens import identity
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -146,8 +147,6 @@ def client_address() -> str:
 def requester() -> str:
     """Whom the ``pages`` limit counts a request for: its player (a token or a session
     cookie, read without asking Redis), else its address (:func:`client_address`)."""
-    from daily.web.auth import identity  # auth counts its new players here: no import back
-
     try:
         player_id = identity()
     except HttpError:  # a forged token or cookie: its address pays

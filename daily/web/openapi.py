@@ -20,7 +20,7 @@ from flask import Flask, current_app
 from pydantic import BaseModel, JsonValue
 from pydantic.config import JsonDict
 
-from daily import __version__
+from daily.core.version import VERSION
 from daily.service import rankings
 from daily.web import answers
 from daily.web.routes import Operation, routes_of
@@ -122,7 +122,7 @@ def document(app: Flask | None = None) -> JsonDict:
         "openapi": "3.1.0",
         "info": {
             "title": "daily",
-            "version": __version__,
+            "version": VERSION,
             "description": "The same Maxi Yatzy dice for everybody, every day.",
         },
         "servers": [{"url": "/"}],

@@ -21,11 +21,11 @@ from flask_babel import (
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__
 from daily.core import dice
 from daily.core.codes import code_str, parse_code
 from daily.core.errors import DailyError, NotFoundError
 from daily.core.rules import BASE_RULESETS, find_ruleset
+from daily.core.version import VERSION
 from daily.service import analyses, friends, games, history, leagues, past_days, stats
 from daily.web import (
     auth,
@@ -68,7 +68,7 @@ _STYLE_KEY = "dice"
 def _context() -> dict[str, object]:
     return {
         "locale": str(get_locale() or "en"),
-        "asset_version": __version__,
+        "asset_version": VERSION,
         "dice_style": dice_style(),
         "is_december": is_december(),
         "player_name": _header_name(),

@@ -18,10 +18,11 @@ from pydantic import Field
 from daily.core import push
 from daily.service import reminders
 from daily.web import answers, bodies, costs, limits
-from daily.web.auth import current_player_id, unauthorized
+from daily.web.auth import current_player_id
 from daily.web.context import config_of, current_config, current_redis
 from daily.web.costs import PLAYER, TTL, Cpu
 from daily.web.routes import documented
+from daily.web.tokens import unauthorized
 
 bp = Blueprint("reminders", __name__)
 API = "/api/v1"

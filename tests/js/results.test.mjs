@@ -3,8 +3,8 @@ import { beforeEach, test } from 'node:test';
 import { FIXTURE, module } from './helpers.mjs';
 
 const { loadStrings } = await module('page.js');
-const { bandOf, cheerWords, computerVerdict, dayVerdict, leagueWords, newcomerDays, practiceVerdict, shareLink, signed, skillWords, spanBands, targetVerdict } = await module('results.js');
-const { shareText } = await module('share.js');
+const { bandOf, cheerWords, computerVerdict, dayVerdict, leagueWords, newcomerDays, practiceVerdict, shareLink, spanBands, targetVerdict } = await module('results.js');
+const { shareText, signed, skillWords } = await module('share.js');
 
 beforeEach(() => loadStrings(FIXTURE.strings));
 

@@ -164,7 +164,7 @@ def test_a_dailys_code_is_played_as_the_daily(make_app: Any) -> None:
 
 
 def final_player(who: dict[str, str]) -> str:
-    from daily.web.auth import player_id_of
+    from daily.web.tokens import player_id_of
 
     with_app = who["Authorization"].split()[1]
     return player_id_of(with_app)

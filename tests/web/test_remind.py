@@ -247,7 +247,7 @@ def test_nothing_for_a_deleted_player(
 
 
 def _id(headers: dict[str, str]) -> str:
-    from daily.web.auth import player_id_of
+    from daily.web.tokens import player_id_of
 
     return player_id_of(headers["Authorization"].split()[1])
 

@@ -6,22 +6,9 @@ import { celebrate } from './cheer.js';
 import { followChallenges } from './challenge.js';
 import { askName } from './name.js';
 import { api } from './net.js';
-import { shareGrid, shareText } from './share.js';
+import { shareGrid, shareText, signed } from './share.js';
 
 export const shareLink = (origin, code) => `${origin}/f/${code}`;
-
-/** Luck in whole points with its sign, as the server rounded it (never rounded again here):
-    '+12', '−41' (a true minus, U+2212, as the page writes it), '0'. */
-export const signed = (points) => (points > 0 ? `+${points}` : String(points).replace('-', '\u2212'));
-
-/** A game's skill, luck and the Expert's score as the head line says them (*skill*: the
-    answer's `skill`, whole figures as shown); '' without one. */
-export function skillWords(skill) {
-  if (!skill) return '';
-  const parts = [fmt(S.shareSkill, { n: skill.skill }), fmt(S.shareLuck, { n: signed(skill.luck) })];
-  if (skill.expert !== null && skill.expert !== undefined) parts.push(fmt(S.shareExpert, { n: skill.expert }));
-  return parts.join(' · ');
-}
 
 /* "Copied" shows beside the button that copied: its own line's status, else the block's. */
 const statusBeside = (button, box) => $('[data-copy-status]', button.parentElement) || $('[data-copy-status]', box);
