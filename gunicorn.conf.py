@@ -18,7 +18,8 @@ too, should a command line turn it on) pass through :mod:`daily.core.redact`.
 Metrics: every worker writes its Prometheus values to files in ``PROMETHEUS_MULTIPROC_DIR``
 (a fresh temporary folder when it is unset), which a scrape of ``/metrics`` adds up.
 
-Strategy tables: every worker, as it starts, asks for the tables still missing; one builder
+Strategy tables: every worker, as it starts (``post_worker_init``: the app factory starts
+nothing), asks for the tables still missing (:mod:`daily.service.upkeep`); one builder
 process a host builds them (the first worker to ask hands it the build lock, the others find
 it held), at a lower CPU priority than the workers, and the master stops it on exit.
 """
@@ -26,7 +27,6 @@ it held), at a lower CPU priority than the workers, and the master stops it on e
 from __future__ import annotations
 
 import atexit
-import ipaddress
 import os
 import shutil
 import tempfile
@@ -49,22 +49,19 @@ def _count(name: str, default: int) -> int:
 def _forwarded_allow_ips() -> str:
     # The app trusts X-Forwarded-For and -Proto from the proxies DAILY_TRUSTED_PROXIES names.
     # gunicorn reads X-Forwarded-Proto itself from the addresses listed here: the same ones
-    # (none without a proxy: a client could claim https). FORWARDED_ALLOW_IPS, gunicorn's
-    # own variable, still wins.
+    # (none without a proxy: a client could claim https), checked by the app's own parser.
+    # FORWARDED_ALLOW_IPS, gunicorn's own variable, still wins.
+    from daily.core.config import Environment, parse_proxies  # imports no prometheus_client
+    from daily.core.errors import ConfigError
+
     if os.environ.get("FORWARDED_ALLOW_IPS"):
         return os.environ["FORWARDED_ALLOW_IPS"]
-    proxies = [p.strip() for p in os.environ.get("DAILY_TRUSTED_PROXIES", "").split(",")]
-    for proxy in filter(None, proxies):
-        try:
-            if proxy.isdigit():
-                raise ValueError(proxy)
-            ipaddress.ip_network(proxy, strict=False)
-        except ValueError:
-            raise SystemExit(
-                "gunicorn.conf.py: DAILY_TRUSTED_PROXIES names the proxies by address or CIDR "
-                f"(10.0.0.2, 10.0.0.0/8), got {proxy!r}"
-            ) from None
-    return ",".join(filter(None, proxies))
+    text = Environment.read(os.environ).DAILY_TRUSTED_PROXIES
+    try:
+        parse_proxies(text)
+    except ConfigError as e:
+        raise SystemExit(f"gunicorn.conf.py: {e}") from None
+    return ",".join(filter(None, (p.strip() for p in text.split(","))))
 
 
 def _metrics_dir() -> str:
@@ -117,10 +114,23 @@ def child_exit(server: Any, worker: Any) -> None:
     multiprocess.mark_process_dead(worker.pid)
 
 
+def post_worker_init(worker: Any) -> None:
+    """Readies a worker: its admission control learns how many threads it has (requests
+    waiting to run may hold only their share of them, so a move always finds one:
+    daily.web.admission), and its upkeep starts with its app's settings (the strategy tables
+    still missing are fetched or built in the background, one builder a host)."""
+    from daily.service import upkeep
+    from daily.web import admission
+    from daily.web.context import config_of
+
+    admission.bound_threads(worker.wsgi, worker.cfg.threads)
+    upkeep.start(config_of(worker.wsgi))
+
+
 def on_exit(server: Any) -> None:
     """Stops this host's strategy table builder (a worker started it, in a session of its
     own): it must not build on, at full speed, after the server is gone."""
     from daily.core.config import load
-    from daily.service import tables
+    from daily.service import upkeep
 
-    tables.stop_builds(load())  # the workers' settings: the same environment
+    upkeep.stop(load())  # the workers' settings: the same environment

@@ -31,7 +31,8 @@ from daily.core.rules import find_ruleset
 from daily.service import tables
 from daily.store import keys, saved_games
 from daily.strategy import bots
-from daily.web import current_config, current_redis, limits
+from daily.web import limits
+from daily.web.context import current_config, current_redis
 
 NOW = datetime(2026, 12, 3, 12, tzinfo=UTC)
 LEVELS = ("expert", "hard", "medium", "easy")

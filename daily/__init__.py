@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from flask import Flask
 
-__version__ = "0.1.0"
+from daily.core.version import VERSION
+
+__version__ = VERSION
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:

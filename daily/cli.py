@@ -178,8 +178,10 @@ def archive(out: TextIO) -> None:
     if done is None:
         raise UsageError("another archiver is running; try again when it is done")
     where = config.archive_location
-    out.write(f"archived {done.games} games in {done.files} files to {where}; {done.skipped} "
-              "due games left in Redis (uncounted or held for review)\n")  # fmt: skip
+    out.write(
+        f"archived {done.games} games in {done.files} files to {where}; {done.skipped} "
+        "due games left in Redis (uncounted or held for review)\n"
+    )
 
 
 def _cmd_archive(args: argparse.Namespace) -> None:
@@ -199,8 +201,13 @@ def _cmd_keys(args: argparse.Namespace) -> None:
     keys(sys.stdout)
 
 
-def remind(every: float | None, concurrency: int, metrics_port: int | None, out: TextIO,
-           passes: int | None = None) -> None:  # fmt: skip
+def remind(
+    every: float | None,
+    concurrency: int,
+    metrics_port: int | None,
+    out: TextIO,
+    passes: int | None = None,
+) -> None:
     """Runs ``daily remind``: sends the streak reminders due now, once (or every *every*
     seconds, *passes* times: None, until stopped), on the service's Redis."""
     import time
@@ -243,7 +250,8 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     from werkzeug.serving import WSGIRequestHandler
 
     from daily import create_app
-    from daily.service import backend, tables
+    from daily.service import backend, upkeep
+    from daily.web.context import config_of, redis_of
 
     class QuietHandler(WSGIRequestHandler):
         """Werkzeug's handler without its own access line: the app writes a JSON one."""
@@ -259,14 +267,15 @@ def _cmd_serve(args: argparse.Namespace) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # DAILY_ENV, SECRET_KEY, REDIS_URL, DAILY_NOW... are read by create_app (docs/configuration.md).
     app = create_app()
-    config = app.extensions["daily.config"]
+    config = config_of(app)
+    upkeep.start(config)  # the tables still missing, in the background: no request waits
     try:
         app.run(host=args.host, port=args.port, threaded=True, request_handler=QuietHandler)
     finally:
         # The table builder runs in a session of its own (a Ctrl-C is not for it): it is
         # stopped here, or it would build on, at full speed, after the server is gone.
-        tables.stop_builds(config)
-        backend.release(app.extensions["daily.redis"])
+        upkeep.stop(config)
+        backend.release(redis_of(app))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -292,14 +301,27 @@ def _parser() -> argparse.ArgumentParser:
     held = commands.add_parser("review", help="list, hold, release or remove games held for review")
     held.add_argument("action", choices=("list", "hold", "release", "remove", "check"))
     held.add_argument(
-        "game", nargs="?", metavar="ID",
+        "game",
+        nargs="?",
+        metavar="ID",
         help="the game id (hold, release, remove); an old id that starts with - goes after --",
-    )  # fmt: skip
+    )
     held.set_defaults(run=_cmd_review)
     cold = commands.add_parser(
         "archive", help="move finished games past $DAILY_ARCHIVE_DAYS to $DAILY_ARCHIVE"
     )
     cold.set_defaults(run=_cmd_archive)
+    _add_remind(commands)
+    pair = commands.add_parser("keys", help="print a new VAPID key pair for the reminders")
+    pair.set_defaults(run=_cmd_keys)
+    serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.set_defaults(run=_cmd_serve)
+    return parser
+
+
+def _add_remind(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     remind_ = commands.add_parser("remind", help="send the streak reminders due now")
     remind_.add_argument(
         "--every",
@@ -315,13 +337,6 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the reminders' Prometheus metrics on 127.0.0.1:PORT",
     )
     remind_.set_defaults(run=_cmd_remind)
-    pair = commands.add_parser("keys", help="print a new VAPID key pair for the reminders")
-    pair.set_defaults(run=_cmd_keys)
-    serve = commands.add_parser("serve", help="run the site and API (embedded Redis by default)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
-    serve.set_defaults(run=_cmd_serve)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

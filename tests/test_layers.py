@@ -57,8 +57,6 @@ OWNERS = {
 #: does all of it, handed its settings by the service.
 PURE = {"strategy": {"os", "fcntl", "subprocess", "socket", "shutil", "tempfile", "fsspec"}}
 TYPES_ONLY = {"redis": {"service"}, "flask": {"entry"}}
-#: The one name every layer may read from the package root: a constant, not a module.
-ROOT_CONSTANTS = {"__version__"}
 
 
 def layer_of(name: str) -> str | None:
@@ -109,8 +107,6 @@ def imports(root: Path, path: Path) -> list[tuple[str, bool]]:
                 parts = package[: len(package) - node.level + 1]
                 base = ".".join([*parts, *filter(None, [node.module])])
             for alias in node.names:
-                if base == "daily" and alias.name in ROOT_CONSTANTS:
-                    continue
                 child = f"{base}.{alias.name}"
                 is_module = base.startswith("daily") and module_path(root, child)
                 found.append((child if is_module else base, node in typing_only))

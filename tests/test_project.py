@@ -7,9 +7,12 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+
+from daily.core.version import VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,6 +27,11 @@ def test_readme_starts_with_the_two_setup_commands() -> None:
     assert serve.endswith("daily serve")
     assert "pytest" in test
     assert (ROOT / "README.md").read_text().index(serve) < 400
+
+
+def test_the_version_is_pyprojects() -> None:
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert VERSION == declared
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -154,6 +154,14 @@ class Environment(BaseModel):
             "address."
         ),
     )
+    DAILY_LIMIT_NETWORK_GAMES: str = Field(
+        "2000 per day",
+        description=(
+            "Other games started per network (`DAILY_NETWORKS`): with the new players a network "
+            "can afford, it bounds what one network stores in a day "
+            "([operations.md](operations.md#storage-per-network))."
+        ),
+    )
     DAILY_LIMIT_CODES: str = Field(
         "60 per hour", description=("Fresh friend codes made per player and per address.")
     )

@@ -158,6 +158,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_LEAGUES = "too_many_leagues"
     NOT_OWNER = "not_owner"
     REMOVED_FROM_LEAGUE = "removed_from_league"
+    BUSY = "busy"
 
 
 class DetailedError(DailyError):

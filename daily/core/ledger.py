@@ -175,12 +175,18 @@ def plan(game: Game, standing: Standing, established_days: int, today: date) -> 
     if established and not establishes and is_door(day):
         doors = (day,)
     return Plan(
-        game, day=day, new=not established,
+        game,
+        day=day,
+        new=not established,
         days_left=0 if established else max(0, established_days - len(days)),
-        world=established, establishes=establishes, doors=doors, codes=game.codes,
-        leagues=standing.leagues, figures=after,
+        world=established,
+        establishes=establishes,
+        doors=doors,
+        codes=game.codes,
+        leagues=standing.leagues,
+        figures=after,
         cheers=cheers + _record_cheers(day, game.total, before, after, standing.days),
-    )  # fmt: skip
+    )
 
 
 def is_established(marked: bool, days: int, established_days: int) -> bool:
@@ -331,8 +337,15 @@ def tally_str(tally: Tally) -> str:
         return ";" + cheers
     mean = "" if figures.mean is None else str(round(figures.mean * 10))
     best = "" if figures.best is None else str(figures.best)
-    parts = [figures.days, best, mean, figures.streak, figures.longest, int(tally.new),
-             tally.days_left]  # fmt: skip
+    parts = [
+        figures.days,
+        best,
+        mean,
+        figures.streak,
+        figures.longest,
+        int(tally.new),
+        tally.days_left,
+    ]
     return ",".join(str(p) for p in parts) + ";" + cheers
 
 
@@ -350,8 +363,13 @@ def parse_tally(text: str) -> Tally:
         if not head:
             return Tally(cheers=cheers)
         days, best, mean, streak, longest, new, left = head.split(",")
-        figures = Figures(int(days), int(best) if best else None,
-                          int(mean) / 10 if mean else None, int(streak), int(longest))  # fmt: skip
+        figures = Figures(
+            int(days),
+            int(best) if best else None,
+            int(mean) / 10 if mean else None,
+            int(streak),
+            int(longest),
+        )
         return Tally(figures, new == "1", int(left), cheers)
     except ValueError as e:
         raise DailyError(f"not a game's tally: {text!r}") from e

@@ -64,6 +64,11 @@ RATE_LIMITED = Counter(
     "daily_rate_limited", "Requests refused with 429, by the limit met.", ["limit"]
 )
 
+REQUESTS_SHED = Counter(
+    "daily_requests_shed",
+    "Requests shed with 503 busy while the worker was saturated, by lane (daily.web.admission).",
+    ["lane"],
+)
 PROOFS = Counter(
     "daily_proofs_of_work",
     "Proofs of work sent for new players, by outcome (accepted, or why refused).",
@@ -131,6 +136,11 @@ def redis_error(source: str, error: BaseException) -> None:
 def rate_limited(limit: str) -> None:
     """Counts a request refused by the rate limit *limit* (``players``, ``moves``, ``pages``)."""
     RATE_LIMITED.labels(limit).inc()
+
+
+def request_shed(lane: str) -> None:
+    """Counts a request of *lane* (``move``, ``write``, ``other``) shed while saturated."""
+    REQUESTS_SHED.labels(lane).inc()
 
 
 # Streak reminders: counted by ``daily remind`` (daily/service/remind.py).

@@ -119,8 +119,9 @@ class Mode:
         return self.opponent is Opponent.COMPUTER
 
 
-DAILY = Mode("daily", SeedKind.DAILY, BoardKind.DAILY, OnePer.DAY, shares=True, reviewed=True,
-             ruleset="maxi")  # fmt: skip
+DAILY = Mode(
+    "daily", SeedKind.DAILY, BoardKind.DAILY, OnePer.DAY, shares=True, reviewed=True, ruleset="maxi"
+)
 FRIEND = Mode("friend", SeedKind.FRIEND, BoardKind.FRIEND, OnePer.CODE, reviewed=True)
 SOLO = Mode("solo", SeedKind.RANDOM, shares=True, hints=True, reviewed=True)
 PARTY = Mode("party", SeedKind.RANDOM, analysis=False, opponent=Opponent.PARTY)

@@ -74,8 +74,9 @@ def new_party(ruleset: Ruleset, names: Sequence[str], seed: bytes, version: str 
     """
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise RulesError(f"a party has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)}")
-    sheets = tuple(new_game(ruleset, stream(player_seed(seed, i), version))
-                   for i in range(len(names)))  # fmt: skip
+    sheets = tuple(
+        new_game(ruleset, stream(player_seed(seed, i), version)) for i in range(len(names))
+    )
     return Party(tuple(names), sheets, 0)
 
 
@@ -97,8 +98,13 @@ def play(party: Party, move: Move) -> Party:
     return Party(party.names, sheets, current)
 
 
-def replay(ruleset: Ruleset, names: Sequence[str], seed: bytes, moves: Iterable[object],
-           version: str = "v1") -> Party:  # fmt: skip
+def replay(
+    ruleset: Ruleset,
+    names: Sequence[str],
+    seed: bytes,
+    moves: Iterable[object],
+    version: str = "v1",
+) -> Party:
     """Replays a party's move log (dicts or moves) in dice stream *version*; raises
     :class:`ReplayError`."""
     party = new_party(ruleset, names, seed, version)

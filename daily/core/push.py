@@ -57,8 +57,10 @@ def parse_origins(text: str | tuple[str, ...]) -> tuple[str, ...]:
     found = text if isinstance(text, tuple) else tuple(p.strip() for p in text.split(","))
     for origin in filter(None, found):
         if not _ORIGIN.fullmatch(origin):
-            raise ConfigError("DAILY_PUSH_SERVICES names origins like https://push.example "
-                              f"or https://*.push.example, got {origin!r}")  # fmt: skip
+            raise ConfigError(
+                "DAILY_PUSH_SERVICES names origins like https://push.example "
+                f"or https://*.push.example, got {origin!r}"
+            )
     return tuple(origin.rstrip("/") for origin in found if origin)
 
 

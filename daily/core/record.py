@@ -29,7 +29,17 @@ from daily.core.errors import ReplayError
 from daily.core.ledger import TALLY, Tally, parse_tally
 from daily.core.modes import Engine, Level, Mode, engine_of, find_mode, level_of
 from daily.core.party import Party
-from daily.core.rules import DiceSource, GameState, Move, Roll, Ruleset, Score, find_ruleset, replay
+from daily.core.rules import (
+    DiceSource,
+    GameState,
+    Move,
+    Options,
+    Roll,
+    Ruleset,
+    Score,
+    find_ruleset,
+    replay,
+)
 
 #: The dice stream of a record that names none (records written before streams had versions).
 DEFAULT_STREAM: dice.Version = "v1"
@@ -134,7 +144,7 @@ class Record:
     id: str
     mode: str
     ruleset: str
-    options: Mapping[str, Any]
+    options: Options  # as given when it started (the defaults filled in by find_ruleset)
     player_id: str
     seed_ref: str  # see daily.core.dice.seed_from_ref
     created: float

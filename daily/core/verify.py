@@ -26,8 +26,18 @@ from daily.core.rules import GameState, find_ruleset, replay
 #: Fields a record may carry besides the ones read (golden files pin the dice, say; a
 #: computer game's record carries the computer's moves, which the server derives itself).
 IGNORED = {"description", "dice", "scorecard", "id", "mode", "computer"}
-FIELDS = {"ruleset", "options", "seed", "date", "code", "moves", "total", "commitment", "players",
-          "stream"}  # fmt: skip
+FIELDS = {
+    "ruleset",
+    "options",
+    "seed",
+    "date",
+    "code",
+    "moves",
+    "total",
+    "commitment",
+    "players",
+    "stream",
+}
 
 
 def verify(text: str, secret: str | None = None) -> GameState | party.Party:

@@ -28,8 +28,9 @@ if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
 
 
-def create(client: redis.Redis, name: str | None = None, expires_in: timedelta | None = None
-           ) -> Player:  # fmt: skip
+def create(
+    client: redis.Redis, name: str | None = None, expires_in: timedelta | None = None
+) -> Player:
     """A new player named *name* (a guest when None; one that expires with *expires_in*)."""
     return players.create(client, name, expires_in)
 

@@ -144,8 +144,9 @@ def _compute(client: redis.Redis, config: Config, record: Record) -> str:
     table = tables.exact_table(config, record.rules)
     source = record.source(config.secret_key)
     mine = analysis.analyse(table, source, record.moves)
-    theirs = analysis.analyse(table, source, record.computer_moves) if record.kind.is_computer \
-        else None  # fmt: skip
+    theirs = (
+        analysis.analyse(table, source, record.computer_moves) if record.kind.is_computer else None
+    )
     expert = None
     if _is_daily(record):
         assert record.day is not None
@@ -194,8 +195,9 @@ def is_closed(config: Config, day: date) -> bool:
     return dice.Day(day, config.timezone).is_revealed(config.now())
 
 
-def expert_game(config: Config, day: date, stream: str = dice.CURRENT,
-                client: redis.Redis | None = None) -> ExpertGame:  # fmt: skip
+def expert_game(
+    config: Config, day: date, stream: str = dice.CURRENT, client: redis.Redis | None = None
+) -> ExpertGame:
     """The Expert's own game on the daily dice of *day*, in dice stream *stream* (the one
     the player's game was dealt from, so both see the same re-rolls for the same holds);
     with *client*, played once and kept for every later ask of the day."""
@@ -207,8 +209,7 @@ def expert_game(config: Config, day: date, stream: str = dice.CURRENT,
             total, optimum, log = kept.split()
             moves = decode_moves(rules, log)
             state = replay(rules, source, moves)
-            return ExpertGame(day, rules.id, moves, state.scorecard(), int(total),
-                              float(optimum))  # fmt: skip
+            return ExpertGame(day, rules.id, moves, state.scorecard(), int(total), float(optimum))
         except (ValueError, ReplayError):
             pass  # written by another version: played again below
     table = tables.exact_table(config, rules)
@@ -218,5 +219,6 @@ def expert_game(config: Config, day: date, stream: str = dice.CURRENT,
     if client is not None:
         text = f"{state.total} {table.optimum!r} {encode_moves(rules, played.moves)}"
         kept_analyses.keep_expert(client, day.isoformat(), stream, text, _lifetime_s(config))
-    return ExpertGame(day, rules.id, tuple(played.moves), state.scorecard(), state.total,
-                      table.optimum)  # fmt: skip
+    return ExpertGame(
+        day, rules.id, tuple(played.moves), state.scorecard(), state.total, table.optimum
+    )

@@ -135,11 +135,16 @@ def load_many(client: redis.Redis, config: Config, game_ids: Sequence[str]) -> l
     pipeline, the archived ones one read a file, the files fetched together."""
     located = saved_games.locate_many(client, game_ids)
     today = config.now().astimezone(UTC).date()
-    wanted = [(game_id, where) for game_id, where in zip(game_ids, located, strict=True)
-              if isinstance(where, date) and where <= today]  # fmt: skip
+    wanted = [
+        (game_id, where)
+        for game_id, where in zip(game_ids, located, strict=True)
+        if isinstance(where, date) and where <= today
+    ]
     archived = open_archive(config.archive_location).find_many(wanted) if wanted else {}
-    return [where if isinstance(where, Record) else archived.get(game_id)
-            for game_id, where in zip(game_ids, located, strict=True)]  # fmt: skip
+    return [
+        where if isinstance(where, Record) else archived.get(game_id)
+        for game_id, where in zip(game_ids, located, strict=True)
+    ]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -175,8 +180,9 @@ def archive_old(
         done = Archived(0, 0, 0)
         while True:  # a batch at a time: no step holds every due game, nor one pipeline
             step, seen = _archive(client, config, lease, SWEEP_BATCH, done.skipped)
-            done = Archived(done.games + step.games, done.files + step.files,
-                            done.skipped + step.skipped)  # fmt: skip
+            done = Archived(
+                done.games + step.games, done.files + step.files, done.skipped + step.skipped
+            )
             if seen < SWEEP_BATCH:
                 return done
     finally:
@@ -320,8 +326,11 @@ def _read_left(
 ) -> list[Record]:
     # The due games out of Redis already whose archive holds them (read back, one file each).
     read = reader(config)
-    return [found for game_id, where in zip(due, located, strict=True)
-            if isinstance(where, date) and (found := read(game_id, where)) is not None]  # fmt: skip
+    return [
+        found
+        for game_id, where in zip(due, located, strict=True)
+        if isinstance(where, date) and (found := read(game_id, where)) is not None
+    ]
 
 
 def _due_groups(

@@ -132,8 +132,9 @@ def _friend_game(
     return saved_games.index_lookup(client, key, archive.reader(config))
 
 
-def _status(client: redis.Redis, config: Config, found: FriendCode, player_id: str | None
-            ) -> tuple[str, Record | None]:  # fmt: skip
+def _status(
+    client: redis.Redis, config: Config, found: FriendCode, player_id: str | None
+) -> tuple[str, Record | None]:
     now = config.now()
     if not found.window.is_open(now):
         return ("closed" if now < found.practice_at(config.timezone) else "practice"), None
@@ -146,9 +147,16 @@ def _status(client: redis.Redis, config: Config, found: FriendCode, player_id: s
     return ("played" if daily.finished else "daily_under_way"), daily
 
 
-def sheets_of(client: redis.Redis, config: Config, code: str, creator_game: Record | None,
-              me_id: str | None, with_cards: bool = True, limit: int = SHEETS_SHOWN,
-              mine: Record | None = None) -> tuple[Sheet, ...]:  # fmt: skip
+def sheets_of(
+    client: redis.Redis,
+    config: Config,
+    code: str,
+    creator_game: Record | None,
+    me_id: str | None,
+    with_cards: bool = True,
+    limit: int = SHEETS_SHOWN,
+    mine: Record | None = None,
+) -> tuple[Sheet, ...]:
     """The finished games on *code*: the creator's first, the reader's own game *mine* (their
     daily on a daily's code), then the code's board order; their cards only *with_cards*."""
     secret = config.secret_key if with_cards else None
@@ -167,8 +175,9 @@ def sheets_of(client: redis.Redis, config: Config, code: str, creator_game: Reco
     return tuple(found[:limit])
 
 
-def _sheet(client: redis.Redis, secret: str | None, record: Record, is_creator: bool,
-           me_id: str | None) -> Sheet:  # fmt: skip
+def _sheet(
+    client: redis.Redis, secret: str | None, record: Record, is_creator: bool, me_id: str | None
+) -> Sheet:
     card = Card.of(record.state(secret)) if secret is not None else None
     name = _name(client, record.player_id)
     return Sheet(name, card, is_creator, record.player_id == me_id)
@@ -232,8 +241,7 @@ class Challenge:
     is_open: bool = True
 
 
-def challenges(client: redis.Redis, config: Config, player_id: str | None
-               ) -> tuple[Challenge, ...]:  # fmt: skip
+def challenges(client: redis.Redis, config: Config, player_id: str | None) -> tuple[Challenge, ...]:
     """The codes *player_id* made lately, newest first, each with who played it.
 
     Followed: the newest :data:`CODES_FOLLOWED` made within a code's ranked life and a day

@@ -103,14 +103,17 @@ def play(
     if record.finished:
         raise MoveConflict("the game is over", moves=len(record.moves))
     if expected is not None and expected != len(record.moves):
-        raise MoveConflict(f"move {expected} was sent but the game is at move "
-                           f"{len(record.moves)}", moves=len(record.moves))  # fmt: skip
+        raise MoveConflict(
+            f"move {expected} was sent but the game is at move {len(record.moves)}",
+            moves=len(record.moves),
+        )
     _check_open(record, config)
     state = _advance(record, move, config.secret_key)  # raises RulesError: nothing stored
     now, lifetime_s = config.now().timestamp(), expires_in(record, config)
     try:
-        after = saved_games.append(client, record, move, state, now=now, lifetime_s=lifetime_s,
-                             key=digest)  # fmt: skip
+        after = saved_games.append(
+            client, record, move, state, now=now, lifetime_s=lifetime_s, key=digest
+        )
     except AlreadyApplied:  # a copy of this request was stored since the game was read
         found = saved_games.load(client, record.id)
         if found is None:
@@ -292,8 +295,13 @@ class View:
     tally: ledger.Tally | None = None
 
 
-def view(client: redis.Redis, config: Config, record: Record, state: GameState | None = None,
-         heal: bool = False) -> View:  # fmt: skip
+def view(
+    client: redis.Redis,
+    config: Config,
+    record: Record,
+    state: GameState | None = None,
+    heal: bool = False,
+) -> View:
     """What the player of *record* sees now; *heal* counts a finished game a crash left
     uncounted (idempotent). *state* is the sheet to show if the caller has it already."""
     if heal and record.finished and not record.submitted:

@@ -166,12 +166,16 @@ def _standing(
     client: redis.Redis, config: Config, player_id: str, played: dict[date, Played]
 ) -> ledger.Standing:
     counted = player_counts.counted(client, player_id)
-    established = ledger.is_established(counted.established, len(counted.days),
-                                        config.established_days)  # fmt: skip
+    established = ledger.is_established(
+        counted.established, len(counted.days), config.established_days
+    )
     return ledger.Standing(
-        days=counted.days, totals={day: p.total for day, p in played.items()},
-        best=counted.best, established=established, leagues=counted.leagues,
-    )  # fmt: skip
+        days=counted.days,
+        totals={day: p.total for day, p in played.items()},
+        best=counted.best,
+        established=established,
+        leagues=counted.leagues,
+    )
 
 
 def dailies_of(

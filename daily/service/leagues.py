@@ -165,10 +165,15 @@ def join(
     if claimed == league_boards.FULL:
         raise _too_many()
     now = config.now()
-    found = league_boards.join(client, league_id, player_id, now.timestamp(), MAX_MEMBERS,
-                               _invite(invite))  # fmt: skip
-    if found in (league_boards.FULL, league_boards.MISSING, league_boards.STALE,
-                 league_boards.REMOVED):  # fmt: skip
+    found = league_boards.join(
+        client, league_id, player_id, now.timestamp(), MAX_MEMBERS, _invite(invite)
+    )
+    if found in (
+        league_boards.FULL,
+        league_boards.MISSING,
+        league_boards.STALE,
+        league_boards.REMOVED,
+    ):
         if claimed == league_boards.ADDED:
             league_boards.unclaim(client, player_id, league_id)  # undo the player's side
         raise _refused(league_id, found)
@@ -205,8 +210,15 @@ def remove(
     league_id = parse_id(league_id)
     if player_id == owner_id:
         raise BadInputError("the owner does not remove themselves: leave the league instead")
-    found = league_boards.leave(client, league_id, player_id, _today(config), owner=owner_id,
-                                invite=_token(), now=config.now().timestamp())  # fmt: skip
+    found = league_boards.leave(
+        client,
+        league_id,
+        player_id,
+        _today(config),
+        owner=owner_id,
+        invite=_token(),
+        now=config.now().timestamp(),
+    )
     if found == league_boards.MISSING:
         raise _unknown(league_id)
     if found == league_boards.NOT_OWNER:
@@ -272,8 +284,9 @@ def find(
         return None
     is_owner = player_id == found.owner
     removed = league_removals.removed_of(client, found.id) if is_owner or not is_member else []
-    names = _names(client, [found.owner, *(found.members if is_member else ()),
-                            *(removed if is_owner else ())])  # fmt: skip
+    names = _names(
+        client, [found.owner, *(found.members if is_member else ()), *(removed if is_owner else ())]
+    )
     return League(
         id=found.id,
         name=found.name,
@@ -333,8 +346,14 @@ def week_standing(
     return _standing(client, config, player_id, league_id, board, monday(day))
 
 
-def _standing(client: redis.Redis, config: Config, player_id: str | None, league_id: str,
-              board: boards.Board, day: date) -> LeagueBoard:  # fmt: skip
+def _standing(
+    client: redis.Redis,
+    config: Config,
+    player_id: str | None,
+    league_id: str,
+    board: boards.Board,
+    day: date,
+) -> LeagueBoard:
     found = league_boards.load(client, parse_id(league_id))
     if found is None:
         raise _unknown(league_id)
@@ -380,8 +399,9 @@ def _invite(text: str | None) -> str | None:
 
 def _refused(league_id: str, found: str) -> LeagueFullError | NotFoundError | RemovedError:
     if found == league_boards.FULL:
-        return LeagueFullError(f"league {league_id} is full: {MAX_MEMBERS} members",
-                               limit=MAX_MEMBERS)  # fmt: skip
+        return LeagueFullError(
+            f"league {league_id} is full: {MAX_MEMBERS} members", limit=MAX_MEMBERS
+        )
     if found == league_boards.REMOVED:
         return RemovedError(f"the owner of league {league_id} removed you: they may readmit you")
     return _unknown(league_id) if found == league_boards.MISSING else _stale(league_id)
@@ -407,5 +427,6 @@ def _unknown(league_id: str) -> NotFoundError:
 
 
 def _too_many() -> TooManyLeaguesError:
-    return TooManyLeaguesError(f"a player is in at most {MAX_LEAGUES} leagues: leave one first",
-                               limit=MAX_LEAGUES)  # fmt: skip
+    return TooManyLeaguesError(
+        f"a player is in at most {MAX_LEAGUES} leagues: leave one first", limit=MAX_LEAGUES
+    )

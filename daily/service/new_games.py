@@ -55,11 +55,24 @@ def _no_quota(day: date) -> Callable[[], None]:
 _NO_QUOTA: Quota = _no_quota
 
 
-def _new(player_id: str, config: Config, mode: str, ruleset: str, options: Options,
-         seed_ref: dice.SeedRef, *, id: str | None = None, day: date | None = None,
-         code: str | None = None, target: bool = False, practice: bool = False,
-         closes_at: float | None = None, players: Sequence[str] = (),
-         level: modes.Level | None = None, engine: modes.Engine = "exact") -> Record:  # fmt: skip
+def _new(
+    player_id: str,
+    config: Config,
+    mode: str,
+    ruleset: str,
+    options: Options,
+    seed_ref: dice.SeedRef,
+    *,
+    id: str | None = None,
+    day: date | None = None,
+    code: str | None = None,
+    target: bool = False,
+    practice: bool = False,
+    closes_at: float | None = None,
+    players: Sequence[str] = (),
+    level: modes.Level | None = None,
+    engine: modes.Engine = "exact",
+) -> Record:
     # A practice game on a code is marked on its code; a past day replayed has no code.
     created = config.now().timestamp()
     return Record(
@@ -90,9 +103,15 @@ def start_daily(
     puzzle = dice.today(config.now(), config.timezone)
     if not puzzle.is_open(config.now()):
         raise NotOpenError(f"the first puzzle is on {dice.EPOCH}")
-    record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
-                  dice.SeedRef.daily(puzzle.date),
-                  day=puzzle.date)  # fmt: skip
+    record = _new(
+        player_id,
+        config,
+        modes.DAILY.id,
+        _DAILY_RULES,
+        {},
+        dice.SeedRef.daily(puzzle.date),
+        day=puzzle.date,
+    )
     return _start_ranked_daily(client, config, record, quota)
 
 
@@ -107,16 +126,26 @@ def start_practice(
     puzzle = dice.Day(day, config.timezone)
     if not puzzle.is_revealed(config.now()):
         at = puzzle.reveals_at.isoformat()
-        raise NotOpenError(f"the puzzle of {day} can be played as practice from {at}",
-                           practice_at=at)  # fmt: skip
-    record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
-                  dice.SeedRef.daily(day), day=day, practice=True)  # fmt: skip
+        raise NotOpenError(
+            f"the puzzle of {day} can be played as practice from {at}", practice_at=at
+        )
+    record = _new(
+        player_id,
+        config,
+        modes.DAILY.id,
+        _DAILY_RULES,
+        {},
+        dice.SeedRef.daily(day),
+        day=day,
+        practice=True,
+    )
     index = [keys.player_practice(player_id, day.isoformat())]
     return saved_games.start(client, record, expires_in(record, config), index)
 
 
-def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quota: Quota,
-                        *index_keys: str) -> tuple[Record, bool]:  # fmt: skip
+def _start_ranked_daily(
+    client: redis.Redis, config: Config, record: Record, quota: Quota, *index_keys: str
+) -> tuple[Record, bool]:
     """Starts a daily game (counted against the address's dailies a day, once it is new)."""
     assert record.day is not None
     index = [keys.player_daily(record.player_id, record.day.isoformat()), *index_keys]
@@ -136,8 +165,9 @@ def _start_ranked_daily(client: redis.Redis, config: Config, record: Record, quo
     return found, created
 
 
-def _start_indexed(client: redis.Redis, config: Config, record: Record,
-                   index: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
+def _start_indexed(
+    client: redis.Redis, config: Config, record: Record, index: Sequence[str]
+) -> tuple[Record, bool]:
     """Starts a game under the player's *index* keys, listed first on their key set (so
     deleting the player finds them without a scan)."""
     lifetime_s = expires_in(record, config)
@@ -157,14 +187,62 @@ def start_code(
     code = friend_codes.create_code(client, config, player_id, ruleset, options, None, game_id)
     found = archive.load_code(client, config, code)
     assert found is not None
-    record = _new(player_id, config, modes.FRIEND.id, ruleset, options, dice.SeedRef.friend(code),
-                  id=game_id, code=code, closes_at=found.closes,
-                  practice=not _is_rankable(found))  # fmt: skip
+    record = _new(
+        player_id,
+        config,
+        modes.FRIEND.id,
+        ruleset,
+        options,
+        dice.SeedRef.friend(code),
+        id=game_id,
+        code=code,
+        closes_at=found.closes,
+        practice=not _is_rankable(found),
+    )
     return _start_indexed(client, config, record, [keys.player_friend(player_id, code)])
 
 
-def join_code(client: redis.Redis, config: Config, player_id: str, code: str, target: bool,
-              quota: Quota = _NO_QUOTA) -> tuple[Record, bool]:  # fmt: skip
+def _join_daily_code(
+    client: redis.Redis,
+    config: Config,
+    player_id: str,
+    code: str,
+    found: FriendCode,
+    day: date,
+    quota: Quota,
+    friend_key: str,
+) -> tuple[Record, bool]:
+    """Plays *code*, an open daily's (*found*): the player's daily of *day* (a new one, else
+    the one they have, False)."""
+    daily = saved_games.index_lookup(client, keys.player_daily(player_id, day.isoformat()))
+    if daily is not None:
+        # Under way: finish that one. Finished: it is their one game on these dice,
+        # compared with the code's; a second would show a scout the day's re-rolls.
+        return daily, False
+    # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
+    seed = dice.SeedRef.parse(found.seed_ref)
+    record = _new(
+        player_id,
+        config,
+        modes.DAILY.id,
+        _DAILY_RULES,
+        {},
+        seed,
+        day=day,
+        code=found.code,
+        closes_at=found.closes,
+    )
+    return _start_ranked_daily(client, config, record, quota, friend_key)
+
+
+def join_code(
+    client: redis.Redis,
+    config: Config,
+    player_id: str,
+    code: str,
+    target: bool,
+    quota: Quota = _NO_QUOTA,
+) -> tuple[Record, bool]:
     """Plays a code: ranked on its board while it is open, practice once its seed is public,
     else refused. While a daily's code is open it is the player's daily: a new one if they
     have none of that day, else the one they have (False), finished or not."""
@@ -181,21 +259,21 @@ def join_code(client: redis.Redis, config: Config, player_id: str, code: str, ta
         raise code_closed(found, config)
     ranked = is_open and _is_rankable(found)
     if ranked and found.day is not None:
-        daily = saved_games.index_lookup(
-            client, keys.player_daily(player_id, found.day.isoformat())
+        return _join_daily_code(
+            client, config, player_id, code, found, found.day, quota, friend_key
         )
-        if daily is not None:
-            # Under way: finish that one. Finished: it is their one game on these dice,
-            # compared with the code's; a second would show a scout the day's re-rolls.
-            return daily, False
-        # Blind: the creator's turn-by-turn totals would tell the dice of a ranked daily.
-        record = _new(player_id, config, modes.DAILY.id, _DAILY_RULES, {},
-                      dice.SeedRef.parse(found.seed_ref), day=found.day, code=code,
-                      closes_at=found.closes)  # fmt: skip
-        return _start_ranked_daily(client, config, record, quota, friend_key)
-    record = _new(player_id, config, modes.FRIEND.id, found.ruleset, dict(found.options),
-                  dice.SeedRef.parse(found.seed_ref), code=code, target=target,
-                  practice=not ranked, closes_at=found.closes)  # fmt: skip
+    record = _new(
+        player_id,
+        config,
+        modes.FRIEND.id,
+        found.ruleset,
+        dict(found.options),
+        dice.SeedRef.parse(found.seed_ref),
+        code=code,
+        target=target,
+        practice=not ranked,
+        closes_at=found.closes,
+    )
     return _start_indexed(client, config, record, [friend_key])
 
 
@@ -227,8 +305,14 @@ def start_solo(
     return saved_games.start(client, record, expires_in(record, config))
 
 
-def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: str,
-                options: Options, names: Sequence[str]) -> tuple[Record, bool]:  # fmt: skip
+def start_party(
+    client: redis.Redis,
+    config: Config,
+    player_id: str,
+    ruleset: str,
+    options: Options,
+    names: Sequence[str],
+) -> tuple[Record, bool]:
     """Starts a party of *names* (checked: two to four different names) on one device."""
     low, high = party.MIN_PLAYERS, party.MAX_PLAYERS
     if not low <= len(names) <= high:
@@ -237,13 +321,15 @@ def start_party(client: redis.Redis, config: Config, player_id: str, ruleset: st
     for name in names:
         if folded.count(name.casefold()) > 1:
             raise BadInputError(f"two players are named {name!r}: give each a different name")
-    record = _new(player_id, config, modes.PARTY.id, ruleset, options, _random_seed(),
-                  players=tuple(names))  # fmt: skip
+    record = _new(
+        player_id, config, modes.PARTY.id, ruleset, options, _random_seed(), players=tuple(names)
+    )
     return saved_games.start(client, record, expires_in(record, config))
 
 
-def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset: str,
-                   options: Options, level: str) -> tuple[Record, bool]:  # fmt: skip
+def start_computer(
+    client: redis.Redis, config: Config, player_id: str, ruleset: str, options: Options, level: str
+) -> tuple[Record, bool]:
     """Starts a game against the computer at *level*, on the engine ready now."""
     try:
         chosen = modes.level_of(level)
@@ -255,6 +341,14 @@ def start_computer(client: redis.Redis, config: Config, player_id: str, ruleset:
         model_of(rules)
     except RulesError as e:
         raise BadInputError(f"the computer cannot play this ruleset: {e}") from None
-    record = _new(player_id, config, modes.COMPUTER.id, ruleset, options, _random_seed(),
-                  level=chosen, engine=tables.choose_engine(config, rules))  # fmt: skip
+    record = _new(
+        player_id,
+        config,
+        modes.COMPUTER.id,
+        ruleset,
+        options,
+        _random_seed(),
+        level=chosen,
+        engine=tables.choose_engine(config, rules),
+    )
     return saved_games.start(client, record, expires_in(record, config))

@@ -114,8 +114,14 @@ def month_of(client: redis.Redis, config: Config, player_id: str | None, first: 
     )
 
 
-def _day(config: Config, today: date, day: date, played: history.Played | None,
-         practice: tuple[str, int | None] | None, held: set[str]) -> PastDay:  # fmt: skip
+def _day(
+    config: Config,
+    today: date,
+    day: date,
+    played: history.Played | None,
+    practice: tuple[str, int | None] | None,
+    held: set[str],
+) -> PastDay:
     puzzle = dice.Day(day, config.timezone)
     if day < rankings.DAY_EPOCH:
         return PastDay(day, 0, "none")
@@ -125,12 +131,21 @@ def _day(config: Config, today: date, day: date, played: history.Played | None,
     # A daily that left Redis has its day for an id: the play page opens it by its day.
     score, game_id = (played.total, played.game_id) if played else (None, None)
     practice_id, practice_score = practice if practice else (None, None)
-    return PastDay(day, puzzle.number, state, score, practice_score, game_id or practice_id,
-                   practice_id, game_id in held)  # fmt: skip
+    return PastDay(
+        day,
+        puzzle.number,
+        state,
+        score,
+        practice_score,
+        game_id or practice_id,
+        practice_id,
+        game_id in held,
+    )
 
 
-def practice_games(client: redis.Redis, config: Config, player_id: str, days: Sequence[date]
-                   ) -> dict[date, tuple[str, int | None]]:  # fmt: skip
+def practice_games(
+    client: redis.Redis, config: Config, player_id: str, days: Sequence[date]
+) -> dict[date, tuple[str, int | None]]:
     """*player_id*'s practice game of each of *days* that has one: its id, and its total once
     finished (None while under way)."""
     ids = day_games.practice_ids(client, player_id, days)

@@ -79,8 +79,10 @@ def max_number(level: int) -> int:
 
 
 def _counted(holders: Holders) -> list[str]:
-    return [keys.quota(holders.tag, _NAME, "day", holder)
-            for holder in (holders.address, *holders.networks)]  # fmt: skip
+    return [
+        keys.quota(holders.tag, _NAME, "day", holder)
+        for holder in (holders.address, *holders.networks)
+    ]
 
 
 def level_of(client: redis.Redis, holders: Holders) -> int:

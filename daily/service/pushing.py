@@ -72,8 +72,9 @@ class _NoRedirects(requests.Session):
     """A session that never follows a redirect: a push service does not send one, and a
     redirect must not take the server's post to another address."""
 
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any
-                ) -> requests.Response:  # fmt: skip
+    def request(
+        self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any
+    ) -> requests.Response:
         # (bytes are never passed here: pywebpush posts to a str endpoint)
         """Sends a request as :class:`requests.Session` does, with redirects off."""
         kwargs["allow_redirects"] = False
@@ -83,9 +84,15 @@ class _NoRedirects(requests.Session):
 class Pusher:
     """Encrypts and posts Web Push messages on a pool of *concurrency* threads."""
 
-    def __init__(self, private_key: str, subject: str, concurrency: int = CONCURRENCY,
-                 tries: int = TRIES, backoff_s: float = BACKOFF_S,
-                 sleep: Callable[[float], None] = time.sleep) -> None:  # fmt: skip
+    def __init__(
+        self,
+        private_key: str,
+        subject: str,
+        concurrency: int = CONCURRENCY,
+        tries: int = TRIES,
+        backoff_s: float = BACKOFF_S,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.vapid = Vapid02.from_raw(private_key.encode())
         self.subject = subject
         self.tries = tries
@@ -112,14 +119,21 @@ class Pusher:
             wait *= 2
         return Delivery(status, self.tries)  # pragma: no cover (the loop returns)
 
-    def _post(self, subscription: Subscription, payload: bytes, ttl_s: int
-              ) -> tuple[int, float | None]:  # fmt: skip
-        info = {"endpoint": subscription.endpoint,
-                "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth}}  # fmt: skip
+    def _post(
+        self, subscription: Subscription, payload: bytes, ttl_s: int
+    ) -> tuple[int, float | None]:
+        info = {
+            "endpoint": subscription.endpoint,
+            "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
+        }
         sender = WebPusher(info, requests_session=self._session())
         try:
-            answer = sender.send(payload, headers=self.headers_for(subscription.endpoint),
-                                 ttl=ttl_s, timeout=TIMEOUTS)  # fmt: skip
+            answer = sender.send(
+                payload,
+                headers=self.headers_for(subscription.endpoint),
+                ttl=ttl_s,
+                timeout=TIMEOUTS,
+            )
         except requests.RequestException:
             return 0, None
         return int(answer.status_code), _seconds(answer.headers.get("Retry-After"))

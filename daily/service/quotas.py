@@ -60,10 +60,11 @@ def address_counters(
 ) -> tuple[Counter, ...]:
     """The counters of limit *name* for the client's address and each of its networks."""
     found = [
-        Counter(name, keys.quota(holders.tag, name, w.key_label, holders.address), w.seconds,
-                w.amount)
+        Counter(
+            name, keys.quota(holders.tag, name, w.key_label, holders.address), w.seconds, w.amount
+        )
         for w in per_address
-    ]  # fmt: skip
+    ]
     for network in holders.networks:
         found += [
             Counter(name, keys.quota(holders.tag, name, w.key_label, network), w.seconds, w.amount)
@@ -92,10 +93,14 @@ def move_counters(
     never count on their address: a class behind one address plays as freely as players at
     as many addresses."""
     if player_id:
-        return tuple(Counter("moves", keys.player_moves(player_id, seconds), seconds, amount)
-                     for amount, seconds in per_player)  # fmt: skip
-    found = [Counter("moves", keys.anonymous_moves(address, seconds), seconds, amount)
-             for amount, seconds in per_player]  # fmt: skip
+        return tuple(
+            Counter("moves", keys.player_moves(player_id, seconds), seconds, amount)
+            for amount, seconds in per_player
+        )
+    found = [
+        Counter("moves", keys.anonymous_moves(address, seconds), seconds, amount)
+        for amount, seconds in per_player
+    ]
     for amount, seconds in per_address:
         found.append(Counter("pages", keys.address_moves(address, seconds), seconds, amount))
     return tuple(found)

@@ -65,19 +65,29 @@ def check_code(client: redis.Redis, config: Config, code: str) -> str:
     raise NotFoundError(f"no friend challenge with code {code_str(code)}")
 
 
-def page(client: redis.Redis, config: Config, board: Board, offset: int, limit: int,
-         me: str | None = None, around: bool = False) -> Page:  # fmt: skip
+def page(
+    client: redis.Redis,
+    config: Config,
+    board: Board,
+    offset: int,
+    limit: int,
+    me: str | None = None,
+    around: bool = False,
+) -> Page:
     """*limit* entries of *board* from *offset* (or around *me*), its size and *me*'s entry;
     a new player's line on a day's board says how many days they must still play to rank;
     an archived friend code's board is read from its line in the archive."""
-    kept = _archived(client, config, board.id.removeprefix("friend/")) if board.kind == "friend" \
-        else None  # fmt: skip
+    kept = (
+        _archived(client, config, board.id.removeprefix("friend/"))
+        if board.kind == "friend"
+        else None
+    )
     if kept is not None:
-        return boards.page_of(client, board, kept, offset=offset, limit=limit, me=me,
-                              around=around)  # fmt: skip
+        return boards.page_of(client, board, kept, offset=offset, limit=limit, me=me, around=around)
     today = config.now().date()
-    found = boards.page(client, board, offset=offset, limit=limit, me=me, around=around,
-                        today=today)  # fmt: skip
+    found = boards.page(
+        client, board, offset=offset, limit=limit, me=me, around=around, today=today
+    )
     lines = [*found.entries, *([found.me] if found.me else [])]
     fresh = [e.player_id for e in lines if e.new]
     if not fresh:

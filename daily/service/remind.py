@@ -58,10 +58,12 @@ class Pass:
 
     def line(self) -> str:
         """The pass in one line, for the log."""
-        return (f"reminders: {self.sent} sent, {self.failed} failed, {self.removed} removed "
-                f"(gone at the push service), {self.played} already played, {self.done} "
-                f"already sent, {self.gone} without a subscription; lag up to "
-                f"{self.lag_s:.1f} s")  # fmt: skip
+        return (
+            f"reminders: {self.sent} sent, {self.failed} failed, {self.removed} removed "
+            f"(gone at the push service), {self.played} already played, {self.done} "
+            f"already sent, {self.gone} without a subscription; lag up to "
+            f"{self.lag_s:.1f} s"
+        )
 
 
 def pusher_for(config: Config, concurrency: int) -> Pusher:
@@ -102,8 +104,9 @@ def _reschedule(client: redis.Redis, now: datetime, taken: Sequence[Taken]) -> N
         metrics.subscription_removed("expired")
 
 
-def _hand(config: Config, pusher: Pusher, done: Pass, found: Taken, lag_s: float,
-          ttl_s: int) -> None:  # fmt: skip
+def _hand(
+    config: Config, pusher: Pusher, done: Pass, found: Taken, lag_s: float, ttl_s: int
+) -> None:
     if found.outcome != "send" or found.kept is None:
         setattr(done, found.outcome, getattr(done, found.outcome) + 1)
         if found.outcome in ("played", "done"):
@@ -113,8 +116,14 @@ def _hand(config: Config, pusher: Pusher, done: Pass, found: Taken, lag_s: float
     # The time left in whole minutes: the words of a pass are a few, each made once.
     title, text, off = reminders.words(kept.lang, found.run, timedelta(minutes=ttl_s // 60))
     token = reminders.off_token(config, found.player_id, kept.endpoint)
-    body = {"title": title, "body": text, "url": URL, "off": token, "offLabel": off,
-            "tag": "daily-reminder"}  # fmt: skip
+    body = {
+        "title": title,
+        "body": text,
+        "url": URL,
+        "off": token,
+        "offLabel": off,
+        "tag": "daily-reminder",
+    }
     subscription = push.Subscription(kept.endpoint, kept.p256dh, kept.auth)
     future = pusher.submit(subscription, json.dumps(body).encode(), max(60, ttl_s))
     done.pending.append((found.player_id, kept.endpoint, lag_s, future))
@@ -135,9 +144,13 @@ def finish(client: redis.Redis, done: Pass) -> Pass:
         else:
             done.failed += 1
             metrics.reminder_failed(delivery.status)
-            log.warning("reminder to %s failed after %d tries: %s%s", player_id,
-                        delivery.tries, delivery.status or "no answer",
-                        " (retried)" if is_retried(delivery.status) else "")  # fmt: skip
+            log.warning(
+                "reminder to %s failed after %d tries: %s%s",
+                player_id,
+                delivery.tries,
+                delivery.status or "no answer",
+                " (retried)" if is_retried(delivery.status) else "",
+            )
     done.pending.clear()
     return done
 

@@ -113,15 +113,28 @@ def status_of(client: redis.Redis, config: Config, player_id: str | None) -> Rem
     return Reminder(True, offer=subscriptions.finished_dailies(client, player_id) >= OFFER_AFTER)
 
 
-def turn_on(client: redis.Redis, config: Config, player_id: str, subscription: push.Subscription,
-            at: str, zone: str, lang: str) -> Reminder:  # fmt: skip
+def turn_on(
+    client: redis.Redis,
+    config: Config,
+    player_id: str,
+    subscription: push.Subscription,
+    at: str,
+    zone: str,
+    lang: str,
+) -> Reminder:
     """Keeps *subscription* as *player_id*'s reminder at *at* (``HH:MM``) in *zone*, spoken in
     *lang*; again from the same browser, it renews its lifetime."""
     if off_reason(config):
         raise NotFoundError("this server sends no reminders")
     when, where = push.parse_at(at), push.parse_zone(zone)
-    kept = Kept(subscription.endpoint, subscription.p256dh, subscription.auth,
-                when.strftime("%H:%M"), str(where), lang)  # fmt: skip
+    kept = Kept(
+        subscription.endpoint,
+        subscription.p256dh,
+        subscription.auth,
+        when.strftime("%H:%M"),
+        str(where),
+        lang,
+    )
     due = push.next_due(config.now(), when, where)
     ttl = int(config.reminder_lifetime.total_seconds())
     subscriptions.save(client, player_id, kept, due.timestamp(), ttl)

@@ -77,11 +77,17 @@ def game_of(record: Record, config: Config, counts: bool = True, held: bool = Fa
     daily = record.kind.board is BoardKind.DAILY
     own = not record.kind.is_party  # a party's sheets are its players', not the device's
     return ledger.Game(
-        record.id, record.player_id, record.total, record.finished_at,
-        day=record.day if daily else None, codes=tuple(codes), bonus=own and state.bonus > 0,
+        record.id,
+        record.player_id,
+        record.total,
+        record.finished_at,
+        day=record.day if daily else None,
+        codes=tuple(codes),
+        bonus=own and state.bonus > 0,
         all_same=own and (state.scorecard().get(state.ruleset.all_same_row.id) or 0) > 0,
-        counts=counts and not record.practice, held=held,
-    )  # fmt: skip
+        counts=counts and not record.practice,
+        held=held,
+    )
 
 
 def reaches_a_board(record: Record) -> bool:
@@ -149,10 +155,14 @@ def place_of(client: redis.Redis, record: Record) -> DayPlace | None:
     if found is None:
         return None
     return DayPlace(
-        rank=None if found.new else found.ranked_above + 1, ranked=found.ranked,
-        place=found.above + 1, field=found.field, tied=found.tied - 1,
-        percentile=ledger.percentile(found.field, found.above, found.tied), new=found.new,
-    )  # fmt: skip
+        rank=None if found.new else found.ranked_above + 1,
+        ranked=found.ranked,
+        place=found.above + 1,
+        field=found.field,
+        tied=found.tied - 1,
+        percentile=ledger.percentile(found.field, found.above, found.tied),
+        new=found.new,
+    )
 
 
 def rank_of(client: redis.Redis, record: Record) -> int | None:

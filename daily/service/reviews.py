@@ -59,8 +59,10 @@ class Held:
     def line(self) -> str:
         """One line of ``daily review list``."""
         score = "-" if self.luck is None else f"{self.luck:.2f}"
-        return (f"{self.game_id}  {self.mode:6}  {self.board or '-':22}  "
-                f"total {self.total}  luck {score}  player {self.player_id}")  # fmt: skip
+        return (
+            f"{self.game_id}  {self.mode:6}  {self.board or '-':22}  "
+            f"total {self.total}  luck {score}  player {self.player_id}"
+        )
 
 
 #: How long one sweep checks waiting games at most (a maxi check is a few milliseconds): it
@@ -256,9 +258,16 @@ def held(client: redis.Redis, limit: int = 100) -> list[Held]:
             continue
         score = record.extra.get("luck")
         found.append(
-            Held(record.id, record.player_id, record.mode, results.board_id(record),
-                 record.total, float(score) if score else None, held_at)
-        )  # fmt: skip
+            Held(
+                record.id,
+                record.player_id,
+                record.mode,
+                results.board_id(record),
+                record.total,
+                float(score) if score else None,
+                held_at,
+            )
+        )
     return found
 
 

@@ -63,7 +63,7 @@ def spread_of(totals: Sequence[int], today: int | None, band: int = BAND) -> tup
             min(low + band - 1, top),
             sum(low <= t < low + band for t in totals),
             today is not None and low <= today < low + band,
-        )  # fmt: skip
+        )
         for low in range(0, top + 1, band)
     )
 

@@ -1,18 +1,18 @@
 """The table policy: which strategy table a request uses, which engine a computer plays, and
 when a missing table is fetched or built.
 
-The one place that decides it; the app factory only calls :func:`start_builds`, and the
-servers call :func:`stop_builds` as they stop. Every function is handed the config, whose
-tables' settings (``DAILY_CACHE``, ``DAILY_TABLES``, ``DAILY_TABLES_URL``) were read once,
-at start, and become the :class:`~daily.tables.files.Site` handed down to
-:mod:`daily.tables`. A table is opened once per process
-(:func:`daily.tables.loader.table_for`, checked against its signed digest first) and never
-built inside a request. A table missing here (or refused by its check) is fetched when the
-tables' store holds it: from a folder at once (a copy, checked as it comes), from an object
-store by a download in a thread of this process, so a host that finds its tables there never
-starts a builder. Otherwise a table the service may build (:func:`may_build`) is built by
-the background builder (:mod:`daily.tables.background`), under the store's lease when there
-is a store, and the request is told how far along it is.
+The one place that decides it; the servers call :func:`start_builds` as they start and
+:func:`stop_builds` as they stop (through :mod:`daily.service.upkeep`, never the app factory).
+Every function is handed the config, whose tables' settings (``DAILY_CACHE``,
+``DAILY_TABLES``, ``DAILY_TABLES_URL``) were read once, at start, and become the
+:class:`~daily.tables.files.Site` handed down to :mod:`daily.tables`. A table is opened once
+per process (:func:`daily.tables.loader.table_for`, checked against its signed digest
+first) and never built inside a request. A table missing here (or refused by its check) is
+fetched when the tables' store holds it: from a folder at once (a copy, checked as it
+comes), from an object store by a download in a thread of this process, so a host that finds
+its tables there never starts a builder. Otherwise a table the service may build
+(:func:`may_build`) is built by the background builder (:mod:`daily.tables.background`),
+under the store's lease when there is a store, and the request is told how far along it is.
 """
 
 from __future__ import annotations
@@ -162,7 +162,12 @@ def awaited(config: Config, rules: Ruleset) -> TableStatus | None:
 
 def would_build(config: Config, rules: Ruleset) -> bool:
     """Whether asking for *rules*' table now would start a build (it is missing, the service
-    builds it, and no store holds it): what a request's table-build budget pays for."""
+    builds it, and no store holds it): what a request's table-build budget pays for. Never
+    for rules no table can value (banked rolls): the ask itself answers ``no_strategy``."""
+    try:
+        model_of(rules)
+    except RulesError:  # before the cache's paths, which would raise it as a move's error
+        return False
     if not may_build(config, rules) or status(config, rules).state not in ("missing", "bad"):
         return False
     # Queued already (a build asked for a moment ago, its builder not yet at work): no new one.

@@ -193,9 +193,12 @@ def unindex_archived(
     if is_listed_archived(record) and record.day and record.total is not None:
         if played is None or played.file_day is None:  # the history's link needs its id
             entry = ArchivedDaily(record.id, record.day, record.total, bonus).entry()
-    player_keys = [keys.player_games(player), keys.player_keys(player),
-                   keys.player_archived(player, month_of(record)),
-                   keys.player_best_days(player)]  # fmt: skip
+    player_keys = [
+        keys.player_games(player),
+        keys.player_keys(player),
+        keys.player_archived(player, month_of(record)),
+        keys.player_best_days(player),
+    ]
     index = index_keys_of(record) if drop_index else []
     best_day = record.day.isoformat() if played is not None and record.day else ""
     pipe = client.pipeline(transaction=True)  # every key on the player's slot
@@ -236,9 +239,12 @@ def dailies_of(
     noted = [d for d in played_days.decode(halves, cells) if first <= d.day <= last]
     named = replies[0] if live else []
     lists = replies[-1]
-    listed = [ArchivedDaily.parse(entry, month)
-              for month, text in zip(months, lists, strict=True) if text
-              for entry in str(text).split()]  # fmt: skip
+    listed = [
+        ArchivedDaily.parse(entry, month)
+        for month, text in zip(months, lists, strict=True)
+        if text
+        for entry in str(text).split()
+    ]
     ids = {day: str(game_id) for day, game_id in zip(live, named, strict=True) if game_id}
     return Dailies(tuple(noted), ids, tuple(d for d in listed if first <= d.day <= last))
 
@@ -264,9 +270,12 @@ def archived_of(client: redis.Redis, player_id: str, months: Sequence[str]) -> l
     if not months:
         return []
     lists = client.mget([keys.player_archived(player_id, month) for month in months])
-    return [ArchivedDaily.parse(entry, month)
-            for month, listed in zip(months, lists, strict=True) if listed
-            for entry in str(listed).split()]  # fmt: skip
+    return [
+        ArchivedDaily.parse(entry, month)
+        for month, listed in zip(months, lists, strict=True)
+        if listed
+        for entry in str(listed).split()
+    ]
 
 
 @guarded

@@ -126,12 +126,31 @@ def results_of(plan: ledger.Plan) -> list[Result]:
     game = plan.game
     found = []
     if plan.day is not None:
-        found.append(Result(game.game_id, game.player_id, BoardKind.DAILY, game.total,
-                            game.finished_at, day=plan.day, world=plan.world, new=plan.new,
-                            establishes=plan.establishes, doors=plan.doors))  # fmt: skip
+        found.append(
+            Result(
+                game.game_id,
+                game.player_id,
+                BoardKind.DAILY,
+                game.total,
+                game.finished_at,
+                day=plan.day,
+                world=plan.world,
+                new=plan.new,
+                establishes=plan.establishes,
+                doors=plan.doors,
+            )
+        )
     for code in plan.codes:
-        found.append(Result(game.game_id, game.player_id, BoardKind.FRIEND, game.total,
-                            game.finished_at, code=code))  # fmt: skip
+        found.append(
+            Result(
+                game.game_id,
+                game.player_id,
+                BoardKind.FRIEND,
+                game.total,
+                game.finished_at,
+                code=code,
+            )
+        )
     return found
 
 

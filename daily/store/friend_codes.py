@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Any, cast
+from typing import cast
 
 import redis
 
@@ -27,6 +27,7 @@ from daily.core.config import Config
 from daily.core.record import (
     Record,
 )
+from daily.core.rules import Options
 from daily.store import keys
 from daily.store.connection import queue_script
 from daily.store.game_fields import ID_EPOCH, SHARE
@@ -72,7 +73,7 @@ class FriendCode:
 
     code: str
     ruleset: str
-    options: Mapping[str, Any]
+    options: Options
     creator: str
     game_id: str
     seed_ref: str
@@ -140,16 +141,31 @@ def is_dated(found: FriendCode) -> bool:
 def code_from_game(code: str, record: Record, made: float, closes: float) -> FriendCode:
     """The code *code* rebuilt from the game it was made for (*record*) and its window: its
     ruleset, options, creator and seed are the game's."""
-    return FriendCode(code, record.ruleset, record.options, record.player_id, record.id,
-                      record.seed_ref or str(dice.SeedRef.friend(code)), made,
-                      closes)  # fmt: skip
+    return FriendCode(
+        code,
+        record.ruleset,
+        record.options,
+        record.player_id,
+        record.id,
+        record.seed_ref or str(dice.SeedRef.friend(code)),
+        made,
+        closes,
+    )
 
 
 @guarded
 def share_code(client: redis.Redis, config: Config, record: Record) -> str:
     """The one share code of a finished daily or solo game, made by whoever comes first."""
-    code = create_code(client, config, record.player_id, record.ruleset, record.options,
-                       record.seed_ref, record.id, day=record.day)  # fmt: skip
+    code = create_code(
+        client,
+        config,
+        record.player_id,
+        record.ruleset,
+        record.options,
+        record.seed_ref,
+        record.id,
+        day=record.day,
+    )
     if client.hsetnx(keys.game(record.id), SHARE, code):
         return code
     # A concurrent finish made one first: theirs stands, ours is dropped unseen.
@@ -164,7 +180,7 @@ def create_code(
     config: Config,
     creator: str,
     ruleset: str,
-    options: Mapping[str, Any],
+    options: Options,
     seed_ref: str | None,
     game_id: str,
     day: date | None = None,
@@ -222,8 +238,7 @@ def _list_code(client: redis.Redis, config: Config, creator: str, code: str, mad
 @guarded
 def codes_of(client: redis.Redis, player_id: str, since: float, limit: int) -> list[str]:
     """The newest *limit* codes *player_id* made since *since* (unix seconds), newest first."""
-    found = client.zrevrangebyscore(keys.player_codes(player_id), "+inf", since, start=0,
-                                    num=limit)  # fmt: skip
+    found = client.zrevrangebyscore(keys.player_codes(player_id), "+inf", since, start=0, num=limit)
     return [str(code) for code in cast(list[str], found)]
 
 

@@ -135,30 +135,58 @@ def from_fields(game_id: str, fields: Mapping[str, str], moves: Sequence[str] = 
     code = json.loads(fields[_CODE]) if _CODE in fields else None
     level = json.loads(fields[_LEVEL]) if _LEVEL in fields else None
     return Record(
-        id=game_id, mode=mode, ruleset=ruleset, options=options,
-        player_id=fields[_PLAYER], seed_ref=_long_seed(fields[_SEED]), created=float(created),
-        moves=decode_moves(rules, fields.get(_LOG, "")), day=day,
+        id=game_id,
+        mode=mode,
+        ruleset=ruleset,
+        options=options,
+        player_id=fields[_PLAYER],
+        seed_ref=_long_seed(fields[_SEED]),
+        created=float(created),
+        moves=decode_moves(rules, fields.get(_LOG, "")),
+        day=day,
         on_code=OnCode(code[0], bool(code[1]), bool(code[2]), code[3]) if code else None,
-        party_part=PartyPart(tuple(json.loads(fields[_PLAYERS])))
-        if _PLAYERS in fields else None,
-        computer_part=ComputerPart(level_of(level[0]), engine_of(level[1]),
-                                   decode_moves(rules, fields.get(COMPUTER, "")))
-        if level else None,
+        party_part=PartyPart(tuple(json.loads(fields[_PLAYERS]))) if _PLAYERS in fields else None,
+        computer_part=ComputerPart(
+            level_of(level[0]), engine_of(level[1]), decode_moves(rules, fields.get(COMPUTER, ""))
+        )
+        if level
+        else None,
         stream=dice.version_of(fields.get(_STREAM, DEFAULT_STREAM)),
         finished=_TOTAL in fields,
         total=int(fields[_TOTAL]) if _TOTAL in fields else None,
         finished_at=float(fields[_ENDED]) if _ENDED in fields else None,
-        share=fields.get(SHARE), submitted=fields.get(SUBMITTED) == "1",
+        share=fields.get(SHARE),
+        submitted=fields.get(SUBMITTED) == "1",
         extra={k: v for k, v in fields.items() if k not in _COMPACT},
         last_key=fields.get(_KEY),
         replayed=fields.get(_REPLAYED) == "1",
-    )  # fmt: skip
+    )
 
 
 #: The fields of the first form that are not kept as extras.
-_FIRST_FORM = {"mode", "ruleset", "options", "player", "seed", "created", "target", "finished",
-               "submitted", "date", "code", "total", "finished_at", "share", "practice",
-               "closes_at", "moved_at", "players", "computer", "level", "engine"}  # fmt: skip
+_FIRST_FORM = {
+    "mode",
+    "ruleset",
+    "options",
+    "player",
+    "seed",
+    "created",
+    "target",
+    "finished",
+    "submitted",
+    "date",
+    "code",
+    "total",
+    "finished_at",
+    "share",
+    "practice",
+    "closes_at",
+    "moved_at",
+    "players",
+    "computer",
+    "level",
+    "engine",
+}
 
 
 def _from_first_form(game_id: str, fields: Mapping[str, str], moves: Sequence[str]) -> Record:
@@ -167,28 +195,42 @@ def _from_first_form(game_id: str, fields: Mapping[str, str], moves: Sequence[st
     closes = fields.get("closes_at")
     on_code = None
     if code is not None:
-        on_code = OnCode(code, fields.get("target") == "1", fields.get("practice") == "1",
-                         float(closes) if closes is not None else None)  # fmt: skip
+        on_code = OnCode(
+            code,
+            fields.get("target") == "1",
+            fields.get("practice") == "1",
+            float(closes) if closes is not None else None,
+        )
     mode = fields["mode"]
     computer = None
     if find_mode(mode).is_computer:
         entries = json.loads(fields.get("computer", "[]"))
-        computer = ComputerPart(level_of(fields.get("level") or "medium"),
-                                engine_of(fields.get("engine")),
-                                tuple(parse_move(e) for e in entries))  # fmt: skip
+        computer = ComputerPart(
+            level_of(fields.get("level") or "medium"),
+            engine_of(fields.get("engine")),
+            tuple(parse_move(e) for e in entries),
+        )
     players = json.loads(fields["players"]) if "players" in fields else None
     return Record(
-        id=game_id, mode=mode, ruleset=fields["ruleset"], options=json.loads(fields["options"]),
-        player_id=fields["player"], seed_ref=fields["seed"], created=float(fields["created"]),
+        id=game_id,
+        mode=mode,
+        ruleset=fields["ruleset"],
+        options=json.loads(fields["options"]),
+        player_id=fields["player"],
+        seed_ref=fields["seed"],
+        created=float(fields["created"]),
         moves=tuple(parse_move(json.loads(m)) for m in moves),
         day=date.fromisoformat(fields["date"]) if "date" in fields else None,
-        on_code=on_code, party_part=PartyPart(tuple(players)) if players else None,
-        computer_part=computer, finished=fields.get("finished") == "1",
+        on_code=on_code,
+        party_part=PartyPart(tuple(players)) if players else None,
+        computer_part=computer,
+        finished=fields.get("finished") == "1",
         total=int(fields["total"]) if "total" in fields else None,
         finished_at=float(fields["finished_at"]) if "finished_at" in fields else None,
-        share=fields.get("share"), submitted=fields.get("submitted") == "1",
+        share=fields.get("share"),
+        submitted=fields.get("submitted") == "1",
         extra={k: v for k, v in fields.items() if k not in _FIRST_FORM},
-    )  # fmt: skip
+    )
 
 
 def new_id(created: float | None = None) -> str:

@@ -42,8 +42,9 @@ return 1
 
 
 @guarded
-def keep(client: redis.Redis, game_id: str, summary: str, decisions: str, lifetime_s: float
-         ) -> None:  # fmt: skip
+def keep(
+    client: redis.Redis, game_id: str, summary: str, decisions: str, lifetime_s: float
+) -> None:
     """Keeps game *game_id*'s analysis: its *summary* with the game, its *decisions* for
     *lifetime_s* seconds."""
     pipe = client.pipeline(transaction=False)

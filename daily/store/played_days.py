@@ -85,8 +85,13 @@ class PlayedDay:
 
 def is_noted(record: Record) -> bool:
     """Whether *record* is a daily its player's notes keep: a finished ranked daily."""
-    return (record.kind.one_per is OnePer.DAY and not record.practice and record.day is not None
-            and record.finished and record.total is not None)  # fmt: skip
+    return (
+        record.kind.one_per is OnePer.DAY
+        and not record.practice
+        and record.day is not None
+        and record.finished
+        and record.total is not None
+    )
 
 
 def of_record(record: Record, bonus: bool) -> PlayedDay | None:
@@ -148,8 +153,13 @@ return 1
 def queue_note(pipe: Any, player_id: str, played: PlayedDay, today: date) -> None:
     """Adds to *pipe* the noting of *played* on *today*: its cell, the half months dropped
     that are past keeping, the hash kept :data:`KEEP_DAYS` from *today*."""
-    args = [field_of(played.day), offset_of(played.day), played.cell(), expires_at(today),
-            field_of(today - timedelta(days=KEEP_DAYS))]  # fmt: skip
+    args = [
+        field_of(played.day),
+        offset_of(played.day),
+        played.cell(),
+        expires_at(today),
+        field_of(today - timedelta(days=KEEP_DAYS)),
+    ]
     queue_script(pipe, _NOTE, [keys.player_dailies(player_id)], args)
 
 

@@ -411,8 +411,14 @@ def _with_move(
     last_key = key or None
     if not state.is_finished:
         return dataclasses.replace(record, moves=moves, last_key=last_key)
-    return dataclasses.replace(record, moves=moves, last_key=last_key, finished=True,
-                               total=state.total, finished_at=round(now, 3))  # fmt: skip
+    return dataclasses.replace(
+        record,
+        moves=moves,
+        last_key=last_key,
+        finished=True,
+        total=state.total,
+        finished_at=round(now, 3),
+    )
 
 
 @guarded

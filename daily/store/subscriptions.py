@@ -110,8 +110,9 @@ return found
 
 
 @guarded
-def claim_due(client: redis.Redis, now: float, lease_s: float, count: int
-              ) -> list[tuple[str, float]]:  # fmt: skip
+def claim_due(
+    client: redis.Redis, now: float, lease_s: float, count: int
+) -> list[tuple[str, float]]:
     """Up to *count* players whose reminder is due at *now*, with their due times, each moved
     *lease_s* seconds on so that no other sender takes it meanwhile."""
     script = client.register_script(_CLAIM)
@@ -145,8 +146,9 @@ return 'send\n' .. kept .. '\n' .. run
 
 
 @guarded
-def take(client: redis.Redis, player_ids: Sequence[str], day: date, alive_since: int
-         ) -> list[Taken]:  # fmt: skip
+def take(
+    client: redis.Redis, player_ids: Sequence[str], day: date, alive_since: int
+) -> list[Taken]:
     """Claims *day* (the puzzle day) on each player's reminder, one script a player in one
     pipeline (a round trip a cluster node); *alive_since*: the first day number a streak
     still alive on *day* ends on (the day before)."""
@@ -154,8 +156,12 @@ def take(client: redis.Redis, player_ids: Sequence[str], day: date, alive_since:
     args = [day.isoformat(), field_of(day), offset_of(day), alive_since]
     pipe = client.pipeline(transaction=False)
     for player_id in player_ids:
-        own = [keys.player_reminder(player_id), keys.player(player_id),
-               keys.player_dailies(player_id), keys.player_streak(player_id)]  # fmt: skip
+        own = [
+            keys.player_reminder(player_id),
+            keys.player(player_id),
+            keys.player_dailies(player_id),
+            keys.player_streak(player_id),
+        ]
         queue_script(pipe, _TAKE, own, args, sha)
     return [_taken(p, found) for p, found in zip(player_ids, pipe.execute(), strict=True)]
 

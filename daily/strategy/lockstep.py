@@ -261,8 +261,9 @@ class _Batch:
         played: IntArray = np.where(can, column, self._scored(best_row, points, face, most, width))
         return played
 
-    def _scored(self, best: IntArray, points: FloatArray, face: IntArray, most: IntArray,
-                width: int) -> IntArray:  # fmt: skip
+    def _scored(
+        self, best: IntArray, points: FloatArray, face: IntArray, most: IntArray, width: int
+    ) -> IntArray:
         """The row each style scores: the greedy the most points, the upper chaser its face's
         row with three or more, the Maxi chaser Maxi Yatzy, else the table's best row."""
         rows = np.arange(points.shape[0])
@@ -273,8 +274,9 @@ class _Batch:
         elif self.policy == "upper":
             chosen = np.where(np.isfinite(points[rows, face]) & (most >= 3), width + face, best)
         elif self.policy == "maxi":
-            chosen = np.where(np.isfinite(points[:, maxi]) & (points[:, maxi] > 0), width + maxi,
-                              best)  # fmt: skip
+            chosen = np.where(
+                np.isfinite(points[:, maxi]) & (points[:, maxi] > 0), width + maxi, best
+            )
         return chosen
 
     def reroll(self, kept: npt.NDArray[np.intp]) -> IntArray:

@@ -20,10 +20,11 @@ import numpy as np
 import numpy.typing as npt
 
 from daily.core.errors import RulesError
-from daily.core.rules.rulesets import JOKER_POINTS, Ruleset
+from daily.core.rules.rulesets import RULE_FIELDS, Ruleset
 from daily.strategy import kernels
 from daily.strategy.combos import Combos, IntArray, combos
 from daily.strategy.layout import Kind, Layout, compact, dense, kept
+from daily.strategy.specs import unsolved
 
 FloatArray = npt.NDArray[np.floating]
 #: 2: the compact layout (:mod:`daily.strategy.layout`); a dense table keeps version 1's name.
@@ -71,16 +72,20 @@ class Model:
 
     @property
     def key(self) -> str:
-        """A file name stem that changes whenever the rules or the solver change."""
+        """A file name stem that changes whenever the rules or the solver change: every rule
+        field of the ruleset (:data:`~daily.core.rules.rulesets.RULE_FIELDS`) is in it, so a
+        new option's effect names another table without a word here."""
         r = self.ruleset
         # A dense table keeps the name it had before the compact layout (version 1), so the
         # tables an older checkout built stay readable as the reference.
         dense = self.layout.kind == "dense"
         version = (1,) if dense else (SOLVER_VERSION, self.layout.kind)
-        text = repr(
-            (*version, r.id, r.dice, r.row_ids, r.bonus, r.bonus_threshold, r.extra_bonus,
-             r.joker_row, r.forced, r.rerolls, np.dtype(self.dtype).str)
-        ) + self.points.tobytes().hex()  # fmt: skip
+        named = tuple(r.row_ids if name == "rows" else getattr(r, name) for name in _NAMED)
+        text = repr((*version, *named, np.dtype(self.dtype).str))
+        others = _other_rules(r)
+        if others:  # none for the rulesets and options the names were fixed for
+            text += repr(others)
+        text += self.points.tobytes().hex()  # the rows' scorers, as points
         return f"{r.id}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
     def entry(
@@ -110,16 +115,32 @@ class Model:
         return rows[:1] if self.ruleset.forced else rows
 
 
+#: The rule fields a table's name was made of before the rules declared theirs, in that order
+#: (the rows as their ids; their scorers are in the points): kept, so that every table built
+#: keeps its name. Every other rule field joins the name when it is not its default.
+_NAMED = (
+    *("id", "dice", "rows", "bonus", "bonus_threshold"),
+    *("extra_bonus", "joker_row", "forced", "rerolls"),
+)
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Ruleset)}
+
+
+def _other_rules(ruleset: Ruleset) -> tuple[tuple[str, object], ...]:
+    """The rule fields outside :data:`_NAMED` that *ruleset* sets away from their default."""
+    return tuple(
+        (name, getattr(ruleset, name))
+        for name in RULE_FIELDS
+        if name not in _NAMED and getattr(ruleset, name) != _DEFAULTS[name]
+    )
+
+
 @lru_cache(maxsize=16)
 def model_of(ruleset: Ruleset) -> Model:
-    """Returns the solver's arrays for *ruleset*; saved rolls are not solved."""
-    if ruleset.saved_rolls:
-        raise RulesError(
-            "the solver does not handle saved_rolls: banked rolls multiply the states "
-            "beyond what a table can hold"
-        )
-    if tuple(row.face for row in ruleset.rows[:_UPPER]) != (1, 2, 3, 4, 5, 6):
-        raise RulesError(f"{ruleset.id}: the solver needs the upper rows first")
+    """Returns the solver's arrays for *ruleset*; raises :class:`RulesError` for one it cannot
+    play (:func:`unsolved`: saved rolls, say)."""
+    reason = unsolved(ruleset)
+    if reason is not None:
+        raise RulesError(reason)
     c = combos(ruleset.dice)
     points = np.array([ruleset.score(k) for k in c.keeps[c.rolls]], dtype=np.float64)
     threshold = ruleset.bonus_threshold if ruleset.bonus else 0
@@ -316,7 +337,7 @@ def _joker(model: Model, table: FloatArray, states: IntArray) -> Iterator[Joker]
                 # The matching upper row first; another upper row only when no lower is open.
                 ok = own if j + 1 == face else ~own & ~any_lower
             elif j != model.joker:
-                points = JOKER_POINTS.get(rows[j].id, face * c.n)
+                points = model.ruleset.joker_points_of(rows[j].id, face * c.n)
                 value = points + table[model.entry(nxt, upper, flag)]
                 ok = ~own
             else:

@@ -6,9 +6,13 @@ expectation *E* (optimal play from a new game), the points given away *L* and th
 
 - **skill** is the share of *E* the decisions kept, ``(E - L) / E`` (1 when every decision
   was a best one; 0 at the least);
-- **luck** is what the dice gave beyond what those decisions expected, ``T - (E - L)``;
+- **luck** is what the dice gave beyond what those decisions expected, ``T - skill x E``
+  (``T - (E - L)`` while the decisions kept any of *E*);
 
-so ``E - L + luck == T`` exactly: skill and luck together with the optimum are the total.
+so ``skill x E + luck == T`` exactly, clamped or not: skill and luck together with the
+optimum are the total. The figures a player reads are rounded once, here
+(:attr:`Skill.percent`, :attr:`Skill.shown_luck`): the luck shown is the total less the
+*shown* skill's share of the optimum, so the identity holds on what is shown to half a point.
 
 An analysis is computed once per game and kept as text (:func:`skill_str`, :func:`decisions_str`):
 the summary fits a game's hash as one short field, and the decisions are a token each (the best
@@ -61,12 +65,34 @@ class Skill:
 
     @property
     def luck(self) -> float:
-        """What the dice gave beyond what the decisions expected (negative: below it).
+        """What the dice gave beyond what the decisions expected (negative: below it): the
+        total less the skill's share of the optimum, so that ``share x optimum + luck`` is the
+        total even where the share is clamped at 0 (then the luck is the whole total).
 
-        >>> Skill(300, 400.0, 40.0).luck
-        -60.0
+        >>> Skill(300, 400.0, 40.0).luck, Skill(36, 248.44, 271.44).luck
+        (-60.0, 36.0)
         """
-        return self.total - self.kept
+        return self.total - self.share * self.optimum
+
+    @property
+    def percent(self) -> int:
+        """The skill as shown: a whole percent (the one rounding of it, on the server).
+
+        >>> Skill(300, 400.0, 40.0).percent, Skill(256, 371.0, 118.72).percent
+        (90, 68)
+        """
+        return round(100 * self.share)
+
+    @property
+    def shown_luck(self) -> int:
+        """The luck as shown: whole points, the total less the *shown* skill's share of the
+        optimum, so that ``percent / 100 x optimum + shown_luck`` is the total to half a point
+        (a luck rounded on its own would miss it by up to ``optimum / 200``, 2 points in Maxi).
+
+        >>> Skill(256, 371.0, 118.72).shown_luck, Skill(36, 248.44, 271.44).shown_luck
+        (4, 36)
+        """
+        return round(self.total - self.percent * self.optimum / 100)
 
 
 def skill_of(analysis: Analysis, expert: int | None = None) -> Skill:

@@ -1,5 +1,6 @@
-"""A strategy table as the rest of the service names it: its ruleset as a short spec, and
-where the table stands (missing, building, ready, or bad: refused by its digest check).
+"""A strategy table as the rest of the service names it: its ruleset as a short spec, where
+the table stands (missing, building, ready, or bad: refused by its digest check), and which
+rulesets and options the solver plays.
 
 Pure values: :mod:`daily.tables` finds the files behind them, and the web layer shows them.
 """
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from daily.core.errors import RulesError
-from daily.core.rules import OptionValue, Ruleset, find_ruleset
+from daily.core.rules import Option, OptionValue, Ruleset, find_ruleset
 
 State = Literal["missing", "building", "ready", "bad"]
 
@@ -70,3 +71,25 @@ def parse_specs(specs: tuple[str, ...]) -> tuple[Ruleset, ...]:
     ['yacht', 'yatzy']
     """
     return tuple(parse_spec(spec) for spec in specs)
+
+
+def unsolved(ruleset: Ruleset) -> str | None:
+    """Why the solver cannot play *ruleset*, or None when it can (nothing is computed)."""
+    if ruleset.saved_rolls:
+        return (
+            "the solver does not handle saved_rolls: banked rolls multiply the states "
+            "beyond what a table can hold"
+        )
+    if tuple(row.face for row in ruleset.rows[:6]) != (1, 2, 3, 4, 5, 6):  # the upper rows
+        return f"{ruleset.id}: the solver needs the upper rows first"
+    return None
+
+
+def solvable_options(base: Ruleset) -> tuple[Option, ...]:
+    """The options of *base* the solver plays with every one of their values (the computer
+    offers those)."""
+    return tuple(
+        option
+        for option in base.option_specs
+        if all(unsolved(find_ruleset(base.id, {option.name: v})) is None for v in option.values)
+    )

@@ -186,8 +186,16 @@ def start(rulesets: Sequence[Ruleset], site: Site) -> bool:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return False  # another builder runs (it reads the queue to the end)
-            command = [sys.executable, "-m", "daily.tables.background", "--cache",
-                       str(site.cache), "--queue", "--lock-fd", str(fd)]  # fmt: skip
+            command = [
+                sys.executable,
+                "-m",
+                "daily.tables.background",
+                "--cache",
+                str(site.cache),
+                "--queue",
+                "--lock-fd",
+                str(fd),
+            ]
             child = subprocess.Popen(
                 [*command, *(["--store", site.store] if site.store else [])],
                 stdin=subprocess.PIPE,

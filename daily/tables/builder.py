@@ -183,13 +183,19 @@ def _fetched(shelf: Shelf, ruleset: Ruleset, site: Site, report: Progress | None
         return False
 
 
-def _solve(ruleset: Ruleset, site: Site, report: Progress | None, workers: int, batch: int = 0
-           ) -> digests.Digest:  # fmt: skip
+def _solve(
+    ruleset: Ruleset, site: Site, report: Progress | None, workers: int, batch: int = 0
+) -> digests.Digest:
     """Solves the table into the cache, counted in the metrics, and writes its digest."""
     started = time.time()
     metrics.table_build_started(spec_str(ruleset))
-    write_table(model_of(ruleset), paths_of(ruleset, site.cache).table, progress=report,
-                workers=workers, batch=batch)  # fmt: skip
+    write_table(
+        model_of(ruleset),
+        paths_of(ruleset, site.cache).table,
+        progress=report,
+        workers=workers,
+        batch=batch,
+    )
     seconds = time.time() - started
     digest = digests.seal_file(site, ruleset, seconds)
     metrics.table_build_finished(spec_str(ruleset), seconds)
@@ -228,8 +234,7 @@ def write_table(
     try:
         # A new .npy memmap is a sparse file of zeros: the terminal states are worth nothing.
         values = np.lib.format.open_memmap(tmp, mode="w+", dtype=model.dtype, shape=model.shape)
-        fill(model, tmp, range(1, model.rows + 1), progress=progress, workers=workers,
-             batch=batch)  # fmt: skip
+        fill(model, tmp, range(1, model.rows + 1), progress=progress, workers=workers, batch=batch)
         values.flush()
         del values
         settle(tmp)
@@ -256,8 +261,9 @@ def fetch_into(shelf: Shelf, ruleset: Ruleset, site: Site, report: Progress | No
     path = paths_of(ruleset, site.cache).table
     digest = shelf.fetch(ruleset, path, progress=report)
     seen = digests.fingerprint(os.stat(path))
-    digests.remember(site, ruleset, digests.Digest(digest.key, digest.size, digest.sha256,
-                                                   digest.seconds, seen))  # fmt: skip
+    digests.remember(
+        site, ruleset, digests.Digest(digest.key, digest.size, digest.sha256, digest.seconds, seen)
+    )
 
 
 def fetch(ruleset: Ruleset, site: Site, shelf: Shelf) -> bool:

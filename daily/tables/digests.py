@@ -58,8 +58,12 @@ class Digest:
 
     def body(self) -> dict[str, object]:
         """The record's fields, as signed (*seen* only when there is one)."""
-        body: dict[str, object] = {"key": self.key, "size": self.size, "sha256": self.sha256,
-                                   "seconds": round(self.seconds, 1)}  # fmt: skip
+        body: dict[str, object] = {
+            "key": self.key,
+            "size": self.size,
+            "sha256": self.sha256,
+            "seconds": round(self.seconds, 1),
+        }
         return body if self.seen is None else body | {"seen": self.seen}
 
 
@@ -97,9 +101,13 @@ def unseal(body: Mapping[str, object] | None, secret: str, key: str) -> Digest:
         raise BadTableError("the table's digest is not signed with this service's key")
     seen = fields.get("seen")
     try:
-        digest = Digest(str(fields["key"]), int(str(fields["size"])), str(fields["sha256"]),
-                        float(str(fields.get("seconds", 0.0))),
-                        None if seen is None else str(seen))  # fmt: skip
+        digest = Digest(
+            str(fields["key"]),
+            int(str(fields["size"])),
+            str(fields["sha256"]),
+            float(str(fields.get("seconds", 0.0))),
+            None if seen is None else str(seen),
+        )
     except (KeyError, TypeError, ValueError):
         raise BadTableError("the table's digest is not readable") from None
     if digest.key != key:
@@ -132,8 +140,10 @@ def _boot() -> str:
 def fingerprint(stat: os.stat_result) -> str:
     """What tells a file apart from its earlier self without reading it: any write to it
     changes its ``ctime``, a copy has another inode, and a reboot another boot id."""
-    return f"{_boot()}:{stat.st_dev}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}:" \
-           f"{stat.st_ctime_ns}"  # fmt: skip
+    return (
+        f"{_boot()}:{stat.st_dev}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}:"
+        f"{stat.st_ctime_ns}"
+    )
 
 
 def record_of(site: Site, ruleset: Ruleset) -> Digest:
@@ -162,8 +172,11 @@ def check(site: Site, ruleset: Ruleset) -> Digest:
     if (size, sha256) != (digest.size, digest.sha256):
         raise BadTableError("the table's SHA-256 does not match its digest")
     if fingerprint(after) == fingerprint(stat):  # unchanged while it was read
-        remember(site, ruleset, Digest(digest.key, digest.size, digest.sha256, digest.seconds,
-                                       fingerprint(after)))  # fmt: skip
+        remember(
+            site,
+            ruleset,
+            Digest(digest.key, digest.size, digest.sha256, digest.seconds, fingerprint(after)),
+        )
     return digest
 
 

@@ -60,8 +60,10 @@ class Paths:
 def paths_of(ruleset: Ruleset, cache: Path) -> Paths:
     """The files of *ruleset*'s table in the folder *cache*."""
     stem = Path(cache) / model_of(ruleset).key
-    named = [stem.with_name(f"{stem.name}{suffix}") for suffix in
-             (".npy", ".json", ".lock", ".progress", ".bad", ".npy.bad")]  # fmt: skip
+    named = [
+        stem.with_name(f"{stem.name}{suffix}")
+        for suffix in (".npy", ".json", ".lock", ".progress", ".bad", ".npy.bad")
+    ]
     return Paths(*named)
 
 

@@ -97,8 +97,9 @@ class Shelf:
             return None
         try:
             body = json.loads(text)
-            return unseal(body if isinstance(body, dict) else None, self._key,
-                          model_of(ruleset).key)  # fmt: skip
+            return unseal(
+                body if isinstance(body, dict) else None, self._key, model_of(ruleset).key
+            )
         except (ValueError, BadTableError) as e:
             log.warning("%s: not used: %s", self.path(ruleset, "json"), e)
             return None
@@ -125,8 +126,7 @@ class Shelf:
             tmp.unlink(missing_ok=True)
         return digest
 
-    def _download(self, source: str, tmp: Path, digest: Digest, progress: Progress | None
-                  ) -> None:  # fmt: skip
+    def _download(self, source: str, tmp: Path, digest: Digest, progress: Progress | None) -> None:
         sha256, done = hashlib.sha256(), 0
         try:
             src = self._call(self.fs.open, source, "rb", block_size=CHUNK)
@@ -289,8 +289,12 @@ def open_shelf(site: Site) -> Shelf | None:
 
 
 def _lease_body(lease: Lease) -> bytes:
-    body = {"host": socket.gethostname(), "pid": os.getpid(), "beat": time.time(),
-            "share": round(lease.share, 4)}  # fmt: skip
+    body = {
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "beat": time.time(),
+        "share": round(lease.share, 4),
+    }
     return json.dumps(body).encode()
 
 

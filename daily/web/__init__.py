@@ -1,6 +1,8 @@
 """The web package: the only one that talks to Flask.
 
-:func:`create_app` wires the config, the Redis client and the blueprints.
+:func:`create_app` wires the config, the Redis client and the blueprints, and starts
+nothing: the servers start what runs beside the requests (:mod:`daily.service.upkeep`).
+The views read the config and the client through :mod:`daily.web.context`.
 """
 
 from __future__ import annotations
@@ -8,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask
 
 from daily.core.config import Config, load
-from daily.service import backend, tables
-from daily.web import http_errors
+from daily.service import backend
+from daily.web import context, http_errors
 
 MAX_BODY = 16 * 1024
 
@@ -28,11 +30,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(_flask_settings(config))
     # Keep scorecards in sheet order, not alphabetical (Flask 3 reads this, not JSON_SORT_KEYS).
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.extensions["daily.config"] = config
-    app.extensions["daily.redis"] = backend.connect(config)
+    context.init_app(app, config, backend.connect(config))
     http_errors.register(app)
     _install(app)
-    tables.start_builds(config)  # in the background: no request waits for a table
     return app
 
 
@@ -56,6 +56,7 @@ def _install(app: Flask) -> None:
     from daily.web import (
         access_log,
         account,
+        admission,
         analysis_views,
         api,
         archive_views,
@@ -77,6 +78,7 @@ def _install(app: Flask) -> None:
 
     access_log.init_app(app)  # first: its timer starts before any other hook runs
     metrics_views.init_app(app)
+    admission.init_app(app)  # before any other work: a shed request costs little
     security.init_app(app)
     app.session_interface = auth.SessionCookies()
     app.register_blueprint(api.bp)
@@ -96,13 +98,3 @@ def template_dir() -> Path:
     package = Path(__file__).resolve().parents[1]
     checkout = package.parent / "templates"
     return checkout if (package.parent / "pyproject.toml").is_file() else package / "templates"
-
-
-def current_config() -> Config:
-    """The running app's :class:`~daily.core.Config`."""
-    return cast(Config, current_app.extensions["daily.config"])
-
-
-def current_redis() -> backend.Client:
-    """The running app's Redis client, handed to the service functions."""
-    return cast(backend.Client, current_app.extensions["daily.redis"])

@@ -16,8 +16,8 @@ from typing import TextIO
 
 from flask import Flask, Response, g, request
 
-from daily import __version__
 from daily.core.redact import install, redact
+from daily.core.version import VERSION
 
 log = logging.getLogger("daily.access")
 VERSION_HEADER = "X-Daily-Version"
@@ -55,7 +55,7 @@ def _start_timer() -> None:
 
 
 def _finish(response: Response) -> Response:
-    response.headers[VERSION_HEADER] = __version__
+    response.headers[VERSION_HEADER] = VERSION
     if log.isEnabledFor(logging.INFO):
         started = g.get("started", time.perf_counter())
         log.info(json.dumps(access_entry(response, started), separators=(",", ":")))

@@ -9,12 +9,10 @@ older link stops working, and a link older than :data:`LINK_MAX_AGE` is refused.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Sequence
 from datetime import date, timedelta
 from typing import Any
 
 import segno
-from babel.dates import format_date
 from flask import (
     Blueprint,
     current_app,
@@ -24,16 +22,17 @@ from flask import (
     session,
     url_for,
 )
-from flask_babel import get_locale, gettext
+from flask_babel import gettext
 from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSafeTimedSerializer
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__
 from daily.core.errors import SignInLinkError
+from daily.core.version import VERSION
 from daily.service import accounts, past_days, stats
-from daily.service.history import Played, history_of, today
-from daily.web import assets, auth, bodies, costs, current_config, current_redis
+from daily.service.history import history_of, today
+from daily.web import assets, auth, bodies, charts, costs
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import HttpError, bad_request
 from daily.web.i18n import GUEST, player_name
 from daily.web.pages import STATIC
@@ -76,8 +75,7 @@ def me() -> str:
     player = _current_player()
     is_guest = player is None or GUEST.fullmatch(player.name) is not None
     config = current_config()
-    figures = stats.stats_of(current_redis(), config, player.id if player else None,
-                             today(config))  # fmt: skip
+    figures = stats.stats_of(current_redis(), config, player.id if player else None, today(config))
     return render_template("me.html", player=player, is_guest=is_guest, stats=figures)
 
 
@@ -110,85 +108,6 @@ def _current_player() -> accounts.Player | None:
 # -- history -----------------------------------------------------------------------------------
 
 
-def chart_svg(played: Sequence[Played], width: int = 320, height: int = 150,
-              held: Collection[str] = ()) -> Markup:  # fmt: skip
-    """A bar chart of the last 30 daily totals (oldest left) with a score axis and dates; a
-    game held for review (its id in *held*) is marked.
-
-    >>> svg = chart_svg([Played(date(2026, 12, 1), 1, 200, True, "a")])
-    >>> svg.count("<rect"), 'role="img"' in svg, svg.count('class="label date"')
-    (1, True, 1)
-    """
-    recent = list(reversed(played[:30]))
-    top = max([p.total for p in recent] + [1])
-    left, right, roof, floor = 30, width - 4, 10, height - 20  # the plot area
-    step = (right - left) / max(len(recent), 14)  # a few days do not make fat bars
-    bars = []
-    for i, p in enumerate(recent):
-        h = max(2.0, (floor - roof) * p.total / top)
-        x, y = left + i * step + 1, floor - h
-        label = gettext("#%(number)s: %(total)s", number=p.number, total=p.total)
-        kind = "held" if p.game_id in held else "bonus" if p.bonus else "plain"
-        if p.game_id in held:
-            label = f"{label} ({gettext('under review')})"
-        bars.append(
-            f'<rect class="{kind}" x="{x:.1f}" y="{y:.1f}"'
-            f' width="{max(step - 2, 1):.1f}" height="{h:.1f}" rx="2"><title>{Markup.escape(label)}'
-            "</title></rect>"
-        )
-    # The score axis: 0, half and the best at the left; dates under the first, middle and last.
-    ticks = [
-        f'<line x1="{left}" y1="{floor - (floor - roof) * v / top:.1f}" x2="{right}"'
-        f' y2="{floor - (floor - roof) * v / top:.1f}" class="axis{"" if v == 0 else " top"}"/>'
-        f'<text x="{left - 4}" y="{floor - (floor - roof) * v / top + 4:.1f}" class="label"'
-        f' text-anchor="end">{v}</text>'
-        for v in sorted({0, top // 2, top})
-    ]
-    dated = dated_bars(len(recent), step)
-    # The first date starts at its bar, the last ends at its bar, the middle one is centred.
-    anchor = {0: ("start", 0.0), len(recent) - 1: ("end", step)} if len(dated) > 1 else {}
-    dates = []
-    for i in dated:
-        side, shift = anchor.get(i, ("middle", step / 2))
-        day = Markup.escape(format_date(recent[i].day, "d MMM", locale=get_locale() or "en"))
-        dates.append(
-            f'<text x="{left + i * step + shift:.1f}" y="{height - 4}" class="label date"'
-            f' text-anchor="{side}">{day}</text>'
-        )
-    name = Markup.escape(gettext("Your last %(n)s daily scores", n=len(recent)))
-    return Markup(
-        f'<svg class="history-chart" viewBox="0 0 {width} {height}" role="img"'
-        f' aria-label="{name}">'
-        f'<line x1="{left}" y1="{roof}" x2="{left}" y2="{floor}" class="axis"/>'
-        + "".join(ticks)
-        + "".join(bars)
-        + "".join(dates)
-        + "</svg>"
-    )
-
-
-#: The room a date under the history chart takes ("30 Dec", "12. Dez."), in chart units.
-DATE_ROOM = 48.0
-
-
-def dated_bars(count: int, step: float, room: float = DATE_ROOM) -> list[int]:
-    """Which of *count* bars *step* apart get a date: the newest, and the oldest and the middle
-    one only where their dates keep clear of each other (a few days make narrow bars: three
-    dates side by side ran into "5 D6cD7cDec").
-
-    >>> dated_bars(3, 20.4), dated_bars(30, 9.5), dated_bars(5, 20.4), dated_bars(1, 20.4)
-    ([2], [0, 15, 29], [0, 4], [0])
-    """
-    last = count - 1
-    found = [last]
-    if last * step >= room:
-        found.insert(0, 0)
-    middle = count // 2
-    if len(found) == 2 and middle * step >= room and (last - middle) * step >= room:
-        found.insert(1, middle)
-    return found
-
-
 @bp.get("/me/history", cost=costs.PAGE)
 def history() -> str:
     """The streak, best, mean and bonus rate, and a page of the dailies played with a chart of
@@ -204,7 +123,7 @@ def history() -> str:
         figures=found.figures,
         bonus_rate=found.bonus_rate,
         held=held,
-        chart=chart_svg(played, held=held) if played else "",
+        chart=charts.chart_svg(played, held=held) if played else "",
         older=found.older,
     )
 
@@ -384,7 +303,7 @@ def service_worker() -> Response:
     response = current_app.response_class(
         (STATIC / "sw.js")
         .read_text()
-        .replace("__VERSION__", __version__)
+        .replace("__VERSION__", VERSION)
         .replace(
             "'__MODULES__'", ", ".join(f"'{assets.module_url(n)}'" for n in assets.module_names())
         ),

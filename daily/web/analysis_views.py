@@ -13,8 +13,10 @@ from flask_babel import gettext
 
 from daily.core.errors import TableBuildingError
 from daily.service import tables
-from daily.web import answers, auth, costs, current_config, limits, strategy_answers
+from daily.web import analysis_answers, auth, costs, limits, strategy_answers
+from daily.web.context import current_config
 from daily.web.i18n import row_name
+from daily.web.skill_views import skill_view
 
 bp = Blueprint("analyses", __name__)
 
@@ -53,16 +55,17 @@ def analysis(game_id: str) -> str | tuple[str, int, dict[str, str]]:
         mode=record.kind,
         ruleset=record.rules,
         body=body,
+        skill=skill_view(body.skill),
         lines=lines,
     )
 
 
-def _line(decision: answers.Decision) -> Line:
+def _line(decision: analysis_answers.Decision) -> Line:
     return Line(decision.turn, decision.roll, decision.dice, action_str(decision.played),
                 action_str(decision.best), decision.loss)  # fmt: skip
 
 
-def action_str(action: answers.Action) -> str:
+def action_str(action: analysis_answers.Action) -> str:
     """An action of a hint or an analysis in words: the row to score, or the dice to keep."""
     if action.score is not None:
         return str(gettext("Score %(row)s", row=row_name(action.score)))

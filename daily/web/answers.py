@@ -20,7 +20,6 @@ from daily.core.dice import Version
 from daily.core.errors import ErrorCode
 from daily.core.modes import Engine, Level, ModeId
 from daily.core.rules import OptionValue
-from daily.service import friends
 from daily.service.results import Review
 from daily.strategy.computer import Outcome
 from daily.web.bodies import NAME_SCHEMA
@@ -166,17 +165,24 @@ class Target(Answer):
 
 
 class Skill(Answer):
-    """A finished game's score split by the exact solver: optimum - lost + luck = total."""
+    """A finished game's score split by the exact solver, as shown: skill / 100 x optimum +
+    luck = total (to half a point; docs/strategy.md, "Skill and luck")."""
 
-    skill: float = Field(
+    skill: int = Field(
         ge=0, le=100,
-        description="percent of the optimum's expected points the decisions kept (100: every "
-        "decision a best one)",
+        description="whole percent of the optimum's expected points the decisions kept (100: "
+        "every decision a best one; 0 at the least), the figure shown",
     )  # fmt: skip
-    luck: float = Field(description="the total less what the decisions expected")
+    luck: int = Field(
+        description="whole points: the total less skill / 100 x optimum, the figure shown"
+    )
     optimum: float = Field(description="expected score of optimal play")
     lost: float = Field(description="expected points the decisions gave away")
-    expert: int | None = Field(None, description="daily games: the Expert's score on the same dice")
+    expert: int | None = Field(
+        None,
+        description="the Expert's score: its own game on the day's first rolls, the same for "
+        "everyone (dailies and friend codes where the ruleset has a table)",
+    )
 
 
 class LeaguePlace(Answer):
@@ -344,132 +350,6 @@ class Record(Answer):
     )
 
 
-class Action(Answer):
-    """A re-roll (keep: dice values, hold: positions) or a row to score."""
-
-    keep: list[Die] | None = None
-    hold: list[int] | None = None
-    score: str | None = None
-    value: float = Field(description="expected final score")
-    loss: float = Field(description="expected points below the best")
-
-
-class Hint(Answer):
-    """Every legal action now, best first."""
-
-    id: str
-    turn: int
-    roll: int
-    rolls_left: int
-    dice: list[Die]
-    actions: list[Action] = Field(description="best first")
-
-
-class Decision(Answer):
-    """One decision of a game: what was played, the best action and the loss."""
-
-    index: Count
-    turn: int
-    roll: int
-    dice: list[Die]
-    played: Action
-    best: Action
-    loss: float
-
-
-class Analysed(Answer):
-    """Every decision of one side's game and the expected points lost in all."""
-
-    total: int
-    optimum: float = Field(description="expected score of optimal play")
-    lost: float = Field(description="expected points lost in all")
-    decisions: list[Decision]
-
-
-class Expert(Answer):
-    """The Expert's own game on a day's dice."""
-
-    date: str = Field(json_schema_extra=DATE)
-    ruleset: Literal["maxi"]
-    moves: list[Move]
-    scorecard: dict[str, int | None]
-    total: int
-    optimum: float
-
-
-class Analysis(Analysed):
-    """The analysis of a finished game; a daily game's Expert once its day has closed."""
-
-    id: str
-    mode: ModeId
-    ruleset: str
-    skill: Skill = Field(description="the player's skill and luck")
-    computer: Analysed | None = Field(None, description="computer games: its own analysis")
-    expert: Expert | None = Field(
-        None,
-        description="daily games: the Expert's game on the same dice, once the day has "
-        "closed (null before)",
-    )
-
-
 def dump(answer: Answer) -> JsonDict:
     """*answer* as JSON, the fields the view did not set left out."""
     return answer.model_dump(mode="json", exclude_unset=True, by_alias=True)
-
-
-class TableState(Answer):
-    """Where one strategy table the service builds by itself stands."""
-
-    ruleset: str = Field(description="`maxi`, or with options: `maxi:bonus=50@75`")
-    state: Literal["missing", "building", "ready", "bad"] = Field(
-        description="`bad`: the table found failed its digest check, and nothing replaced it yet"
-    )
-    percent: float | None = Field(None, description="building: the share of the work done")
-    seconds: float | None = Field(None, description="building: spent so far; ready: the build's")
-    eta: float | None = Field(None, description="building: estimated seconds left")
-    problem: str | None = Field(
-        None, description="bad, or building its replacement: why the last table was refused"
-    )
-
-
-class Health(Answer):
-    """The service's health: 200 while Redis answers a PING, else 503."""
-
-    status: Literal["ok", "unavailable"]
-    redis: str = Field(description="`ok`, or `unreachable: <reason>`")
-    version: str
-    tables: list[TableState] = Field(
-        description="each strategy table the service builds by itself (DAILY_TABLES)"
-    )
-
-
-# -- the creator hears back -------------------------------------------------------------------
-
-
-class ChallengePlay(Answer):
-    """A friend's score on one of the asker's codes."""
-
-    player_id: str
-    name: str
-    score: int = Field(ge=0)
-
-
-class Challenge(Answer):
-    """One of the asker's codes and who played it."""
-
-    code: str = Field(description="the code, XXXX-XXXX")
-    ruleset: str
-    day: str | None = Field(description="a daily's code: the day it replays",
-                            json_schema_extra={"format": "date"})  # fmt: skip
-    number: int | None = Field(description="a daily's code: the puzzle number")
-    mine: int | None = Field(description="the asker's score on it (null: not counted yet)")
-    players: int = Field(ge=0, description="the others with a score on it")
-    plays: list[ChallengePlay] = Field(max_length=friends.PLAYS_SHOWN,
-                                       description="the best of them, best first")  # fmt: skip
-    open: bool = Field(description="still ranked: a game on it counts on its board")
-
-
-class Challenges(Answer):
-    """The codes the asker made lately, newest first."""
-
-    challenges: list[Challenge] = Field(max_length=friends.CODES_FOLLOWED)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
-from datetime import date
 from typing import Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -21,25 +19,27 @@ from daily.core.errors import ConflictError, NotFoundError, NotOpenError
 from daily.core.modes import OnePer, find_mode
 from daily.core.record import Record
 from daily.core.rules import Roll, Score
-from daily.service import accounts, establishment, friends, games, history, new_games
+from daily.service import accounts, friends, games, history
 from daily.strategy import hints
 from daily.web import (
     account,
+    analysis_answers,
     answers,
     bodies,
     costs,
     creation,
-    current_config,
-    current_redis,
     friend_sheets,
     game_answers,
+    game_starts,
     openapi,
     strategy_answers,
 )
-from daily.web.auth import current_player_id, own_game, require_player_id, token_for, unauthorized
+from daily.web.auth import current_player_id, own_game, require_player_id
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import bad_request
-from daily.web.limits import counters_of, give_back, spending, take, take_build
-from daily.web.openapi import documented
+from daily.web.limits import give_back, spending, take, take_build
+from daily.web.routes import documented
+from daily.web.tokens import token_for, unauthorized
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 STATE = "the game as its player sees it"
@@ -96,8 +96,9 @@ def get_me() -> Response:
     if found is None:
         raise NotFoundError("no such player")
     figures = answers.Figures(**dataclasses.asdict(found.figures))
-    me = answers.Me(player_id=player_id, name=found.player.name, figures=figures,
-                    established=found.established)  # fmt: skip
+    me = answers.Me(
+        player_id=player_id, name=found.player.name, figures=figures, established=found.established
+    )
     return jsonify(answers.dump(me))
 
 
@@ -126,7 +127,7 @@ def _player(player: accounts.Player) -> Response:
     "/players/me/challenges",
     cost=costs.READ,
     api=documented(
-        answers.Challenges,
+        friend_sheets.Challenges,
         errors=(401,),
         access="either",
         description="the codes, with the ETag to send back",
@@ -169,7 +170,7 @@ def today() -> Response:
 def daily(day: str) -> Response:
     """The puzzle of *day*; its seed once the day has closed, 404 for a day not open yet."""
     config = current_config()
-    puzzle = dice.Day(_date(day), config.timezone)
+    puzzle = dice.Day(bodies.parse_date(day), config.timezone)
     if not puzzle.is_open(config.now()):
         raise NotOpenError(f"the puzzle of {day} is not open")
     return jsonify(answers.dump(_daily_answer(puzzle)))
@@ -194,15 +195,6 @@ def _daily_answer(puzzle: dice.Day) -> answers.DailyAnswer:
 
 def _summary(record: Record) -> answers.DailyGame:
     return answers.DailyGame(id=record.id, finished=record.finished, total=record.total)
-
-
-def _date(text: str) -> date:
-    try:
-        if len(text) != 10:
-            raise ValueError
-        return date.fromisoformat(text)
-    except ValueError:
-        raise bad_request(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
 # Games
@@ -230,10 +222,10 @@ def create_game() -> tuple[Response, int]:
     model = bodies.new_game_model(mode.id)
     player_id = require_player_id()  # a guest is made before the body's own fields are read
     body = bodies.parse(model, data)
-    # A ranked daily counts on a budget of its own, the puzzle day's (see _daily_quota).
+    # A ranked daily counts on a budget of its own, the puzzle day's (see game_starts).
     budget = "games" if mode.one_per is not OnePer.DAY or getattr(body, "day", None) else None
     with spending(budget, player_id) as counted:
-        record, created = STARTERS[type(body)](body, player_id)
+        record, created = game_starts.start(body, player_id)
     if not created:
         give_back(counted)
         raise ConflictError("you already have this game", game_id=record.id)
@@ -323,7 +315,7 @@ def record(game_id: str) -> Response:
     "/games/<game_id>/hint",
     cost=costs.cost(costs.Cpu.SOLVER, 200, costs.TTL, limits=("hints", "builds")),
     api=documented(
-        answers.Hint, errors=(401, 403, 404, 409, 503), description="the ranked actions"
+        analysis_answers.Hint, errors=(401, 403, 404, 409, 503), description="the ranked actions"
     ),
 )
 def hint(game_id: str) -> Response:
@@ -334,7 +326,7 @@ def hint(game_id: str) -> Response:
     table = strategy_answers.strategy_table(found.rules)  # a 503 while it is built: free
     take("hints", found.player_id)
     actions = hints.hint(table, state)
-    answer = answers.Hint(
+    answer = analysis_answers.Hint(
         id=found.id,
         turn=state.turn,
         roll=state.roll,
@@ -348,7 +340,9 @@ def hint(game_id: str) -> Response:
 @bp.get(
     "/games/<game_id>/analysis",
     cost=costs.ANALYSIS,
-    api=documented(answers.Analysis, errors=(401, 403, 404, 409, 503), description="the analysis"),
+    api=documented(
+        analysis_answers.Analysis, errors=(401, 403, 404, 409, 503), description="the analysis"
+    ),
 )
 def analysis(game_id: str) -> Response:
     """Each decision of a finished game against the best one, and the expected points lost.
@@ -359,63 +353,3 @@ def analysis(game_id: str) -> Response:
     take("analyses", found.player_id)
     take_build(found.rules, found.player_id)
     return jsonify(answers.dump(strategy_answers.analysis_of(found)))
-
-
-# Starting each mode: the body, read, then one call of the game service
-
-
-def _start_daily(body: bodies.NewDaily, player_id: str) -> tuple[Record, bool]:
-    if body.day is not None:
-        day = _date(body.day)
-        return new_games.start_practice(current_redis(), current_config(), player_id, day)
-    return new_games.start_daily(current_redis(), current_config(), player_id,
-                                 _daily_quota(player_id))  # fmt: skip
-
-
-def _start_friend(body: bodies.NewFriend, player_id: str) -> tuple[Record, bool]:
-    if body.code is None:  # a fresh code
-        take("codes", player_id)
-        rules = bodies.rules(body.ruleset or bodies.DEFAULT_RULESET, body.options)
-        return new_games.start_code(current_redis(), current_config(), player_id, *rules)
-    code = bodies.code(body.code)
-    return new_games.join_code(current_redis(), current_config(), player_id, code, body.target,
-                             _daily_quota(player_id))  # fmt: skip
-
-
-def _start_solo(body: bodies.NewSolo, player_id: str) -> tuple[Record, bool]:
-    rules = bodies.rules(body.ruleset, body.options)
-    return new_games.start_solo(current_redis(), current_config(), player_id, *rules)
-
-
-def _start_party(body: bodies.NewParty, player_id: str) -> tuple[Record, bool]:
-    ruleset, options = bodies.rules(body.ruleset, body.options)
-    names = [bodies.name(name) for name in body.players]
-    return new_games.start_party(current_redis(), current_config(), player_id, ruleset, options,
-                               names)  # fmt: skip
-
-
-def _start_computer(body: bodies.NewComputer, player_id: str) -> tuple[Record, bool]:
-    ruleset, options = bodies.rules(body.ruleset, body.options)
-    return new_games.start_computer(current_redis(), current_config(), player_id, ruleset,
-                                  options, body.level)  # fmt: skip
-
-
-def _daily_quota(player_id: str) -> new_games.Quota:
-    """The budget of newcomers' dailies a new daily of *player_id* counts on: never a refusal
-    (the day's puzzle is every player's), past it the daily counts not towards ranking."""
-
-    def quota(day: date) -> Callable[[], None] | None:
-        counting = counters_of("dailies", day=day)
-        return establishment.take(current_redis(), current_config(), player_id, counting)
-
-    return quota
-
-
-#: Starts a game from its body and the player id: (record, is it new).
-STARTERS: dict[type[bodies.Body], Callable[[Any, str], tuple[Record, bool]]] = {
-    bodies.NewDaily: _start_daily,
-    bodies.NewFriend: _start_friend,
-    bodies.NewSolo: _start_solo,
-    bodies.NewParty: _start_party,
-    bodies.NewComputer: _start_computer,
-}

@@ -14,8 +14,9 @@ from flask_babel import format_date, get_locale
 from werkzeug.wrappers import Response
 
 from daily.service import history, new_games, past_days
-from daily.web import auth, costs, current_config, current_redis, limits
+from daily.web import auth, costs, limits
 from daily.web.bodies import parse_day
+from daily.web.context import current_config, current_redis
 
 bp = Blueprint("archive", __name__)
 
@@ -27,7 +28,7 @@ bp = Blueprint("archive", __name__)
         2_600,
         costs.TTL,
         costs.PLAYER,
-        limits=("games", "players", "network_players"),
+        limits=("games", "network_games", "players", "network_players"),
     ),
 )
 def practice(day: str) -> Response:

@@ -14,8 +14,9 @@ import re
 from flask import Blueprint, send_from_directory
 from werkzeug.wrappers import Response
 
-from daily import __version__
-from daily.web import costs, current_config
+from daily.core.version import VERSION
+from daily.web import costs
+from daily.web.context import current_config
 from daily.web.http_errors import not_found
 from daily.web.pages import STATIC
 
@@ -57,7 +58,7 @@ def entry_closure() -> tuple[str, ...]:
 
 def module_url(name: str) -> str:
     """The URL of a module of this version."""
-    return f"/js/{__version__}/{name}"
+    return f"/js/{VERSION}/{name}"
 
 
 @bp.app_template_global()
@@ -71,7 +72,7 @@ def module(version: str, name: str) -> Response:
     """One module of the play script, as JavaScript."""
     if name not in module_names():
         raise not_found(f"no such script module: {name!r}")
-    cached = version == __version__ and current_config().is_production
+    cached = version == VERSION and current_config().is_production
     response = send_from_directory(
         MODULES, name, mimetype="text/javascript", max_age=YEAR if cached else None
     )

@@ -16,18 +16,21 @@ class Entry(Answer):
     """A player's line on a board."""
 
     rank: int | None = Field(
-        ge=1, description="competition rank among the ranked players; null: a new player's "
+        ge=1,
+        description="competition rank among the ranked players; null: a new player's "
         "line on a day's board (listed, marked new, not ranked: docs/rankings.md)",
-    )  # fmt: skip
+    )
     player_id: str
     name: str
     score: int
     current: int | None = Field(None, description="streak board: the run alive today")
     new: bool = Field(False, description="a new player's line on a day's board")
     days_left: int | None = Field(
-        None, ge=0, description="a new player's line: the days they must still play to rank "
+        None,
+        ge=0,
+        description="a new player's line: the days they must still play to rank "
         "(0: they rank from their next daily)",
-    )  # fmt: skip
+    )
 
 
 class BoardPage(Answer):

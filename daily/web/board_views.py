@@ -18,10 +18,12 @@ from daily.core import dice
 from daily.core.codes import code_str, parse_code
 from daily.service import rankings
 from daily.service.rankings import Board, Entry, Page
-from daily.web import answers, auth, board_answers, costs, current_config, current_redis
+from daily.web import answers, auth, board_answers, costs
 from daily.web.bodies import parse_day, today
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import bad_request
-from daily.web.openapi import BOARD_DAY, documented
+from daily.web.openapi import BOARD_DAY
+from daily.web.routes import documented
 
 bp = Blueprint("boards", __name__)
 
@@ -104,8 +106,14 @@ def page_answer(page: Page) -> board_answers.BoardPage:
     """A page of a board as the API answers it."""
     me = None if page.me is None else entry_answer(page.me)
     entries = [entry_answer(entry) for entry in page.entries]
-    return board_answers.BoardPage(board=page.board.id, total=page.total, ranked=page.ranked,
-                             offset=page.offset, entries=entries, me=me)  # fmt: skip
+    return board_answers.BoardPage(
+        board=page.board.id,
+        total=page.total,
+        ranked=page.ranked,
+        offset=page.offset,
+        entries=entries,
+        me=me,
+    )
 
 
 def entry_answer(entry: Entry) -> board_answers.Entry:
@@ -116,8 +124,9 @@ def entry_answer(entry: Entry) -> board_answers.Entry:
         extras["current"] = entry.current
     if entry.new:
         extras["new"], extras["days_left"] = True, entry.days_left
-    return board_answers.Entry(rank=entry.rank, player_id=entry.player_id, name=entry.name,
-                         score=entry.score, **extras)  # fmt: skip
+    return board_answers.Entry(
+        rank=entry.rank, player_id=entry.player_id, name=entry.name, score=entry.score, **extras
+    )
 
 
 class _EntryExtras(TypedDict, total=False):

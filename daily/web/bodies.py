@@ -27,7 +27,7 @@ from daily.core.modes import Level
 from daily.core.rules import OptionValue, parse_options
 from daily.service import accounts, rankings
 from daily.service.accounts import MAX_NAME
-from daily.web import current_config
+from daily.web.context import current_config
 from daily.web.http_errors import HttpError, bad_request
 
 #: A player's name as the document states it.
@@ -186,8 +186,9 @@ def _first_problem(model: type[Body], error: ValidationError, data: Mapping[str,
 def json_object() -> dict[str, object]:
     """The JSON object of the request (415 if it is not JSON, 400 if not an object)."""
     if not request.is_json:
-        raise HttpError(415, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-                        "send JSON (Content-Type: application/json)")  # fmt: skip
+        raise HttpError(
+            415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "send JSON (Content-Type: application/json)"
+        )
     try:
         data = json.loads(request.get_data(), parse_constant=_reject_constant)
     except (ValueError, RecursionError) as e:
@@ -240,3 +241,13 @@ def parse_day(text: str) -> date:
     if day is None:
         raise bad_request(f"not a date (YYYY-MM-DD): {text!r}")
     return rankings.check_day(day)
+
+
+def parse_date(text: str) -> date:
+    """A ``YYYY-MM-DD`` date, or a 400 (any day: the caller says whether it is open)."""
+    try:
+        if len(text) != 10:
+            raise ValueError
+        return date.fromisoformat(text)
+    except ValueError:
+        raise bad_request(f"not a date (YYYY-MM-DD): {text!r}") from None

@@ -12,7 +12,9 @@ from flask_babel import lazy_gettext
 from daily.core.rules import BASE_RULESETS
 from daily.service import tables
 from daily.strategy.bots import LEVELS
-from daily.web import costs, current_config, strategy_answers
+from daily.strategy.specs import solvable_options
+from daily.web import costs, strategy_answers
+from daily.web.context import current_config
 from daily.web.pages import option_view
 
 bp = Blueprint("computer", __name__)
@@ -24,15 +26,14 @@ LEVEL_NAMES = {
     "hard": lazy_gettext("Hard"),
     "expert": lazy_gettext("Expert"),
 }
-#: Options the computer cannot play (the solver does not handle banked rolls).
-UNSOLVED_OPTIONS = ("saved_rolls",)
 
 
 @bp.get("/computer", cost=costs.cost(costs.Cpu.PAGE, 200, costs.TTL, limits=("builds",)))
 def setup() -> str:
     """Picks a ruleset, its options and the computer's level."""
+    # Only the options the solver plays (not banked rolls): the model says which.
     choices = [
-        (ruleset, [option_view(o) for o in ruleset.option_specs if o.name not in UNSOLVED_OPTIONS])
+        (ruleset, [option_view(o) for o in solvable_options(ruleset)])
         for ruleset in BASE_RULESETS.values()
     ]
     levels = [(level, LEVEL_NAMES[level]) for level in reversed(LEVELS)]

@@ -82,8 +82,8 @@ GUEST_PAGE = cost(Cpu.PAGE, 700, TTL, limits=("players", "network_players"))
 #: keeps the player and lists the game for the archive.
 MOVE = cost(Cpu.MOVE, 6_000, TTL, GAME, PLAYER, BOARD, limits=("moves",))
 #: A new game of any mode: the game, its player's index (and a guest, a friend code).
-NEW_GAME = cost(Cpu.WRITE, 2_600, TTL, PLAYER, limits=(
-    "games", "dailies", "network_dailies", "codes", "players", "network_players"))  # fmt: skip
+NEW_GAME = cost(Cpu.WRITE, 2_600, TTL, PLAYER, limits=("games", "network_games", "dailies",
+    "network_dailies", "codes", "players", "network_players"))  # fmt: skip
 #: A league made or joined: its member, the player's list, and the day's and week's entries
 #: of a member who had played already.
 LEAGUE_WRITE = cost(Cpu.WRITE, 1_200, TTL, LEAGUE, PLAYER, limits=("joins", "network_joins"))

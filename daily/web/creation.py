@@ -19,7 +19,8 @@ from flask import request
 from daily.core import metrics
 from daily.core.errors import ErrorCode
 from daily.service import proofs
-from daily.web import current_config, current_redis, limits
+from daily.web import limits
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import HttpError
 
 #: The request header (and form field) that carries a solved challenge.
@@ -63,5 +64,6 @@ def _pay(refused: HttpError) -> None:
             return
         why = f"the proof of work was not accepted ({refusal}): solve this challenge instead"
     challenge = proofs.challenge_for(client, config, who)
-    raise HttpError(429, ErrorCode.TOO_MANY_REQUESTS, f"{refused.message}; {why}",
-                    altcha=challenge.to_dict())  # fmt: skip
+    raise HttpError(
+        429, ErrorCode.TOO_MANY_REQUESTS, f"{refused.message}; {why}", altcha=challenge.to_dict()
+    )

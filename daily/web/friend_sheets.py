@@ -12,11 +12,44 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from flask_babel import gettext
+from pydantic import Field
 
 from daily.core.codes import code_str
 from daily.service import friends
 from daily.web import answers
+from daily.web.answers import DATE
 from daily.web.i18n import player_name, row_name
+
+
+class ChallengePlay(answers.Answer):
+    """A friend's score on one of the asker's codes."""
+
+    player_id: str
+    name: str
+    score: int = Field(ge=0)
+
+
+class Challenge(answers.Answer):
+    """One of the asker's codes and who played it."""
+
+    code: str = Field(description="the code, XXXX-XXXX")
+    ruleset: str
+    day: str | None = Field(
+        description="a daily's code: the day it replays", json_schema_extra=DATE
+    )
+    number: int | None = Field(description="a daily's code: the puzzle number")
+    mine: int | None = Field(description="the asker's score on it (null: not counted yet)")
+    players: int = Field(ge=0, description="the others with a score on it")
+    plays: list[ChallengePlay] = Field(
+        max_length=friends.PLAYS_SHOWN, description="the best of them, best first"
+    )
+    open: bool = Field(description="still ranked: a game on it counts on its board")
+
+
+class Challenges(answers.Answer):
+    """The codes the asker made lately, newest first."""
+
+    challenges: list[Challenge] = Field(max_length=friends.CODES_FOLLOWED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,17 +84,14 @@ def name_of(sheet: friends.Sheet) -> str:
 # -- the creator hears back -------------------------------------------------------------------
 
 
-def challenges_answer(found: Sequence[friends.Challenge]) -> answers.Challenges:
+def challenges_answer(found: Sequence[friends.Challenge]) -> Challenges:
     """The answer of *found* (the API's, and the home page's first paint)."""
-    return answers.Challenges(challenges=[_challenge(c) for c in found])
+    return Challenges(challenges=[_challenge(c) for c in found])
 
 
-def _challenge(found: friends.Challenge) -> answers.Challenge:
-    plays = [
-        answers.ChallengePlay(player_id=p.player_id, name=p.name, score=p.score)
-        for p in found.plays
-    ]
-    return answers.Challenge(
+def _challenge(found: friends.Challenge) -> Challenge:
+    plays = [ChallengePlay(player_id=p.player_id, name=p.name, score=p.score) for p in found.plays]
+    return Challenge(
         code=code_str(found.code),
         ruleset=found.ruleset,
         day=found.day.isoformat() if found.day else None,

@@ -23,7 +23,8 @@ from daily.core.record import Record
 from daily.core.rules import GameState, Move, Roll, Score
 from daily.service import analyses, games, leagues, results
 from daily.strategy import computer
-from daily.web import answers, current_config, current_redis, strategy_answers
+from daily.web import answers, strategy_answers
+from daily.web.context import current_config, current_redis
 
 
 class Totals(TypedDict):
@@ -95,10 +96,16 @@ def game_answer(found: games.View) -> answers.GameState:
     if record.closes_at is not None:
         settings["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
     return answers.GameState(
-        mode=record.kind.id, ruleset=record.ruleset, options=state.ruleset.options_dict(),
-        ranked=record.is_ranked, practice=record.practice, moves=moves_answer(record.moves),
-        **settings, **_sheet(state), **_changed(found),
-    )  # fmt: skip
+        mode=record.kind.id,
+        ruleset=record.ruleset,
+        options=state.ruleset.options_dict(),
+        ranked=record.is_ranked,
+        practice=record.practice,
+        moves=moves_answer(record.moves),
+        **settings,
+        **_sheet(state),
+        **_changed(found),
+    )
 
 
 def played_answer(found: games.View, move: Move) -> answers.Played:
@@ -166,8 +173,12 @@ def _standing(place: results.DayPlace, tally: ledger.Tally | None) -> answers.Da
 def _leagues(player_id: str, day: date) -> list[answers.LeaguePlace]:
     """The player's place in each of their leagues on *day* (members who played it)."""
     found = leagues.standings_of(current_redis(), current_config(), player_id, day)
-    return [answers.LeaguePlace(league=s.league_id, name=s.name, rank=s.rank, members=s.members,
-                                played=s.played) for s in found]  # fmt: skip
+    return [
+        answers.LeaguePlace(
+            league=s.league_id, name=s.name, rank=s.rank, members=s.members, played=s.played
+        )
+        for s in found
+    ]
 
 
 def _computer(found: games.View, side: computer.Side) -> answers.ComputerSide:
@@ -175,9 +186,12 @@ def _computer(found: games.View, side: computer.Side) -> answers.ComputerSide:
     part = found.record.computer_part
     assert part is not None  # a view has a computer side only for a computer game
     return answers.ComputerSide(
-        level=part.level, engine=part.engine, turns=found.computer_turns,
-        last_turn=[_step(step) for step in side.last_turn], **_totals(side.state),
-    )  # fmt: skip
+        level=part.level,
+        engine=part.engine,
+        turns=found.computer_turns,
+        last_turn=[_step(step) for step in side.last_turn],
+        **_totals(side.state),
+    )
 
 
 def _step(step: computer.Step) -> answers.Step:
@@ -228,9 +242,14 @@ def _target(target: games.Target | None) -> answers.Target | None:
         return None
     state = target.state
     return answers.Target(
-        player_id=target.record.player_id, name=target.name, scorecard=state.scorecard(),
-        upper=state.upper, bonus=state.bonus, total=state.total, finished=state.is_finished,
-    )  # fmt: skip
+        player_id=target.record.player_id,
+        name=target.name,
+        scorecard=state.scorecard(),
+        upper=state.upper,
+        bonus=state.bonus,
+        total=state.total,
+        finished=state.is_finished,
+    )
 
 
 class Verifiable(TypedDict, total=False):
@@ -267,7 +286,12 @@ def record_answer(found: Record) -> answers.Record:
             level=part.level, engine=part.engine, moves=moves_answer(part.moves)
         )
     return answers.Record(
-        id=found.id, mode=found.kind.id, ruleset=found.ruleset, options=dict(found.options),
-        commitment=dice.commitment(seed), moves=moves_answer(found.moves), total=found.total,
+        id=found.id,
+        mode=found.kind.id,
+        ruleset=found.ruleset,
+        options=dict(found.options),
+        commitment=dice.commitment(seed),
+        moves=moves_answer(found.moves),
+        total=found.total,
         **extra,
-    )  # fmt: skip
+    )

@@ -161,6 +161,8 @@ ERROR_MESSAGES: dict[ErrorCode, LazyString] = {
     ErrorCode.REMOVED_FROM_LEAGUE: lazy_gettext(
         "The league's owner removed you. You can join again once they readmit you."
     ),
+    # A request shed while the service was saturated (daily.web.admission).
+    ErrorCode.BUSY: lazy_gettext("The service is busy just now. Try again in a few seconds."),
 }
 #: The script's words for a code missing above, and for a request that got no answer.
 OTHER_ERROR = _OTHER_ERROR

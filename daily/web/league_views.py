@@ -11,15 +11,24 @@ from typing import Annotated
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 from flask_babel import format_date, gettext
-from pydantic import Field
 from werkzeug.wrappers import Response as Redirect
 
 from daily.service import leagues
 from daily.service.leagues import MAX_LEAGUES
-from daily.web import answers, auth, bodies, costs, current_config, current_redis, limits
+from daily.web import auth, bodies, costs, limits
 from daily.web.bodies import parse_day, today
+from daily.web.context import current_config, current_redis
 from daily.web.costs import LEAGUE, Cpu
-from daily.web.openapi import BOARD_DAY, documented
+from daily.web.league_answers import (
+    LeagueAnswer,
+    LeaguesAnswer,
+    StandingAnswer,
+    invite_link,
+    league_answer,
+    standing_answer,
+)
+from daily.web.openapi import BOARD_DAY
+from daily.web.routes import documented
 
 bp = Blueprint("leagues", __name__)
 
@@ -35,93 +44,6 @@ class NewLeague(bodies.Body):
     """POST /leagues and PATCH /leagues/{id}: the league's name (a player name's rules)."""
 
     name: Annotated[str, bodies.NAME]
-
-
-class MemberAnswer(answers.Answer):
-    """A member of a league."""
-
-    player_id: str
-    name: str
-
-
-class LeagueAnswer(answers.Answer):
-    """A league as the asker sees it; ``members`` is empty unless they are one."""
-
-    id: str = Field(description="the league's id, the last part of its invite link")
-    name: str
-    owner: MemberAnswer
-    size: int = Field(ge=0, le=leagues.MAX_MEMBERS, description="members now")
-    members: list[MemberAnswer] = Field(max_length=leagues.MAX_MEMBERS)
-    is_member: bool
-    is_owner: bool
-    invite: str = Field(
-        description="the invite link to share; it changes when the owner renews it or removes"
-        " a member"
-    )
-    removed: list[MemberAnswer] = Field(
-        [],
-        description="the owner's view: the members they removed, whom no link lets in"
-        " until readmitted (latest first)",
-    )
-
-
-class LeaguesAnswer(answers.Answer):
-    """The leagues the asker is in, by name."""
-
-    leagues: list[LeagueAnswer] = Field(max_length=MAX_LEAGUES)
-
-
-class LineAnswer(answers.Answer):
-    """A member's line on a league board."""
-
-    rank: int = Field(ge=1)
-    player_id: str
-    name: str
-    score: int = Field(ge=0)
-
-
-class StandingAnswer(answers.Answer):
-    """A league board: a day's (scores) or a week's (each member's best five days summed)."""
-
-    board: str = Field(description="league/{id}/day/{date} or league/{id}/week/{monday}")
-    day: str = Field(
-        description="the day, or the week's Monday", json_schema_extra={"format": "date"}
-    )
-    entries: list[LineAnswer] = Field(max_length=leagues.MAX_MEMBERS)
-    me: LineAnswer | None = Field(description="the asker's line (null: not on it yet)")
-
-
-def _league(league: leagues.League) -> LeagueAnswer:
-    return LeagueAnswer(
-        id=league.id,
-        name=league.name,
-        owner=MemberAnswer(player_id=league.owner.player_id, name=league.owner.name),
-        size=league.size,
-        members=[MemberAnswer(player_id=m.player_id, name=m.name) for m in league.members],
-        is_member=league.is_member,
-        is_owner=league.is_owner,
-        invite=_invite_link(league),
-        removed=[MemberAnswer(player_id=m.player_id, name=m.name) for m in league.removed],
-    )
-
-
-def _invite_link(league: leagues.League) -> str:
-    return url_for("leagues.league_page", league_id=league.id, invite=league.invite,
-                   _external=True)  # fmt: skip
-
-
-def _line(line: leagues.Line) -> LineAnswer:
-    return LineAnswer(rank=line.rank, player_id=line.player_id, name=line.name, score=line.score)
-
-
-def _standing(standing: leagues.LeagueBoard) -> dict[str, object]:
-    answer = StandingAnswer(
-        board=standing.board,
-        day=standing.day.isoformat(),
-        entries=[_line(line) for line in standing.lines],
-        me=None if standing.me is None else _line(standing.me),
-    )
-    return answer.model_dump()
 
 
 #: The path parameters of the league routes, as the document describes them.
@@ -168,7 +90,7 @@ def _invite() -> str | None:
 def list_leagues() -> Response:
     """The leagues the asking player is in."""
     found = leagues.mine(current_redis(), auth.current_player_id())
-    return jsonify(LeaguesAnswer(leagues=[_league(league) for league in found]).model_dump())
+    return jsonify(LeaguesAnswer(leagues=[league_answer(league) for league in found]).model_dump())
 
 
 @bp.post(
@@ -188,7 +110,7 @@ def create_league() -> tuple[Response, int]:
     player_id = auth.require_player_id()
     with limits.spending("joins", player_id):
         league = leagues.create(current_redis(), current_config(), player_id, name)
-    return jsonify(_league(league).model_dump()), 201
+    return jsonify(league_answer(league).model_dump()), 201
 
 
 @bp.get(
@@ -207,7 +129,7 @@ def get_league(league_id: str) -> Response:
     """A league: its name and owner for anyone with its current link, its members for its
     members."""
     league = leagues.get(current_redis(), auth.current_player_id(), league_id, _invite())
-    return jsonify(_league(league).model_dump())
+    return jsonify(league_answer(league).model_dump())
 
 
 @bp.patch(
@@ -224,9 +146,10 @@ def get_league(league_id: str) -> Response:
 def rename_league(league_id: str) -> Response:
     """Renames a league (its owner only)."""
     name = _name()
-    league = leagues.rename(current_redis(), current_config(), auth.require_player_id(),
-                            league_id, name)  # fmt: skip
-    return jsonify(_league(league).model_dump())
+    league = leagues.rename(
+        current_redis(), current_config(), auth.require_player_id(), league_id, name
+    )
+    return jsonify(league_answer(league).model_dump())
 
 
 @bp.post(
@@ -244,9 +167,8 @@ def join_league(league_id: str) -> Response:
     """Joins a league with its current invite link (again: no change)."""
     player_id = auth.require_player_id()
     with limits.spending("joins", player_id):
-        league = leagues.join(current_redis(), current_config(), player_id, league_id,
-                              _invite())  # fmt: skip
-    return jsonify(_league(league).model_dump())
+        league = leagues.join(current_redis(), current_config(), player_id, league_id, _invite())
+    return jsonify(league_answer(league).model_dump())
 
 
 @bp.post(
@@ -261,9 +183,8 @@ def join_league(league_id: str) -> Response:
 )
 def renew_invite(league_id: str) -> Response:
     """Gives a league a new invite link, the old one joining no more (its owner only)."""
-    league = leagues.renew(current_redis(), current_config(), auth.require_player_id(),
-                           league_id)  # fmt: skip
-    return jsonify(_league(league).model_dump())
+    league = leagues.renew(current_redis(), current_config(), auth.require_player_id(), league_id)
+    return jsonify(league_answer(league).model_dump())
 
 
 @bp.delete(
@@ -283,21 +204,26 @@ def remove_member(league_id: str, player_id: str) -> Response | tuple[str, int]:
         leagues.leave(current_redis(), current_config(), me, league_id)
         return "", 204
     league = leagues.remove(current_redis(), current_config(), me, league_id, player_id)
-    return jsonify(_league(league).model_dump())
+    return jsonify(league_answer(league).model_dump())
 
 
 @bp.delete(
     f"{API}/leagues/<league_id>/removed/<player_id>",
     cost=costs.cost(Cpu.WRITE),  # takes a member off the removed: no bytes
-    api=documented(LeagueAnswer, errors=(401, 403, 404), path=_REMOVED,
-                   description="the league, the member readmitted"),
-)  # fmt: skip
+    api=documented(
+        LeagueAnswer,
+        errors=(401, 403, 404),
+        path=_REMOVED,
+        description="the league, the member readmitted",
+    ),
+)
 def readmit_member(league_id: str, player_id: str) -> Response:
     """Takes a removed member off the league's removed list: they may join again, with the
     current link (the owner only)."""
-    league = leagues.readmit(current_redis(), current_config(), auth.require_player_id(),
-                             league_id, player_id)  # fmt: skip
-    return jsonify(_league(league).model_dump())
+    league = leagues.readmit(
+        current_redis(), current_config(), auth.require_player_id(), league_id, player_id
+    )
+    return jsonify(league_answer(league).model_dump())
 
 
 @bp.get(
@@ -313,9 +239,10 @@ def readmit_member(league_id: str, player_id: str) -> Response:
 )
 def day_board(league_id: str, day: str) -> Response:
     """The league's board of one day's daily (``today`` works; members only)."""
-    found = leagues.day_standing(current_redis(), current_config(), auth.current_player_id(),
-                                 league_id, parse_day(day))  # fmt: skip
-    return jsonify(_standing(found))
+    found = leagues.day_standing(
+        current_redis(), current_config(), auth.current_player_id(), league_id, parse_day(day)
+    )
+    return jsonify(standing_answer(found))
 
 
 @bp.get(
@@ -331,9 +258,10 @@ def day_board(league_id: str, day: str) -> Response:
 )
 def week_board(league_id: str, day: str) -> Response:
     """The league's table of the week holding *day* (``today`` works; members only)."""
-    found = leagues.week_standing(current_redis(), current_config(), auth.current_player_id(),
-                                  league_id, parse_day(day))  # fmt: skip
-    return jsonify(_standing(found))
+    found = leagues.week_standing(
+        current_redis(), current_config(), auth.current_player_id(), league_id, parse_day(day)
+    )
+    return jsonify(standing_answer(found))
 
 
 # -- the pages --------------------------------------------------------------------------------
@@ -351,8 +279,9 @@ def create_form() -> Redirect:
     """Makes a league from the form, then shows it."""
     player_id = auth.require_player_id()
     with limits.spending("joins", player_id):
-        league = leagues.create(current_redis(), current_config(), player_id,
-                                request.form.get("name", ""))  # fmt: skip
+        league = leagues.create(
+            current_redis(), current_config(), player_id, request.form.get("name", "")
+        )
     return redirect(url_for("leagues.league_page", league_id=league.id), 303)
 
 
@@ -381,7 +310,7 @@ def league_page(league_id: str) -> str | tuple[str, int]:
         week_title=gettext("Week of %(day)s", day=format_date(week.day, "long")),
         day_before=before.isoformat(),
         day_after=(when + timedelta(days=1)).isoformat() if when < today() else None,
-        invite=_invite_link(league),
+        invite=invite_link(league),
         best_days=leagues.BEST_DAYS,
     )
 
@@ -405,24 +334,39 @@ def leave_form(league_id: str) -> Redirect:
 @bp.post("/leagues/<league_id>/name", cost=costs.LEAGUE_CHANGE)
 def rename_form(league_id: str) -> Redirect:
     """Renames the league (its owner)."""
-    leagues.rename(current_redis(), current_config(), auth.require_player_id(), league_id,
-                   request.form.get("name", ""))  # fmt: skip
+    leagues.rename(
+        current_redis(),
+        current_config(),
+        auth.require_player_id(),
+        league_id,
+        request.form.get("name", ""),
+    )
     return _back(league_id)
 
 
 @bp.post("/leagues/<league_id>/remove", cost=REMOVAL)
 def remove_form(league_id: str) -> Redirect:
     """Removes a member (its owner)."""
-    leagues.remove(current_redis(), current_config(), auth.require_player_id(), league_id,
-                   request.form.get("player", ""))  # fmt: skip
+    leagues.remove(
+        current_redis(),
+        current_config(),
+        auth.require_player_id(),
+        league_id,
+        request.form.get("player", ""),
+    )
     return _back(league_id)
 
 
 @bp.post("/leagues/<league_id>/readmit", cost=costs.cost(Cpu.WRITE))
 def readmit_form(league_id: str) -> Redirect:
     """Readmits a removed member (its owner)."""
-    leagues.readmit(current_redis(), current_config(), auth.require_player_id(), league_id,
-                    request.form.get("player", ""))  # fmt: skip
+    leagues.readmit(
+        current_redis(),
+        current_config(),
+        auth.require_player_id(),
+        league_id,
+        request.form.get("player", ""),
+    )
     return _back(league_id)
 
 

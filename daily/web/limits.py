@@ -9,21 +9,18 @@ addresses; an address's budgets count only what has no player yet:
   window), moves (rolls and scores), games started and friend codes made, and the expensive
   routes' own budgets (analyses, hints, table builds a request starts, league joins);
 - per client address (an IPv4 address, an IPv6 address's /64): requests without a player
-  (``pages``), new players (the free allowance: past it a player costs a proof of work,
-  :mod:`daily.web.proofs`), deletions, table builds and league joins;
-- per network (IPv4 /24, IPv6 /56 and /48 by default: ``DAILY_NETWORKS``): new players and
-  league joins, so that a block of addresses buys no more than a few.
+  (``pages``; one that makes a player counts on ``players`` alone: its free allowance, past
+  it a proof of work, :mod:`daily.web.creation`), deletions, table builds and league joins;
+- per network (IPv4 /24, IPv6 /56 and /48 by default: ``DAILY_NETWORKS``): new players,
+  games started (what a network stores a day) and league joins: a block of addresses buys
+  no more than a few. The day's puzzle is never refused to a player: the ``dailies`` budgets
+  decide whether a new player's daily counts towards their becoming established, not
+  whether it is played (:mod:`daily.service.establishment`).
 
-The day's puzzle is never refused to a player: the ``dailies`` budgets of an address and a
-network decide whether a new player's daily counts towards their becoming established, not
-whether it is played (:mod:`daily.service.establishment`).
-
-A request's budgets are checked and counted in one script (:mod:`daily.store.counters`): a
-burst of a hundred concurrent requests gets exactly a limit, never more, and a request
-refused by one budget spends no other. A limit met is a 429 with the error JSON (or the
-error page) and ``Retry-After``. When Redis is down, Flask-Limiter lets requests through and
-the views answer 503 themselves; the limiter then logs one warning line a request
-(:class:`OneLineOutage`), not a traceback.
+A request's budgets are counted in one script (:mod:`daily.store.counters`): a burst gets
+exactly a limit, and a budget that refuses spends no other. A limit met is a 429 with
+``Retry-After``. Redis down: the limiter lets requests through, logging one line a request
+(:class:`OneLineOutage`), and the views answer 503.
 """
 
 from __future__ import annotations
@@ -47,9 +44,11 @@ from daily.core.errors import ConfigError, ErrorCode
 from daily.core.rules import Ruleset
 from daily.service import backend, quotas, tables
 from daily.service.quotas import Count, Counter, Holders, Window
-from daily.web import current_config, current_redis
+from daily.web.context import config_of, current_config, current_redis, redis_of
+from daily.web.costs import Cpu
 from daily.web.http_errors import HttpError
 from daily.web.routes import current_route, routes_of
+from daily.web.tokens import identity
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -72,6 +71,7 @@ MESSAGES = {
     "network_players": "too many new players from your network",
     "network_dailies": "too many daily games started from your network",
     "network_joins": "too many leagues joined from your network",
+    "network_games": "too many games started from your network",
     "reminders": "too many reminder changes",
 }
 
@@ -89,15 +89,15 @@ class Budget:
 
 
 #: The limits taken by :func:`take`, and whom each counts. A player's own requests count on
-#: the player alone; builds (minutes of both cores) and league joins (a league filled with
-#: fresh accounts) count on the address and network as well.
+#: the player alone; builds (minutes of both cores) count on the address too, league joins (a
+#: league of fresh accounts) on the address and network, games started on the network.
 BUDGETS = {
     "players": Budget(network="network_players"),
     "dailies": Budget(network="network_dailies", per_day=True),
     "analyses": Budget(address="anonymous", player=True),
     "hints": Budget(address="anonymous", player=True),
     "builds": Budget(player=True),
-    "games": Budget(address="anonymous", player=True),
+    "games": Budget(address="anonymous", player=True, network="network_games"),
     "codes": Budget(address="anonymous", player=True),
     "joins": Budget(player=True, network="network_joins"),
     "reminders": Budget(player=True),
@@ -147,8 +147,6 @@ def client_address() -> str:
 def requester() -> str:
     """Whom the ``pages`` limit counts a request for: its player (a token or a session
     cookie, read without asking Redis), else its address (:func:`client_address`)."""
-    from daily.web.auth import identity  # auth counts its new players here: no import back
-
     try:
         player_id = identity()
     except HttpError:  # a forged token or cookie: its address pays
@@ -289,15 +287,10 @@ def take_build(rules: Ruleset, player_id: str | None) -> None:
 
 
 def move_counters(player_id: str | None) -> tuple[Counter, ...]:
-    """The rate-limit counters a move (a roll or a score) of *player_id* counts on, in its
-    own read of the game (:func:`daily.web.auth.own_game`), so the limits cost a move no
-    round trip:
-
-    - ``moves`` per player;
-    - for a request without a player, ``moves`` per address, and the ``pages`` limit per
-      address on a count of moves of its own, apart from its other requests (which
-      Flask-Limiter counts). A player's moves never count on their address.
-    """
+    """The rate-limit counters a move of *player_id* counts on, in its own read of the game
+    (:func:`daily.web.auth.own_game`), so the limits cost a move no round trip: ``moves`` per
+    player; without a player, ``moves`` per address and ``pages`` on a count of the
+    address's moves apart from its other requests. A player's moves never count there."""
     per_player, per_address = current_app.extensions[_MOVE_WINDOWS]
     return quotas.move_counters(player_id, client_address(), per_player, per_address)
 
@@ -365,7 +358,12 @@ class TrustedProxies:
 
 def _is_exempt() -> bool:
     route = current_route()
-    return route is None or route.is_exempt
+    if route is None or route.is_exempt:
+        return True
+    # A request making a player counts on ``players`` (past it, a proof of work), not on its
+    # address's requests: a class behind one address presses Play together.
+    makes = route.cost.cpu is Cpu.WRITE and route.spends("players")
+    return makes and requester() == client_address()
 
 
 def _per_requester(limit: str) -> ApplicationLimit:
@@ -418,12 +416,12 @@ def _quiet_outages(logger: logging.Logger) -> None:
 
 def init_app(app: Flask) -> Limiter:
     """Installs the limiter on *app*, after its blueprints are registered."""
-    config: Config = app.extensions["daily.config"]
+    config = config_of(app)
     if config.trusted_proxies:
         proxied = TrustedProxies(app.wsgi_app, config.trusted_proxies)
         app.wsgi_app = proxied  # type: ignore[method-assign]
     chosen = Limits.from_config(config)
-    uri, options = backend.limiter_storage(config, app.extensions["daily.redis"])
+    uri, options = backend.limiter_storage(config, redis_of(app))
     limiter = Limiter(
         client_address,
         app=app,

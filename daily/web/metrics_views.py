@@ -27,7 +27,8 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from daily.core.metrics import request_answered, table_state
 from daily.service import tables
-from daily.web import costs, current_config
+from daily.web import costs
+from daily.web.context import current_config
 
 bp = Blueprint("metrics", __name__)
 MULTIPROC_VAR = "PROMETHEUS_MULTIPROC_DIR"

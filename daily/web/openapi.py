@@ -13,44 +13,17 @@ tests/web/test_client.py plays through a client generated from it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from collections.abc import Callable
+from typing import Any, cast
 
 from flask import Flask, current_app
 from pydantic import BaseModel, JsonValue
 from pydantic.config import JsonDict
 
-from daily import __version__
+from daily.core.version import VERSION
 from daily.service import rankings
 from daily.web import answers
-from daily.web.routes import routes_of
-
-#: Who may call an operation: anyone (no credentials), anyone with or without a player
-#: (``me`` then names them), or a player (bearer token or session cookie).
-Access = Literal["public", "either", "player"]
-
-
-@dataclass(frozen=True, slots=True)
-class Operation:
-    """What the document says of one view beyond its route and its docstring's first line."""
-
-    answer: type[BaseModel] | None
-    status: int = 200
-    body: type[BaseModel] | None = None
-    errors: tuple[int, ...] = ()
-    query: tuple[str, ...] = ()
-    headers: tuple[str, ...] = ()
-    path: Mapping[str, JsonDict] = field(default_factory=dict)  # parameter overrides
-    access: Access = "player"
-    description: str = ""  # of the answer
-    errors_answer: bool = False  # the errors answer the answer's model, not the error JSON
-
-
-def documented(answer: type[BaseModel] | None, **details: Any) -> Operation:
-    """The :class:`Operation` of a view, registered with its route (``api=documented(...)``)."""
-    return Operation(answer, **details)
-
+from daily.web.routes import Operation, routes_of
 
 #: The component names of the answers the paths name, where they differ from the class's.
 NAMES: dict[type[BaseModel], str] = {
@@ -78,28 +51,43 @@ ALWAYS = (429, 503)
 PATH: dict[str, JsonDict] = {
     "game_id": {"schema": {"type": "string"}},
     "day": {"schema": {"type": "string", "format": "date"}},
-    "year": {"description": "2026 to 9999 (other years: 404)",
-             "schema": {"type": "integer", "minimum": 0}},
-    "code": {"description": "a friend code, XXXX-XXXX (malformed: 400, unknown: 404)",
-             "schema": {"type": "string"}},
-}  # fmt: skip
+    "year": {
+        "description": "2026 to 9999 (other years: 404)",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "code": {
+        "description": "a friend code, XXXX-XXXX (malformed: 400, unknown: 404)",
+        "schema": {"type": "string"},
+    },
+}
 BOARD_DAY: JsonDict = {
     "description": "YYYY-MM-DD from 2026-01-01 (earlier: 404), or `today`",
     "schema": {"anyOf": [{"type": "string", "format": "date"}, {"const": "today"}]},
 }
 #: Query parameters by name; each limit comes from where it is defined.
 QUERY: dict[str, JsonDict] = {
-    "limit": {"description": "entries on the page (default 50)",
-              "schema": {"type": "integer", "minimum": 1, "maximum": rankings.MAX_LIMIT}},
-    "offset": {"description": "entries skipped from the top (default 0)",
-               "schema": {"type": "integer", "minimum": 0, "maximum": rankings.MAX_OFFSET}},
-    "around": {"description": "`me`: the page centred on the asking player (needs a player, "
-                              "else 400)", "schema": {"const": "me"}},
-    "band": {"description": "points per band (default 50)",
-             "schema": {"type": "integer", "minimum": 1, "maximum": rankings.DAILY_TOP + 1}},
-    "invite": {"description": "the token of the league's current invite link (its `invite`"
-                              " query): a non-member needs it", "schema": {"type": "string"}},
-}  # fmt: skip
+    "limit": {
+        "description": "entries on the page (default 50)",
+        "schema": {"type": "integer", "minimum": 1, "maximum": rankings.MAX_LIMIT},
+    },
+    "offset": {
+        "description": "entries skipped from the top (default 0)",
+        "schema": {"type": "integer", "minimum": 0, "maximum": rankings.MAX_OFFSET},
+    },
+    "around": {
+        "description": "`me`: the page centred on the asking player (needs a player, else 400)",
+        "schema": {"const": "me"},
+    },
+    "band": {
+        "description": "points per band (default 50)",
+        "schema": {"type": "integer", "minimum": 1, "maximum": rankings.DAILY_TOP + 1},
+    },
+    "invite": {
+        "description": "the token of the league's current invite link (its `invite`"
+        " query): a non-member needs it",
+        "schema": {"type": "string"},
+    },
+}
 #: Request headers by name.
 HEADERS: dict[str, JsonDict] = {
     "Idempotency-Key": {
@@ -134,7 +122,7 @@ def document(app: Flask | None = None) -> JsonDict:
         "openapi": "3.1.0",
         "info": {
             "title": "daily",
-            "version": __version__,
+            "version": VERSION,
             "description": "The same Maxi Yatzy dice for everybody, every day.",
         },
         "servers": [{"url": "/"}],
@@ -150,8 +138,9 @@ def document(app: Flask | None = None) -> JsonDict:
     }
 
 
-def _operation(rule: str, view: Callable[..., Any], found: Operation,
-               components: JsonDict) -> JsonDict:  # fmt: skip
+def _operation(
+    rule: str, view: Callable[..., Any], found: Operation, components: JsonDict
+) -> JsonDict:
     summary = (view.__doc__ or "").strip().splitlines()[0]
     operation: JsonDict = {"operationId": view.__name__, "summary": summary}
     if found.access == "public":

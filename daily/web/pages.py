@@ -8,7 +8,6 @@ so the browser never holds a rule or a die the server did not send.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
@@ -18,28 +17,25 @@ from flask_babel import (
     get_locale,
     get_translations,
     gettext,
-    ngettext,
 )
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from daily import __version__
 from daily.core import dice
 from daily.core.codes import code_str, parse_code
 from daily.core.errors import DailyError, NotFoundError
 from daily.core.rules import BASE_RULESETS, find_ruleset
+from daily.core.version import VERSION
 from daily.service import analyses, friends, games, history, leagues, past_days, stats
-from daily.strategy.skill import Skill
 from daily.web import (
     auth,
     costs,
-    current_config,
-    current_redis,
     friend_sheets,
     game_answers,
     sheets,
     strategy_answers,
 )
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import bad_request
 from daily.web.i18n import (
     ERROR_MESSAGES,
@@ -50,11 +46,12 @@ from daily.web.i18n import (
     row_name,
     ruleset_name,
 )
-from daily.web.play_strings import play_strings
+from daily.web.play_strings import hint_strings, play_strings, result_strings
 from daily.web.security import next_path
 from daily.web.sheets import mode_meta
 from daily.web.sheets import option_view as option_view
 from daily.web.sheets import sheet_meta as sheet_meta
+from daily.web.skill_views import skill_view
 
 bp = Blueprint("pages", __name__)
 
@@ -71,7 +68,7 @@ _STYLE_KEY = "dice"
 def _context() -> dict[str, object]:
     return {
         "locale": str(get_locale() or "en"),
-        "asset_version": __version__,
+        "asset_version": VERSION,
         "dice_style": dice_style(),
         "is_december": is_december(),
         "player_name": _header_name(),
@@ -143,104 +140,13 @@ def js_strings() -> dict[str, str]:
         "behind": gettext("%(n)s behind pace", n="{n}"),
         "onPace": gettext("on pace"),
         "bonusMade": gettext("bonus made"),
-        **_result_strings(),
-        **_hint_strings(),
+        **result_strings(),
+        **hint_strings(),
         "errorOther": str(OTHER_ERROR),
         "errorNoAnswer": str(NO_ANSWER),
         **errors,
         **play_strings(),
     }
-
-
-def _result_strings() -> dict[str, str]:
-    """A finished game's rank, review, verdicts against friends, sharing and distribution."""
-    return {
-        "rank": gettext("Rank %(rank)s of %(total)s", rank="{rank}", total="{total}"),
-        "rankOnly": gettext("Rank %(rank)s", rank="{rank}"),
-        # A game whose luck is past the clairvoyance threshold (daily/store/review_queue.py).
-        "underReview": gettext(
-            "Under review: this game is kept off the rankings until an operator has checked it."
-        ),
-        "reviewRemoved": gettext("Removed from the rankings after review."),
-        # A challenge's creator hears back (static/js/challenge.js): each friend's verdict.
-        "friendWins": gettext(
-            "%(name)s wins: %(theirs)s to your %(mine)s.",
-            name="{name}",
-            theirs="{theirs}",
-            mine="{mine}",
-        ),
-        "creatorWins": gettext(
-            "You win against %(name)s: %(mine)s to %(theirs)s.",
-            name="{name}",
-            theirs="{theirs}",
-            mine="{mine}",
-        ),
-        "friendTie": gettext("A tie with %(name)s: %(mine)s each.", name="{name}", mine="{mine}"),
-        "friendScored": gettext("%(name)s scored %(theirs)s.", name="{name}", theirs="{theirs}"),
-        "challengeCode": gettext("Challenge %(code)s", code="{code}"),
-        "puzzle": gettext("Puzzle #%(number)s", number="{number}"),
-        "copied": gettext("Copied"),
-        "copyFailed": gettext("Select the text and copy it"),
-        "nameSaved": gettext("Saved"),
-        "vs": gettext(
-            "After turn %(turn)s: you %(you)s, %(name)s %(them)s",
-            turn="{turn}",
-            you="{you}",
-            name="{name}",
-            them="{them}",
-        ),
-        "shareText": gettext(
-            "Daily Maxi Yatzy #%(number)s: %(total)s points. Play the same dice: %(link)s",
-            number="{number}",
-            total="{total}",
-            link="{link}",
-        ),
-        "shareFriend": gettext(
-            "I scored %(total)s at %(ruleset)s. Beat me on the same dice: %(link)s",
-            total="{total}",
-            ruleset="{ruleset}",
-            link="{link}",
-        ),
-        "timeLeft": gettext("%(h)sh %(m)sm %(s)ss", h="{h}", m="{m}", s="{s}"),
-        "newPuzzle": gettext("A new puzzle is out: reload the page"),
-        "yourPlace": gettext("your score"),
-        "playersOne": ngettext("%(n)s player", "%(n)s players", 1, n="{n}"),
-        "playersMany": ngettext("%(n)s player", "%(n)s players", 2, n="{n}"),
-        "yourBand": gettext(
-            "Your score is in the marked band, %(low)s to %(high)s.", low="{low}", high="{high}"
-        ),
-    }
-
-
-def _hint_strings() -> dict[str, str]:
-    """Computer games and the "Best move" hints."""
-    return {
-        "hintKeep": gettext("Keep %(dice)s", dice="{dice}"),
-        "hintRollAll": gettext("Re-roll every die"),
-        "hintScore": gettext("Score %(row)s", row="{row}"),
-        "hintValue": gettext("expects %(value)s", value="{value}"),
-        "hintLoss": gettext("%(loss)s less", loss="{loss}"),
-        "theirKeep": gettext("kept %(n)s", n="{n}"),
-        "theirScore": gettext("scored %(points)s in %(row)s", points="{points}", row="{row}"),
-    }
-
-
-@dataclass(frozen=True, slots=True)
-class SkillView:
-    """A game's skill and luck as a page writes them (the script writes them the same way)."""
-
-    share: str  # "93%", in the page's language
-    luck: str  # whole points with a sign: "+12", "−41"
-    expert: int | None
-
-
-def skill_view(skill: Skill | None) -> SkillView | None:
-    """How the page shows *skill* (None: not kept yet, the script asks for it)."""
-    if skill is None:
-        return None
-    luck = round(skill.luck)
-    shown = f"+{luck}" if luck > 0 else str(luck).replace("-", "\u2212")
-    return SkillView(gettext("%(n)s%%", n=round(100 * skill.share)), shown, skill.expert)
 
 
 # -- pages ---------------------------------------------------------------------------------
@@ -269,14 +175,15 @@ def today() -> str:
         "game": mine.id if mine else None,
         "finished": finished,
     }
-    skill = analyses.kept_skill(mine) if mine is not None and finished else None
+    kept = analyses.kept_skill(mine) if mine is not None and finished else None
+    skill = None if kept is None else strategy_answers.skill_answer(kept)
     if mine is not None and finished:
         # The share grid as the result screen draws it: the sheet, the scored rows, and the
         # skill and luck once kept (else the script asks for them: the first ask computes).
         card = friends.card_of(config, mine)
         boot["sheet"] = sheet_meta(mine.rules)
         boot["card"] = {"scorecard": dict(card.rows), "bonus": card.bonus}
-        boot["skill"] = None if skill is None else strategy_answers.skill_answer(skill).model_dump()
+        boot["skill"] = None if skill is None else skill.model_dump()
         boot["skillReady"] = analyses.is_ready(config, mine)
         # The standing and records of the game's own answer: the result and home agree.
         result = game_answers.game_answer(games.view(client, config, mine))

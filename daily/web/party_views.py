@@ -12,7 +12,8 @@ from daily.core.errors import NotFoundError
 from daily.core.party import MAX_PLAYERS, MIN_PLAYERS
 from daily.core.rules import BASE_RULESETS
 from daily.service.accounts import MAX_NAME
-from daily.web import auth, costs, current_config
+from daily.web import auth, costs
+from daily.web.context import current_config
 from daily.web.pages import option_view, sheet_meta
 from daily.web.sheets import mode_meta
 

@@ -1,13 +1,14 @@
 """The strings of the game screen that every mode shares, for ``static/js/``.
 
 They join the page's one ``#strings`` block (``pages.js_strings``): party games, the
-first-game lesson, the hand-over, the verdict, the celebrations and the share grid.
+first-game lesson, the hand-over, the verdict, the celebrations, the share grid, a result's rank
+and sharing (:func:`result_strings`) and the hints (:func:`hint_strings`).
 Placeholders are ``{name}`` for the script's ``fmt``.
 """
 
 from __future__ import annotations
 
-from flask_babel import gettext
+from flask_babel import gettext, ngettext
 
 
 def play_strings() -> dict[str, str]:
@@ -61,6 +62,14 @@ def _verdict_strings() -> dict[str, str]:
         "yayAllSame": gettext("%(row)s!", row="{row}"),
         "yayBest": gettext("A new best day!"),
         "yayStreak": gettext("%(n)s days in a row!", n="{n}"),
+        **_share_strings(),
+        **_standing_strings(),
+    }
+
+
+def _share_strings() -> dict[str, str]:
+    """The shared text's head line: the score, skill, luck and the Expert."""
+    return {
         # The share grid: a headline, then the rows as squares, then the link.
         "shareDaily": gettext(
             "Daily Maxi Yatzy #%(number)s: %(total)s", number="{number}", total="{total}"
@@ -72,6 +81,12 @@ def _verdict_strings() -> dict[str, str]:
         "shareLuck": gettext("luck %(n)s", n="{n}"),
         "shareExpert": gettext("Expert %(n)s", n="{n}"),
         "percentValue": gettext("%(n)s%%", n="{n}"),
+    }
+
+
+def _standing_strings() -> dict[str, str]:
+    """Where a finished game stands: a practice day, a newcomer, leagues."""
+    return {
         # A past day replayed: its date, and where the score would have ranked that day.
         "practiceRank": gettext(
             "Practice, %(day)s: you would have ranked %(rank)s of %(total)s",
@@ -105,6 +120,13 @@ def _verdict_strings() -> dict[str, str]:
         # space in most languages, "、" in Japanese.
         "clauseSep": gettext(", "),
         "shared": gettext("Shared"),
+        **_computer_strings(),
+    }
+
+
+def _computer_strings() -> dict[str, str]:
+    """Against the computer: the verdict and its last turn; the day's verdict's clauses."""
+    return {
         # Against the computer: the verdict with both scores.
         "youWinBy": gettext("You win, %(you)s to %(them)s", you="{you}", them="{them}"),
         "computerWinsBy": gettext(
@@ -119,4 +141,84 @@ def _verdict_strings() -> dict[str, str]:
         "firstToday": gettext("You are the first to finish today's puzzle"),
         "tiedOne": gettext("tied with one other player"),
         "tiedMany": gettext("tied with %(n)s other players", n="{n}"),
+    }
+
+
+def result_strings() -> dict[str, str]:
+    """A finished game's rank, review and verdicts against friends, then its sharing."""
+    return {
+        "rank": gettext("Rank %(rank)s of %(total)s", rank="{rank}", total="{total}"),
+        "rankOnly": gettext("Rank %(rank)s", rank="{rank}"),
+        # A game whose luck is past the clairvoyance threshold (daily/store/review_queue.py).
+        "underReview": gettext(
+            "Under review: this game is kept off the rankings until an operator has checked it."
+        ),
+        "reviewRemoved": gettext("Removed from the rankings after review."),
+        # A challenge's creator hears back (static/js/challenge.js): each friend's verdict.
+        "friendWins": gettext(
+            "%(name)s wins: %(theirs)s to your %(mine)s.",
+            name="{name}",
+            theirs="{theirs}",
+            mine="{mine}",
+        ),
+        "creatorWins": gettext(
+            "You win against %(name)s: %(mine)s to %(theirs)s.",
+            name="{name}",
+            theirs="{theirs}",
+            mine="{mine}",
+        ),
+        "friendTie": gettext("A tie with %(name)s: %(mine)s each.", name="{name}", mine="{mine}"),
+        "friendScored": gettext("%(name)s scored %(theirs)s.", name="{name}", theirs="{theirs}"),
+        "challengeCode": gettext("Challenge %(code)s", code="{code}"),
+        **_sharing_strings(),
+    }
+
+
+def _sharing_strings() -> dict[str, str]:
+    """Sharing a result, the countdown and the day's scores."""
+    return {
+        "puzzle": gettext("Puzzle #%(number)s", number="{number}"),
+        "copied": gettext("Copied"),
+        "copyFailed": gettext("Select the text and copy it"),
+        "nameSaved": gettext("Saved"),
+        "vs": gettext(
+            "After turn %(turn)s: you %(you)s, %(name)s %(them)s",
+            turn="{turn}",
+            you="{you}",
+            name="{name}",
+            them="{them}",
+        ),
+        "shareText": gettext(
+            "Daily Maxi Yatzy #%(number)s: %(total)s points. Play the same dice: %(link)s",
+            number="{number}",
+            total="{total}",
+            link="{link}",
+        ),
+        "shareFriend": gettext(
+            "I scored %(total)s at %(ruleset)s. Beat me on the same dice: %(link)s",
+            total="{total}",
+            ruleset="{ruleset}",
+            link="{link}",
+        ),
+        "timeLeft": gettext("%(h)sh %(m)sm %(s)ss", h="{h}", m="{m}", s="{s}"),
+        "newPuzzle": gettext("A new puzzle is out: reload the page"),
+        "yourPlace": gettext("your score"),
+        "playersOne": ngettext("%(n)s player", "%(n)s players", 1, n="{n}"),
+        "playersMany": ngettext("%(n)s player", "%(n)s players", 2, n="{n}"),
+        "yourBand": gettext(
+            "Your score is in the marked band, %(low)s to %(high)s.", low="{low}", high="{high}"
+        ),
+    }
+
+
+def hint_strings() -> dict[str, str]:
+    """Computer games and the "Best move" hints."""
+    return {
+        "hintKeep": gettext("Keep %(dice)s", dice="{dice}"),
+        "hintRollAll": gettext("Re-roll every die"),
+        "hintScore": gettext("Score %(row)s", row="{row}"),
+        "hintValue": gettext("expects %(value)s", value="{value}"),
+        "hintLoss": gettext("%(loss)s less", loss="{loss}"),
+        "theirKeep": gettext("kept %(n)s", n="{n}"),
+        "theirScore": gettext("scored %(points)s in %(row)s", points="{points}", row="{row}"),
     }

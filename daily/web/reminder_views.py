@@ -17,10 +17,12 @@ from pydantic import Field
 
 from daily.core import push
 from daily.service import reminders
-from daily.web import answers, bodies, costs, current_config, current_redis, limits
-from daily.web.auth import current_player_id, unauthorized
+from daily.web import answers, bodies, costs, limits
+from daily.web.auth import current_player_id
+from daily.web.context import config_of, current_config, current_redis
 from daily.web.costs import PLAYER, TTL, Cpu
-from daily.web.openapi import documented
+from daily.web.routes import documented
+from daily.web.tokens import unauthorized
 
 bp = Blueprint("reminders", __name__)
 API = "/api/v1"
@@ -41,9 +43,16 @@ class PushKeys(bodies.Body):
 class PushSubscription(bodies.Body):
     """A browser's push subscription (``PushSubscription.toJSON()``)."""
 
-    endpoint: Annotated[str, Field(max_length=push.MAX_ENDPOINT, description=(
-        "where the push service takes the messages: a URL on one of the services this server "
-        "allows (`DAILY_PUSH_SERVICES`), else 400"))]  # fmt: skip
+    endpoint: Annotated[
+        str,
+        Field(
+            max_length=push.MAX_ENDPOINT,
+            description=(
+                "where the push service takes the messages: a URL on one of the services this "
+                "server allows (`DAILY_PUSH_SERVICES`), else 400"
+            ),
+        ),
+    ]
     expirationTime: float | None = Field(None, description="when the browser ends it, if known")  # noqa: N815
     keys: PushKeys
 
@@ -53,8 +62,13 @@ class ReminderBody(bodies.Body):
 
     subscription: PushSubscription
     at: Annotated[str, Field(max_length=5, description="HH:MM on a 24-hour clock")] = "19:00"
-    zone: Annotated[str, Field(max_length=push.MAX_ZONE, description=(
-        "the player's time zone, an IANA name (`Europe/Copenhagen`)"))]  # fmt: skip
+    zone: Annotated[
+        str,
+        Field(
+            max_length=push.MAX_ZONE,
+            description=("the player's time zone, an IANA name (`Europe/Copenhagen`)"),
+        ),
+    ]
 
 
 class OffBody(bodies.Body):
@@ -70,10 +84,14 @@ class ReminderAnswer(answers.Answer):
     on: bool
     at: str = Field(description="HH:MM in `zone`")
     zone: str | None
-    offer: bool = Field(description="whether the result screen offers it: off, and the "
-                        f"player has finished {reminders.OFFER_AFTER} dailies")  # fmt: skip
-    key: str | None = Field(description="the application server key to subscribe with "
-                            "(base64url); null when the server sends no reminders")  # fmt: skip
+    offer: bool = Field(
+        description="whether the result screen offers it: off, and the "
+        f"player has finished {reminders.OFFER_AFTER} dailies"
+    )
+    key: str | None = Field(
+        description="the application server key to subscribe with "
+        "(base64url); null when the server sends no reminders"
+    )
 
 
 class OffAnswer(answers.Answer):
@@ -84,8 +102,14 @@ class OffAnswer(answers.Answer):
 
 def _answer(found: reminders.Reminder) -> Response:
     key = reminders.public_key(current_config())
-    answer = ReminderAnswer(available=found.available, on=found.on, at=found.at,
-                            zone=found.zone, offer=found.offer, key=key)  # fmt: skip
+    answer = ReminderAnswer(
+        available=found.available,
+        on=found.on,
+        at=found.at,
+        zone=found.zone,
+        offer=found.offer,
+        key=key,
+    )
     response = jsonify(answer.model_dump())
     response.headers["Cache-Control"] = "private, no-store"
     return response
@@ -113,9 +137,13 @@ def get_reminder() -> Response:
     # A browser's subscription, kept under its player for a while (renewed by use), and the
     # player's place on the schedule (kept until they turn it off or leave).
     cost=costs.cost(Cpu.WRITE, 1_000, TTL, PLAYER, limits=("reminders",)),
-    api=documented(ReminderAnswer, body=ReminderBody, errors=(400, 401, 404, 413, 415),
-                   description="the reminder, on"),
-)  # fmt: skip
+    api=documented(
+        ReminderAnswer,
+        body=ReminderBody,
+        errors=(400, 401, 404, 413, 415),
+        description="the reminder, on",
+    ),
+)
 def set_reminder() -> Response:
     """Turns the asking player's reminder on (again: renews it) with their browser's push
     subscription, at a time of their day (404: this server sends none)."""
@@ -123,11 +151,19 @@ def set_reminder() -> Response:
     player_id = _player_id()
     config = current_config()
     given = body.subscription
-    subscription = push.parse_subscription(given.endpoint, given.keys.p256dh, given.keys.auth,
-                                           config.push_services)  # fmt: skip
+    subscription = push.parse_subscription(
+        given.endpoint, given.keys.p256dh, given.keys.auth, config.push_services
+    )
     with limits.spending("reminders", player_id):
-        found = reminders.turn_on(current_redis(), config, player_id, subscription, body.at,
-                                  body.zone, str(get_locale() or "en"))  # fmt: skip
+        found = reminders.turn_on(
+            current_redis(),
+            config,
+            player_id,
+            subscription,
+            body.at,
+            body.zone,
+            str(get_locale() or "en"),
+        )
     return _answer(found)
 
 
@@ -148,9 +184,14 @@ def delete_reminder() -> Response:
     # A notification's button, no cookie: the signed token names the player; the address's
     # page budget bounds a flood of it.
     cost=costs.cost(Cpu.WRITE),
-    api=documented(OffAnswer, body=OffBody, errors=(400, 413, 415), access="public",
-                   description="the reminder, off"),
-)  # fmt: skip
+    api=documented(
+        OffAnswer,
+        body=OffBody,
+        errors=(400, 413, 415),
+        access="public",
+        description="the reminder, off",
+    ),
+)
 def turn_off() -> Response:
     """Turns off the reminder a notification names (its "turn off" button; no cookie needed)."""
     body = bodies.parse(OffBody, bodies.json_object())
@@ -166,6 +207,6 @@ def reminder_key() -> str | None:
 
 def init_app(app: Flask) -> None:
     """Says once, at start, when this server sends no reminders, and why."""
-    reason = reminders.off_reason(app.extensions["daily.config"])
+    reason = reminders.off_reason(config_of(app))
     if reason:
         log.warning(reason)

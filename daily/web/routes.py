@@ -16,17 +16,42 @@ its operation, and docs/operations.md prints the rows (:func:`daily.web.costs.ma
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
 
 from flask import Flask, current_app, request
+from pydantic import BaseModel
+from pydantic.config import JsonDict
 
 from daily.core.errors import ConfigError
 from daily.web import costs
 from daily.web.costs import Cost
 
-if TYPE_CHECKING:  # the document reads the routes: no import back at run time
-    from daily.web.openapi import Operation
+#: Who may call an operation: anyone (no credentials), anyone with or without a player
+#: (``me`` then names them), or a player (bearer token or session cookie).
+Access = Literal["public", "either", "player"]
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """What the document says of one view beyond its route and its docstring's first line."""
+
+    answer: type[BaseModel] | None
+    status: int = 200
+    body: type[BaseModel] | None = None
+    errors: tuple[int, ...] = ()
+    query: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    path: Mapping[str, JsonDict] = field(default_factory=dict)  # parameter overrides
+    access: Access = "player"
+    description: str = ""  # of the answer
+    errors_answer: bool = False  # the errors answer the answer's model, not the error JSON
+
+
+def documented(answer: type[BaseModel] | None, **details: Any) -> Operation:
+    """The :class:`Operation` of a view, registered with its route (``api=documented(...)``)."""
+    return Operation(answer, **details)
+
 
 _ROUTES = "daily.routes"
 #: The endpoint Flask registers for the static folder itself: files, exempt from every limit.

@@ -19,10 +19,9 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Response, g, request
 
-from daily.core.config import Config
 from daily.core.errors import ConfigError, ErrorCode, StorageError
 from daily.service import backend
-from daily.web import current_config
+from daily.web.context import config_of, current_config, redis_of
 from daily.web.http_errors import HttpError, bad_request
 
 CSP = "; ".join(
@@ -153,12 +152,12 @@ def check_dice_key(app: Flask) -> None:
     last key later would silently change every dealt day's dice, so it stops the app.
     A Redis that is down defers the check to a later request.
     """
-    config: Config = app.extensions["daily.config"]
+    config = config_of(app)
     if app.extensions.get(_CHECKED) or not config.is_production:
         return
     mine = dice_key_fingerprint(config.secret_key)
     try:
-        recorded = backend.claim_dice_key(app.extensions["daily.redis"], mine)
+        recorded = backend.claim_dice_key(redis_of(app), mine)
     except StorageError:
         return
     if recorded != mine:

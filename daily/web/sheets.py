@@ -70,8 +70,8 @@ class SheetMeta(TypedDict):
     bonus: int
     threshold: int
     par: float
-    upperRows: int  # fmt: skip
-    allSame: str  # fmt: skip
+    upperRows: int
+    allSame: str
 
 
 class PaceExample(TypedDict):

@@ -21,7 +21,8 @@ from daily.strategy.hints import Action, hold_positions
 from daily.strategy.skill import Skill
 from daily.strategy.solver import Table
 from daily.strategy.specs import TableStatus
-from daily.web import answers, current_config, current_redis
+from daily.web import analysis_answers, answers
+from daily.web.context import current_config, current_redis
 from daily.web.http_errors import retry_after
 
 
@@ -31,13 +32,13 @@ def strategy_table(rules: Ruleset) -> Table:
     return tables.exact_table(current_config(), rules)
 
 
-def analysis_of(record: Record) -> answers.Analysis:
+def analysis_of(record: Record) -> analysis_answers.Analysis:
     """The analysis of a finished game as the API answers it (see :func:`analysis_answer`):
     computed on the first ask, then kept."""
     return analysis_answer(analyses.analyse(current_redis(), current_config(), record))
 
 
-def analysis_answer(found: analyses.GameAnalysis) -> answers.Analysis:
+def analysis_answer(found: analyses.GameAnalysis) -> analysis_answers.Analysis:
     """The answer of an analysed game: a daily game's ``expert`` is null until the day closes,
     and absent in other modes; a computer game's ``computer`` is the bot's own analysis."""
     record, mine = found.record, found.mine
@@ -46,28 +47,31 @@ def analysis_answer(found: analyses.GameAnalysis) -> answers.Analysis:
         sides["computer"] = analysed_answer(found.computer)
     if found.has_expert:
         sides["expert"] = None if found.expert is None else expert_answer(found.expert)
-    return answers.Analysis(
+    return analysis_answers.Analysis(
         id=record.id, mode=record.kind.id, ruleset=record.ruleset, skill=skill_answer(found.skill),
         **_analysed(mine), **sides,
     )  # fmt: skip
 
 
 class Sides(TypedDict, total=False):
-    """The other sides of an analysis that only some games have (of :class:`answers.Analysis`)."""
+    """The other sides of an analysis that only some games have (of
+    :class:`analysis_answers.Analysis`)."""
 
-    computer: answers.Analysed
-    expert: answers.Expert | None
+    computer: analysis_answers.Analysed
+    expert: analysis_answers.Expert | None
 
 
 def skill_answer(skill: Skill) -> answers.Skill:
-    """A game's skill and luck as the answers give them: skill in percent, a decimal each.
+    """A game's skill and luck as the answers give them: skill and luck as shown (rounded
+    once, here: whole percent and whole points, ``skill / 100 x optimum + luck`` is the total
+    to half a point), the optimum and the points lost exact to 4 decimals.
 
     >>> skill_answer(Skill(307, 394.5575, 72.3, 390)).model_dump()
-    {'skill': 81.7, 'luck': -15.3, 'optimum': 394.5575, 'lost': 72.3, 'expert': 390}
+    {'skill': 82, 'luck': -17, 'optimum': 394.5575, 'lost': 72.3, 'expert': 390}
     """
     return answers.Skill(
-        skill=round(100 * skill.share, 1),
-        luck=round(skill.luck, 1),
+        skill=skill.percent,
+        luck=skill.shown_luck,
         optimum=round(skill.optimum, 4),
         lost=round(skill.lost, 4),
         expert=skill.expert,
@@ -75,17 +79,18 @@ def skill_answer(skill: Skill) -> answers.Skill:
 
 
 class Analysed(TypedDict):
-    """One side's analysis (:class:`answers.Analysed`' fields, which an analysis has too)."""
+    """One side's analysis (:class:`analysis_answers.Analysed`' fields, which an analysis has
+    too)."""
 
     total: int
     optimum: float
     lost: float
-    decisions: list[answers.Decision]
+    decisions: list[analysis_answers.Decision]
 
 
-def analysed_answer(found: Analysis) -> answers.Analysed:
+def analysed_answer(found: Analysis) -> analysis_answers.Analysed:
     """One side's decisions, valued, and the points lost in all."""
-    return answers.Analysed(**_analysed(found))
+    return analysis_answers.Analysed(**_analysed(found))
 
 
 def _analysed(found: Analysis) -> Analysed:
@@ -97,9 +102,9 @@ def _analysed(found: Analysis) -> Analysed:
     }
 
 
-def decision_answer(decision: Decision) -> answers.Decision:
+def decision_answer(decision: Decision) -> analysis_answers.Decision:
     """One decision: what was played, the best action and the loss."""
-    return answers.Decision(
+    return analysis_answers.Decision(
         index=decision.index,
         turn=decision.turn,
         roll=decision.roll,
@@ -110,7 +115,7 @@ def decision_answer(decision: Decision) -> answers.Decision:
     )
 
 
-def action_answer(action: Action, dice: Dice | None = None) -> answers.Action:
+def action_answer(action: Action, dice: Dice | None = None) -> analysis_answers.Action:
     """An action: ``keep`` (dice values) or ``score`` (a row), its value and loss; given the
     *dice* on the table, a re-roll also names the ``hold`` positions that play it.
 
@@ -122,17 +127,17 @@ def action_answer(action: Action, dice: Dice | None = None) -> answers.Action:
     """
     value, loss = round(action.value, 4), round(action.loss, 4)
     if action.row is not None:
-        return answers.Action(score=action.row, value=value, loss=loss)
+        return analysis_answers.Action(score=action.row, value=value, loss=loss)
     keep = list(action.keep or ())
     if dice is None:
-        return answers.Action(keep=keep, value=value, loss=loss)
+        return analysis_answers.Action(keep=keep, value=value, loss=loss)
     hold = list(hold_positions(dice, action.keep or ()))
-    return answers.Action(keep=keep, hold=hold, value=value, loss=loss)
+    return analysis_answers.Action(keep=keep, hold=hold, value=value, loss=loss)
 
 
-def expert_answer(game: analyses.ExpertGame) -> answers.Expert:
+def expert_answer(game: analyses.ExpertGame) -> analysis_answers.Expert:
     """The Expert's own game on a day's dice."""
-    return answers.Expert(
+    return analysis_answers.Expert(
         date=game.day.isoformat(),
         ruleset=analyses.EXPERT_RULES,
         moves=[answers.Move.of(move) for move in game.moves],

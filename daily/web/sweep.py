@@ -4,9 +4,9 @@ for their table's luck check, and cold games to archive.
 Every finishing move already sweeps its pending results (:func:`daily.service.games.play`);
 this hook also runs that sweep when nobody finishes a game, at most once a minute. Waiting
 games are checked every few seconds while any wait, and cold games archived, each in a
-background thread of the process, never inside a request. Each process checks its own clock
-first, so few requests ask Redis, and Redis locks keep each sweep to one over every worker and
-host.
+background thread of the process, never inside a request (their work is
+:mod:`daily.service.upkeep`'s). Each process checks its own clock first, so few requests ask
+Redis, and Redis locks keep each sweep to one over every worker and host.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from flask import Flask, current_app
 
 from daily.core.config import Config
 from daily.core.errors import DailyError, StorageError
-from daily.service import archive, games, reviews
-from daily.web import current_config, current_redis
+from daily.service import games, reviews, upkeep
+from daily.web.context import current_config, current_redis
 
 log = logging.getLogger(__name__)
 _DUE = "daily.sweep_due"
@@ -37,13 +37,13 @@ def sweep() -> None:
     now = time.monotonic()
     if now >= current_app.extensions.get(_REVIEWS_DUE, 0.0):
         current_app.extensions[_REVIEWS_DUE] = now + reviews.SWEEP_INTERVAL_S
-        _in_background(_REVIEWER, _review)  # games waiting for their table's check
+        _in_background(_REVIEWER, upkeep.review_waiting)  # games waiting for their table's check
     if now < current_app.extensions.get(_DUE, 0.0):
         return
     current_app.extensions[_DUE] = now + games.SWEEP_INTERVAL_S
     try:
         counted = games.sweep_pending(current_redis(), current_config())
-        _in_background(_ARCHIVER, _archive)  # cold games leave Redis
+        _in_background(_ARCHIVER, upkeep.archive_cold)  # cold games leave Redis
     except StorageError as e:  # Redis down: the request answers 503 itself; one line here
         log.warning("the sweep of pending results failed: %s", e)
         return
@@ -67,26 +67,8 @@ def _in_background(name: str, work: Callable[[Any, Config], None]) -> None:
     running = current_app.extensions.get(name)
     if running is not None and running.is_alive():
         return
-    thread = threading.Thread(target=work, args=(current_redis(), current_config()),
-                              name=name, daemon=True)  # fmt: skip
+    thread = threading.Thread(
+        target=work, args=(current_redis(), current_config()), name=name, daemon=True
+    )
     current_app.extensions[name] = thread
     thread.start()
-
-
-def _review(client: Any, config: Config) -> None:
-    try:
-        held = reviews.sweep_unchecked(client, config)
-    except StorageError:  # Redis down: every request says so (503), and the pending sweep
-        return  # logs it once a minute; the checks wait for the next sweep
-    except Exception:  # a thread's error reaches nobody else: said here, tried next sweep
-        log.exception("checking the games that waited for their table failed")
-        return
-    if held:
-        log.info("held %d games for review after their table came", held)
-
-
-def _archive(client: Any, config: Config) -> None:
-    try:
-        archive.sweep(client, config)
-    except Exception:  # a thread's error reaches nobody else: said here, tried next sweep
-        log.exception("archiving cold games failed")

@@ -263,9 +263,9 @@ def test_the_result_shares_a_spoiler_free_grid(
     head = f"Daily Maxi Yatzy #{final['number']}: {final['total']}"
     skill = page.request.get(f"{base}/api/v1/games/{final['id']}").json().get("skill")
     if skill:
-        luck = round(skill["luck"])
-        head += (f" · skill {round(skill['skill'])}% · luck {'+' if luck > 0 else ''}{luck}"
-                 f" · Expert {skill['expert']}")  # fmt: skip
+        luck = skill["luck"]  # as shown: whole points, the minus a true one
+        head += (f" · skill {skill['skill']}% · luck {'+' if luck > 0 else ''}"
+                 f"{str(luck).replace('-', '−')} · Expert {skill['expert']}")  # fmt: skip
     assert text == f"{head}\nDays in a row: 1\n" + "\n".join(grid) + f"\n{link}"
     shoot(page, f"screen-result-{size}")
 

@@ -3,22 +3,23 @@ import { beforeEach, test } from 'node:test';
 import { FIXTURE, module } from './helpers.mjs';
 
 const { loadStrings } = await module('page.js');
-const { bandOf, cheerWords, computerVerdict, dayVerdict, leagueWords, newcomerDays, practiceVerdict, shareLink, signed, skillWords, spanBands, targetVerdict } = await module('results.js');
-const { shareText } = await module('share.js');
+const { bandOf, cheerWords, computerVerdict, dayVerdict, leagueWords, newcomerDays, practiceVerdict, shareLink, spanBands, targetVerdict } = await module('results.js');
+const { shareText, signed, skillWords } = await module('share.js');
 
 beforeEach(() => loadStrings(FIXTURE.strings));
 
 test('the head line says skill, luck and the Expert\'s score', () => {
-  const skill = { skill: 92.6, luck: -40.6, optimum: 394.6, lost: 29.2, expert: 390 };
-  assert.equal(skillWords(skill), 'skill 93% · luck -41 · Expert 390');
-  assert.equal(skillWords({ ...skill, luck: 12.4, expert: null }), 'skill 93% · luck +12');
+  // The answer's figures as shown (rounded once, on the server): never rounded again here.
+  const skill = { skill: 93, luck: -41, optimum: 394.6, lost: 29.2, expert: 390 };
+  assert.equal(skillWords(skill), 'skill 93% · luck −41 · Expert 390');
+  assert.equal(skillWords({ ...skill, luck: 12, expert: null }), 'skill 93% · luck +12');
   assert.equal(skillWords(null), '');
-  assert.deepEqual([signed(0.4), signed(-0.6), signed(7)], ['0', '-1', '+7']);
+  assert.deepEqual([signed(0), signed(-1), signed(7)], ['0', '−1', '+7']);
   const grid = '🟩';
   assert.equal(shareText({ daily: true, number: 340, total: 307, grid, link: 'L', skill, percentile: 62, streak: 2 }),
-    `Daily Maxi Yatzy #340: 307 · skill 93% · luck -41 · Expert 390\nbetter than 62% of today's players · Days in a row: 2\n${grid}\nL`);
+    `Daily Maxi Yatzy #340: 307 · skill 93% · luck −41 · Expert 390\nbetter than 62% of today's players · Days in a row: 2\n${grid}\nL`);
   assert.equal(shareText({ daily: false, ruleset: 'Yatzy', total: 240, grid, link: 'L', skill: { ...skill, expert: null } }),
-    `Yatzy: 240 · skill 93% · luck -41\n${grid}\nL`);
+    `Yatzy: 240 · skill 93% · luck −41\n${grid}\nL`);
 });
 
 test('against a friend\'s score: win, lose, tie, or nothing before they finished', () => {

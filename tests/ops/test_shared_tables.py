@@ -22,10 +22,12 @@ from typing import Any
 import pytest
 
 from daily.core.rules import find_ruleset
+from daily.service import upkeep
 from daily.tables import background
 from daily.tables.files import table_path
 from daily.tables.loader import status
 from daily.tables.shelf import Shelf
+from daily.web.context import config_of
 from tests.built_tables import SECRET, link_table, site
 from tests.ops.test_builders import builders
 from tests.tables import s3
@@ -64,7 +66,9 @@ def test_a_second_host_answers_a_maxi_hint_from_the_store_without_building(
             cookie = None
             for cache in (first, second):
                 monkeypatch.setenv("DAILY_CACHE", str(cache))
-                client = make_app(now=NOW).test_client()
+                app = make_app(now=NOW)
+                upkeep.start(config_of(app))  # as a server starts (the factory starts nothing)
+                client = app.test_client()
                 if cookie is None:  # the same player's same game on both hosts (one Redis)
                     game = start(client, mode="solo", ruleset="maxi")
                     cookie = client.get_cookie("session").value

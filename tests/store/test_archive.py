@@ -36,7 +36,7 @@ from daily.store import (
     saved_games,
 )
 from daily.store.connection import connect
-from daily.web import current_config, current_redis
+from daily.web.context import current_config, current_redis
 from tests.tables import s3
 from tests.web.test_integrity import finished_daily, player
 

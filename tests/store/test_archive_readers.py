@@ -25,7 +25,7 @@ from daily.service import (
     stats,
 )
 from daily.store import archived_games, friend_codes, game_fields, keys, review_queue, saved_games
-from daily.web import current_config, current_redis
+from daily.web.context import current_config, current_redis
 from tests.store.test_archive import checked
 from tests.web.test_integrity import finished_daily, play_out, player, start
 

@@ -11,7 +11,7 @@ import pytest
 
 from daily.service import history
 from daily.store import keys, saved_games
-from daily.web import current_config, current_redis
+from daily.web.context import current_config, current_redis
 from tests.web.helpers import LIMITS_OFF, WINDOWS, play_daily, start
 
 DECEMBER = datetime(2026, 12, 5, 10, 0, tzinfo=UTC)

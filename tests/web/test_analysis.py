@@ -14,6 +14,7 @@ from daily.core.rules import find_ruleset
 from daily.strategy.bots import LEVELS, play_games
 from daily.strategy.model import model_of
 from daily.strategy.solver import Table, fill
+from daily.tables import background
 from daily.tables.files import holding, table_path
 from tests.built_tables import seal
 from tests.web.helpers import LIMITS_OFF, SECRET, start
@@ -99,9 +100,20 @@ def test_an_unfinished_game_is_a_conflict(client: Any) -> None:
     assert response.status_code == 409
 
 
-def test_a_party_game_is_not_analysed(client: Any) -> None:
-    state = start(client, mode="party", ruleset="yatzy", players=["Ana", "Bo"])
-    assert analysis_of(client, state["id"]).status_code == 403
+def test_a_saved_rolls_game_answers_no_strategy(
+    make_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Banked rolls are rules no table values: the documented 409, on the shipped limits and
+    with Maxi among the tables the service builds (the build limit's check of the banked
+    rules' table raised first: a 400 ``invalid_move``)."""
+    monkeypatch.setattr(background, "start", lambda rulesets, site: False)  # maxi: minutes
+    client = make_app(now=NOW, table_specs=("maxi",)).test_client()
+    banked = {"saved_rolls": True}
+    state = play_hasty(client, start(client, mode="solo", ruleset="maxi", options=banked))
+    response = analysis_of(client, state["id"])
+    assert response.status_code == 409, response.get_json()
+    assert response.get_json()["error"]["code"] == "no_strategy"
+    assert client.get(f"/play/{state['id']}/analysis").status_code == 409
 
 
 def test_maxi_without_its_table_names_the_command(client: Any) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from daily.web import answers, board_answers, openapi
+from daily.web import analysis_answers, answers, board_answers, openapi
 
 from .helpers import api_blueprints_app
 
@@ -42,7 +42,7 @@ def test_the_document_is_generated_from_the_models() -> None:
     document: dict[str, Any] = openapi.document(api_blueprints_app())  # JSON, walked by key
     found = document["components"]["schemas"]
     for name in ("GameState", "Hint", "Analysis", "BoardPage", "Distribution", "Record"):
-        module = board_answers if hasattr(board_answers, name) else answers
+        module = next(m for m in (board_answers, analysis_answers, answers) if hasattr(m, name))
         schema = dict(getattr(module, name).model_json_schema(
             ref_template="#/components/schemas/{model}"))  # fmt: skip
         schema.pop("$defs", None)
@@ -55,7 +55,7 @@ def test_game_answers_are_built_from_typed_fields_not_read_from_dicts() -> None:
     # Each answer is built once from typed arguments that mypy checks against its model
     # (daily/web/game_answers.py): no dictionary of loose fields is read into one at run time.
     package = Path(answers.__file__).parent
-    for name in ("game_answers.py", "strategy_answers.py", "answers.py"):
+    for name in ("game_answers.py", "strategy_answers.py", "answers.py", "analysis_answers.py"):
         text = (package / name).read_text(encoding="utf-8")
         assert "model_validate" not in text, name
         assert "dict[str, object]" not in text, name

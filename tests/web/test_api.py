@@ -17,7 +17,7 @@ from daily.core import dice
 from daily.core.rules import find_ruleset, replay
 from daily.core.verify import verify
 from daily.store import keys
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.web.helpers import merged
 
 pytestmark = pytest.mark.redis

@@ -13,7 +13,7 @@ from redis.retry import Retry
 
 from daily.core.errors import ConfigError
 from daily.store import keys
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.web.helpers import kept_keys
 
 # On the embedded Redis only: a refusal is the same on every Redis (the app's every route

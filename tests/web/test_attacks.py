@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from daily.store import keys
-from daily.web import current_redis, limits
+from daily.web import limits
+from daily.web.context import current_redis
 from tests.web.helpers import WINDOWS
 from tests.web.test_integrity import API, final_player, play_out, player, start
 

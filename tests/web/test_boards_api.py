@@ -11,7 +11,7 @@ import redis
 from daily.core.modes import BoardKind
 from daily.store import board_counts, friend_codes
 from daily.store.boards import Result
-from daily.web import current_config, current_redis
+from daily.web.context import current_config, current_redis
 
 pytestmark = pytest.mark.redis
 

@@ -13,7 +13,7 @@ import pytest
 from daily.core.errors import NotFoundError
 from daily.service import past_days
 from daily.store import review_queue
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.web.helpers import play_daily, start
 from tests.web.test_archive import finish
 

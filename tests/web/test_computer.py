@@ -20,7 +20,7 @@ from daily.strategy import computer
 from daily.strategy.bots import LEVELS, play_games
 from daily.tables.files import holding
 from daily.tables.loader import table_for
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.built_tables import site
 from tests.web.helpers import merged
 

@@ -21,7 +21,8 @@ from flask import Blueprint
 from daily.core.errors import ConfigError
 from daily.service.reminders import new_keys
 from daily.store import keys
-from daily.web import costs, current_redis, routes
+from daily.web import costs, routes
+from daily.web.context import current_redis
 from daily.web.limits import DEFAULTS
 from tests.push_service import Browser
 

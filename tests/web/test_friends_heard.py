@@ -13,7 +13,7 @@ import pytest
 
 from daily.service import friends
 from daily.store import keys
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.web.helpers import merged, start
 
 pytestmark = pytest.mark.redis

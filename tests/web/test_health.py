@@ -15,9 +15,12 @@ from typing import Any
 import pytest
 
 from daily import __version__
-from daily.core.rules import find_ruleset
+from daily.core.rules import Ruleset, find_ruleset
+from daily.service import upkeep
+from daily.strategy.specs import spec_str
 from daily.tables import background
 from daily.tables.files import temp_files
+from daily.web.context import config_of
 from tests.redis_servers import free_port
 
 pytestmark = pytest.mark.redis
@@ -40,14 +43,23 @@ def test_healthz_is_ok_when_redis_answers(make_app: Any) -> None:
 def test_healthz_lists_each_table_the_service_builds(
     make_app: Any, small_tables: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The app would start building what it lists (maxi: minutes); this test looks at the list.
-    monkeypatch.setattr(background, "start", lambda rulesets, site: False)
+    asked: list[str] = []  # what would be built (maxi: minutes), recorded, not built
+
+    def build(rulesets: list[Ruleset], site: object) -> bool:
+        asked.extend(spec_str(r) for r in rulesets)
+        return True
+
+    monkeypatch.setattr(background, "start", build)
     specs = ("maxi", "yatzy", "yatzy:forced=true")
-    client = make_app(now=NOON, table_specs=specs).test_client()
+    app = make_app(now=NOON, table_specs=specs)
+    client = app.test_client()
     body = client.get("/healthz").get_json()
     assert [t["ruleset"] for t in body["tables"]] == ["maxi", "yatzy", "yatzy:forced=true"]
     assert [t["state"] for t in body["tables"]] == ["missing", "ready", "missing"]
     assert body["tables"][1]["seconds"] > 0  # what the build took
+    assert asked == []  # the factory and a request start no build: a server's upkeep does
+    upkeep.start(config_of(app))
+    assert asked == ["maxi", "yatzy:forced=true"]  # the two missing, in their order
 
 
 def test_healthz_is_503_json_when_redis_is_down(make_app: Any) -> None:

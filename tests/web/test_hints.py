@@ -15,7 +15,7 @@ from daily.service import tables
 from daily.store import saved_games
 from daily.strategy.hints import hint
 from daily.tables.loader import table_for
-from daily.web import current_redis
+from daily.web.context import current_redis
 from daily.web.strategy_answers import action_answer
 from tests.web.helpers import SECRET, start
 

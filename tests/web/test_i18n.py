@@ -23,7 +23,7 @@ from babel.messages.pofile import read_po
 from babel.support import Translations
 
 from daily.web import i18n
-from tests.web.helpers import leaks, play_daily
+from tests.web.helpers import LIMITS_OFF, leaks, play_daily
 
 # One Redis flavour is enough for the pages: they read the same store either way.
 EMBEDDED = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
@@ -152,7 +152,8 @@ class _Marking(gettext_module.NullTranslations):
 def test_every_page_renders_translated(
     code: str, make_app: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = make_app(now=DECEMBER).test_client()
+    # Every page of the site in a row, at a script's pace: more than a player's page budget.
+    client = make_app(now=DECEMBER, rate_limits=LIMITS_OFF).test_client()
     client.environ_base["HTTP_ACCEPT_LANGUAGE"] = f"{code};q=0.9, en;q=0.1"
     state = play_daily(client)
     client.patch("/api/v1/players/me", json={"name": "4711"})  # a name is data, not a message

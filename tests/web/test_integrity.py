@@ -22,7 +22,8 @@ from daily.core import dice
 from daily.core.record import Record
 from daily.service import establishment, games
 from daily.store import boards, friend_codes, game_fields, keys, saved_games
-from daily.web import current_redis, limits
+from daily.web import limits
+from daily.web.context import current_redis
 
 pytestmark = pytest.mark.redis
 
@@ -163,7 +164,7 @@ def test_a_dailys_code_is_played_as_the_daily(make_app: Any) -> None:
 
 
 def final_player(who: dict[str, str]) -> str:
-    from daily.web.auth import player_id_of
+    from daily.web.tokens import player_id_of
 
     with_app = who["Authorization"].split()[1]
     return player_id_of(with_app)
@@ -462,7 +463,7 @@ def test_a_dailys_code_is_revealed_with_its_day_not_before() -> None:
 def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_app: Any) -> None:
     from daily.core.rules import GameState
     from daily.core.verify import verify
-    from daily.web import current_config
+    from daily.web.context import current_config
 
     app = make_app(now=NOON)
     client = app.test_client()

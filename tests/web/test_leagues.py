@@ -350,7 +350,7 @@ def test_a_daily_held_for_review_leaves_the_league_and_comes_back_released(
 ) -> None:
     from daily.service import results, reviews
     from daily.store import review_queue, saved_games
-    from daily.web import current_redis
+    from daily.web.context import current_redis
 
     app = make_app(now=at_noon(MONDAY))
     client = app.test_client()

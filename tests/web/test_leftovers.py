@@ -18,7 +18,7 @@ import pytest
 
 from daily.cli import main
 from daily.store import keys, review_queue
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.built_tables import SECRET
 from tests.web.test_integrity import finished_daily, play_out, player, start
 

@@ -14,9 +14,10 @@ import pytest
 
 from daily.core.config import load
 from daily.core.errors import ConfigError
-from daily.service import establishment
+from daily.service import establishment, upkeep
 from daily.store import keys
-from daily.web import current_redis, limits
+from daily.web import limits
+from daily.web.context import config_of, current_redis
 from tests.web.helpers import play_daily
 
 pytestmark = pytest.mark.redis
@@ -245,14 +246,16 @@ def test_redis_down_logs_one_warning_line_a_request_and_no_traceback(
     caplog.clear()
     capsys.readouterr()
     requests = [("POST", "/api/v1/players"), ("GET", "/api/v1/leaderboards/best-day")]
-    for method, url in requests:  # a new player is checked against two limits: still one line
+    for method, url in requests:
         response = client.open(
             url, method=method, json={"name": "Ana"} if method == "POST" else None
         )
         assert response.status_code == 503 and response.content_type == "application/json"
         assert response.get_json()["error"]["code"] == "storage_unavailable"
     said = [r for r in caplog.records if r.name == "flask-limiter"]
-    assert len(said) == len(requests)
+    # A new player counts on ``players`` alone, not on the limiter's ``pages`` (issue 38: a
+    # class makes its players together): its 503 is the store's, the read's the limiter's line.
+    assert len(said) == 1
     assert all(r.levelno == logging.WARNING and "ConnectionError" in r.getMessage() for r in said)
     assert all(r.exc_info is None for r in caplog.records)
     out, err = capsys.readouterr()
@@ -458,8 +461,12 @@ def test_table_builds_asked_for_are_limited(
 ) -> None:
     monkeypatch.setenv("DAILY_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("DAILY_TABLES", "yatzy,yacht")
-    client = limited(make_app, builds="1 per hour").test_client()
-    # The configured tables are the service's own builds, started with it: no request pays.
+    app = limited(make_app, builds="1 per hour")
+    client = app.test_client()
+    # The configured tables are the service's own builds, started with the server (the app
+    # factory starts nothing: a server's upkeep does, as gunicorn's workers and `daily serve`
+    # start theirs): no request pays.
+    upkeep.start(config_of(app))
     plain = _solo(client, ruleset="yatzy")
     _until_ready(client, plain)
     yatzy, yacht = (_solo(client, ruleset=name, options={"forced": True})
@@ -540,3 +547,12 @@ def test_an_established_players_daily_spends_no_newcomers_budget(make_app: Any) 
     # Two newcomers that day: the first spends the budget, the second is played, marked.
     starts = [later.test_client().post("/api/v1/games", json={"mode": "daily"}) for _ in "ab"]
     assert [is_over(later, s) for s in starts] == [False, True]
+
+
+def test_making_players_counts_on_players_not_on_the_addresss_requests(make_app: Any) -> None:
+    # Issue 38: 24 pupils pressing Play together met the address's 20 requests a second.
+    app = limited(make_app, pages="10 per minute", players="50 per hour")
+    made = [app.test_client().post("/api/v1/players", json={"name": f"P{n}"}) for n in range(40)]
+    assert [answer.status_code for answer in made] == [201] * 40
+    reads = [app.test_client().get("/api/v1/daily").status_code for _ in range(11)]
+    assert reads == [200] * 10 + [429]  # what has no player still counts on the address

@@ -9,7 +9,7 @@ import pytest
 from daily.core import dice
 from daily.core.errors import ModeError
 from daily.core.modes import MODES, find_mode
-from daily.web import api, bodies, openapi
+from daily.web import bodies, game_starts, openapi
 
 from .helpers import api_blueprints_app
 
@@ -18,8 +18,8 @@ def test_every_mode_has_a_body_and_a_starter() -> None:
     for mode in MODES:
         model = bodies.new_game_model(mode)
         assert model.model_fields["mode"].annotation.__args__ == (mode,)  # type: ignore[union-attr]
-        assert model in api.STARTERS
-    assert set(api.STARTERS) == set(bodies.NEW_GAME)
+        assert model in game_starts.STARTERS
+    assert set(game_starts.STARTERS) == set(bodies.NEW_GAME)
 
 
 def test_the_document_lists_every_mode_and_each_start_body() -> None:

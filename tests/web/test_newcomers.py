@@ -12,7 +12,7 @@ import pytest
 
 from daily.core.config import load
 from daily.store import boards, keys
-from daily.web import current_redis
+from daily.web.context import current_redis
 
 from .helpers import merged, start
 

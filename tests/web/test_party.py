@@ -12,7 +12,7 @@ from daily.core import dice, party
 from daily.core.rules import Move, Roll, Score, find_ruleset, replay
 from daily.core.verify import verify
 from daily.store import saved_games
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.web.helpers import merged
 
 pytestmark = pytest.mark.redis

@@ -10,7 +10,8 @@ from altcha import v1
 
 from daily.service import proofs
 from daily.store import keys
-from daily.web import current_redis, limits
+from daily.web import limits
+from daily.web.context import current_redis
 
 pytestmark = pytest.mark.redis
 

@@ -20,7 +20,7 @@ from daily.core.config import load
 from daily.service import backend, remind, reminders
 from daily.service.pushing import Pusher
 from daily.store import keys
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.push_service import Browser, PushService, decrypt, push_service
 
 from .helpers import LIMITS_OFF, SECRET, play_daily
@@ -247,7 +247,7 @@ def test_nothing_for_a_deleted_player(
 
 
 def _id(headers: dict[str, str]) -> str:
-    from daily.web.auth import player_id_of
+    from daily.web.tokens import player_id_of
 
     return player_id_of(headers["Authorization"].split()[1])
 

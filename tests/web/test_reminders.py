@@ -13,7 +13,7 @@ import pytest
 
 from daily.service import reminders
 from daily.store import keys
-from daily.web import current_redis
+from daily.web.context import current_redis
 from tests.push_service import Browser, PushService, push_service
 
 from .helpers import play_daily

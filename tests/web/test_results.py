@@ -9,7 +9,7 @@ import pytest
 
 from daily.service import reviews
 from daily.store import keys, saved_games
-from daily.web import current_config, current_redis
+from daily.web.context import current_config, current_redis
 
 pytestmark = pytest.mark.redis
 

@@ -14,7 +14,8 @@ from daily.core.errors import ConfigError
 from daily.core.verify import verify
 from daily.store import keys
 from daily.store.connection import connect
-from daily.web import current_redis, security
+from daily.web import security
+from daily.web.context import current_redis
 
 pytestmark = pytest.mark.redis
 

@@ -31,7 +31,7 @@ from daily.strategy.specs import spec_str
 from daily.tables import background, digests
 from daily.tables.files import holding, paths_of, table_path
 from daily.tables.shelf import Shelf
-from daily.web import current_config, current_redis
+from daily.web.context import current_config, current_redis
 from tests.built_tables import SECRET, seal, site
 from tests.tables import s3
 from tests.web.helpers import play_daily

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict, cast
 
 from daily.core.errors import IllegalMoveError, InvalidMoveError, ReplayError, RulesError
-from daily.core.rules.rulesets import JOKER_POINTS, Ruleset
+from daily.core.rules.rulesets import Ruleset
 from daily.core.rules.scoring import Dice
 
 Hold = tuple[int, ...]
@@ -273,9 +273,17 @@ def _roll(state: GameState, hold: Hold) -> GameState:
     for i in kept:
         dice[i] = state.dice[i]
     return GameState(
-        state.ruleset, state.scores, tuple(dice), state.turn, state.roll + 1,
-        state.rolls_left - 1, holds, state.extra_bonuses, state.source, path,
-    )  # fmt: skip
+        state.ruleset,
+        state.scores,
+        tuple(dice),
+        state.turn,
+        state.roll + 1,
+        state.rolls_left - 1,
+        holds,
+        state.extra_bonuses,
+        state.source,
+        path,
+    )
 
 
 _POSITIONS = {n: frozenset(range(n)) for n in range(1, 11)}
@@ -374,5 +382,5 @@ def _scorable(state: GameState) -> list[int]:
 def _points(state: GameState, index: int, joker: bool) -> int:
     row = state.ruleset.rows[index]
     if joker and not row.face:
-        return JOKER_POINTS.get(row.id, sum(state.dice))
+        return state.ruleset.joker_points_of(row.id, sum(state.dice))
     return state.ruleset.score(state.dice)[index]

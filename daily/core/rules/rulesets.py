@@ -2,14 +2,17 @@
 
 A :class:`Ruleset` is a frozen value. The four base rulesets of docs/rules.md are
 declared below; :func:`find_ruleset` applies edition options (``bonus``,
-``full_straight``, ``saved_rolls``, ``forced``) to give the ruleset a game uses.
+``full_straight``, ``saved_rolls``, ``forced``) to give the ruleset a game uses. Each
+:class:`Option` carries its effect (the fields of the ruleset a value sets), as
+python-chess's variants carry theirs: a new option is a new declaration, and whatever reads
+a ruleset (the solver's table names among them) sees what it changed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -21,6 +24,15 @@ from daily.core.rules.scoring import Dice, Scorer
 OptionValue = int | str | bool
 #: A ruleset's options as checked by :func:`parse_options`: each name with its value.
 Options = Mapping[str, OptionValue]
+#: What an option's value does to a ruleset: the fields it sets, by name (applied with
+#: :func:`dataclasses.replace`, in the order of the ruleset's options).
+Effect = Callable[["Ruleset", OptionValue], Mapping[str, Any]]
+#: The forced joker's fixed points on lower rows (Yahtzee's); other lower rows score the dice.
+JOKER_POINTS: tuple[tuple[str, int], ...] = (
+    ("full_house", 25),
+    ("small_straight", 30),
+    ("large_straight", 40),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +52,12 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """An edition option: its allowed values, the first being the default."""
+    """An edition option: its allowed values, the first being the default, and its effect:
+    the fields of the ruleset that a value sets (none: the value changes nothing)."""
 
     name: str
     values: tuple[OptionValue, ...]
+    effect: Effect = field(default=lambda rules, value: {}, compare=False, repr=False)
 
     @property
     def default(self) -> OptionValue:
@@ -66,6 +80,7 @@ class Ruleset:
     rerolls: int = 2
     extra_bonus: int = 0  # points per extra five-of-a-kind (Yahtzee)
     joker_row: str = ""  # the row whose filling enables the forced joker
+    joker_points: tuple[tuple[str, int], ...] = JOKER_POINTS  # read where joker_row is set
     saved_rolls: bool = False
     forced: bool = False
     # Points of every row for every sorted roll: scoring is one dict lookup.
@@ -125,19 +140,63 @@ class Ruleset:
         """The options as a JSON-ready dict."""
         return dict(self.options)
 
+    def joker_points_of(self, row: str, dice_sum: int) -> int:
+        """The points of the forced joker in the lower row *row*: its fixed points, else the
+        dice (*dice_sum*).
+
+        >>> yahtzee = find_ruleset("yahtzee")
+        >>> yahtzee.joker_points_of("full_house", 15), yahtzee.joker_points_of("chance", 15)
+        (25, 15)
+        """
+        return dict(self.joker_points).get(row, dice_sum)
+
+
+#: The fields of a :class:`Ruleset` that say how the game is played (what an option's effect
+#: may set, and what the solver's table is named for): all but its name, its options and
+#: what it computes from them.
+RULE_FIELDS: tuple[str, ...] = tuple(
+    f.name
+    for f in dataclasses.fields(Ruleset)
+    if f.compare and f.name not in ("name", "option_specs", "options")
+)
+
 
 def _upper_rows(dice: int) -> tuple[Row, ...]:
     names = ("ones", "twos", "threes", "fours", "fives", "sixes")
     # The seed pages' five-dice examples; six-dice rulesets add a die of another face.
-    examples = ((1, 1, 1, 4, 6, 2), (2, 2, 3, 5, 6, 1), (3, 3, 3, 3, 1, 5), (4, 4, 4, 2, 6, 1),
-                (5, 5, 5, 1, 3, 2), (6, 6, 6, 2, 4, 1))  # fmt: skip
+    examples = (
+        (1, 1, 1, 4, 6, 2),
+        (2, 2, 3, 5, 6, 1),
+        (3, 3, 3, 3, 1, 5),
+        (4, 4, 4, 2, 6, 1),
+        (5, 5, 5, 1, 3, 2),
+        (6, 6, 6, 2, 4, 1),
+    )
     return tuple(
         Row(name, scoring.upper(face), example[:dice], face)
         for face, name, example in zip(scoring.FACES, names, examples, strict=True)
     )
 
 
-_FORCED = Option("forced", (False, True))
+def _bonus(rules: Ruleset, value: OptionValue) -> dict[str, int]:
+    points, threshold = str(value).split("@")
+    return {"bonus": int(points), "bonus_threshold": int(threshold)}
+
+
+def _full_straight(rules: Ruleset, value: OptionValue) -> dict[str, tuple[Row, ...]]:
+    scorer = scoring.straight(scoring.FACES, int(value))
+    rows = tuple(
+        dataclasses.replace(row, scorer=scorer) if row.id == "full_straight" else row
+        for row in rules.rows
+    )
+    return {"rows": rows}
+
+
+#: The edition options, each with its effect (docs/rules.md#options).
+BONUS = Option("bonus", ("100@84", "50@75"), _bonus)
+FULL_STRAIGHT = Option("full_straight", (21, 25, 30), _full_straight)
+SAVED_ROLLS = Option("saved_rolls", (False, True), lambda rules, value: {"saved_rolls": value})
+FORCED = Option("forced", (False, True), lambda rules, value: {"forced": value})
 
 YATZY = Ruleset(
     id="yatzy",
@@ -157,7 +216,7 @@ YATZY = Ruleset(
     ),
     bonus_threshold=63,
     bonus=50,
-    option_specs=(_FORCED,),
+    option_specs=(FORCED,),
 )
 
 MAXI = Ruleset(
@@ -183,12 +242,7 @@ MAXI = Ruleset(
     ),
     bonus_threshold=84,
     bonus=100,
-    option_specs=(
-        Option("bonus", ("100@84", "50@75")),
-        Option("full_straight", (21, 25, 30)),
-        Option("saved_rolls", (False, True)),
-        _FORCED,
-    ),
+    option_specs=(BONUS, FULL_STRAIGHT, SAVED_ROLLS, FORCED),
 )
 
 YACHT = Ruleset(
@@ -206,7 +260,7 @@ YACHT = Ruleset(
     ),
     bonus_threshold=63,
     bonus=35,
-    option_specs=(_FORCED,),
+    option_specs=(FORCED,),
 )
 
 YAHTZEE = Ruleset(
@@ -225,15 +279,12 @@ YAHTZEE = Ruleset(
     ),
     bonus_threshold=63,
     bonus=35,
-    option_specs=(_FORCED,),
+    option_specs=(FORCED,),
     extra_bonus=100,
     joker_row="yahtzee",
 )
 
 BASE_RULESETS: dict[str, Ruleset] = {r.id: r for r in (MAXI, YATZY, YACHT, YAHTZEE)}
-
-# Points of the Yahtzee joker on the fixed-score lower rows.
-JOKER_POINTS = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 
 
 def parse_options(ruleset_id: str, options: Mapping[str, Any] | None) -> dict[str, OptionValue]:
@@ -274,23 +325,14 @@ def find_ruleset(ruleset_id: str, options: Mapping[str, Any] | None = None) -> R
 def _build(ruleset_id: str, options: tuple[tuple[str, OptionValue], ...]) -> Ruleset:
     base = _base(ruleset_id)
     values = dict(options)
-    changes: dict[str, Any] = {
-        "options": options,
-        "forced": values["forced"],
-        "saved_rolls": values.get("saved_rolls", False),
-    }
-    if "bonus" in values:
-        points, threshold = str(values["bonus"]).split("@")
-        changes.update(bonus=int(points), bonus_threshold=int(threshold))
-    if "full_straight" in values:
-        worth = int(values["full_straight"])
-        changes["rows"] = tuple(
-            dataclasses.replace(row, scorer=scoring.straight(scoring.FACES, worth))
-            if row.id == "full_straight"
-            else row
-            for row in base.rows
-        )
-    return dataclasses.replace(base, **changes)
+    changes: dict[str, Any] = {}
+    for spec in base.option_specs:  # each option's effect, on the rules the earlier ones set
+        rules = dataclasses.replace(base, **changes) if changes else base
+        changes.update(spec.effect(rules, values[spec.name]))
+    unknown = sorted(set(changes) - set(RULE_FIELDS))
+    if unknown:
+        raise RulesError(f"an option of {ruleset_id} sets {unknown[0]!r}, not a rule")
+    return dataclasses.replace(base, options=options, **changes)
 
 
 def _base(ruleset_id: str) -> Ruleset:

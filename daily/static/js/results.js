@@ -6,24 +6,9 @@ import { celebrate } from './cheer.js';
 import { followChallenges } from './challenge.js';
 import { askName } from './name.js';
 import { api } from './net.js';
-import { shareGrid, shareText } from './share.js';
+import { shareGrid, shareText, signed } from './share.js';
 
 export const shareLink = (origin, code) => `${origin}/f/${code}`;
-
-/** Luck in whole points with its sign: '+12', '-41', '0' (plain ASCII: it is pasted). */
-export const signed = (points) => {
-  const n = Math.round(points);
-  return n > 0 ? `+${n}` : String(n);
-};
-
-/** A game's skill, luck and the Expert's score as the head line says them (*skill*: the
-    answer's `skill`); '' without one. */
-export function skillWords(skill) {
-  if (!skill) return '';
-  const parts = [fmt(S.shareSkill, { n: Math.round(skill.skill) }), fmt(S.shareLuck, { n: signed(skill.luck) })];
-  if (skill.expert !== null && skill.expert !== undefined) parts.push(fmt(S.shareExpert, { n: skill.expert }));
-  return parts.join(' · ');
-}
 
 /* "Copied" shows beside the button that copied: its own line's status, else the block's. */
 const statusBeside = (button, box) => $('[data-copy-status]', button.parentElement) || $('[data-copy-status]', box);
@@ -288,11 +273,12 @@ export function computerVerdict(state) {
 export function showSkill(skill) {
   const line = $('#skill-line');
   if (!line || !skill) return;
-  $('#skill').textContent = fmt(S.percentValue, { n: Math.round(skill.skill) });
-  $('#luck').textContent = signed(skill.luck).replace('-', '−');
+  $('#skill').textContent = fmt(S.percentValue, { n: skill.skill });
+  $('#luck').textContent = signed(skill.luck);
   const expert = skill.expert !== null && skill.expert !== undefined;
   if (expert) $('#expert').textContent = skill.expert;
   $('#expert-chip').hidden = !expert;
+  $('#expert-meaning').hidden = !expert; // the legend says what the Expert is where it is shown
   line.hidden = false;
 }
 

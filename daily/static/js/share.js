@@ -3,9 +3,19 @@
    legend needed in a chat (the result screen has one). */
 import { fmt, S } from './page.js';
 import { PAR } from './par.js';
-// A cycle, on purpose and harmless: results.js imports this module, and the head line's skill
-// words stay with the result's other figures there; nothing is called while modules load.
-import { skillWords } from './results.js';
+
+/** Luck in whole points with its sign, as the server rounded it (never rounded again here):
+    '+12', '−41' (a true minus, U+2212, as the page writes it), '0'. */
+export const signed = (points) => (points > 0 ? `+${points}` : String(points).replace('-', '\u2212'));
+
+/** A game's skill, luck and the Expert's score as the head line says them (*skill*: the
+    answer's `skill`, whole figures as shown); '' without one. */
+export function skillWords(skill) {
+  if (!skill) return '';
+  const parts = [fmt(S.shareSkill, { n: skill.skill }), fmt(S.shareLuck, { n: signed(skill.luck) })];
+  if (skill.expert !== null && skill.expert !== undefined) parts.push(fmt(S.shareExpert, { n: skill.expert }));
+  return parts.join(' · ');
+}
 
 /* A turn's points against its row's par (what optimal play scores there on average): 'at'
    (at or above it), 'near' (at least three quarters), 'under' (at least half), 'far' (less),
