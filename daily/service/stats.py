@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from daily.core import ledger
+from daily.core import dice, ledger
 from daily.core.config import Config
 from daily.service import history
 from daily.store import boards
@@ -43,6 +43,7 @@ class Stats:
     figures: ledger.Figures
     today: int | None  # today's total, once finished
     spread: tuple[Band, ...]
+    missed: dice.Day | None = None  # yesterday's puzzle, unplayed and open as practice
 
     @property
     def tallest(self) -> int:
@@ -78,4 +79,14 @@ def stats_of(client: redis.Redis, config: Config, player_id: str | None, today: 
     figures = standing.figures(today)
     totals = [total for day, total in standing.totals.items() if day in standing.days]
     today_total = standing.totals.get(today)
-    return Stats(figures, today_total, spread_of(totals, today_total))
+    missed = _missed(config, standing, today)
+    return Stats(figures, today_total, spread_of(totals, today_total), missed)
+
+
+def _missed(config: Config, standing: ledger.Standing, today: date) -> dice.Day | None:
+    """Yesterday's puzzle where a player who has played before let it pass (their streak is
+    then 0) and its dice are revealed, so it plays as practice; else None."""
+    yesterday = dice.Day(today - timedelta(days=1), config.timezone)
+    if not standing.days or yesterday.date in standing.totals:
+        return None
+    return yesterday if yesterday.is_revealed(config.now()) else None

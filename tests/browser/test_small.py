@@ -198,3 +198,29 @@ def test_a_codes_three_sheets_fit_the_screen(
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= SIZES[size]["viewport"]["width"]
     shoot(page, f"small-three-sheets-{size}")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_missed_day_offers_yesterday_as_practice(
+    serve: Callable[..., str],
+    new_context: Callable[..., Any],
+    shoot: Callable[..., None],
+    size: str,
+) -> None:
+    context = new_context(**SIZES[size])
+    played = serve(now=datetime(2026, 11, 28, 10, tzinfo=UTC))
+    _play(context, played, {"mode": "daily"})
+    page = context.new_page()
+    page.goto(serve(now=datetime(2026, 11, 29, 10, tzinfo=UTC)) + "/")  # played yesterday
+    assert page.locator("#missed").count() == 0
+    base = serve(now=datetime(2026, 11, 30, 10, tzinfo=UTC))  # 29 November let pass
+    page.goto(base + "/")
+    assert page.inner_text("[data-figure='streak']") == "0"
+    missed = page.locator("#missed")
+    assert missed.is_visible() and "#333" in missed.inner_text(), missed.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["viewport"]["width"]
+    shoot(page, f"small-missed-day-{size}", full_page=False)
+    missed.get_by_role("button", name="Play this day as practice").click()
+    page.wait_for_url(f"{base}/play/*")
+    page.wait_for_selector("body[data-moves='0']")
+    assert page.locator("#practice").is_visible()  # "Practice: not ranked"
