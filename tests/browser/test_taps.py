@@ -159,7 +159,7 @@ def test_a_daily_takes_at_most_95_taps(
 
 
 def test_a_party_hands_over_only_where_the_device_keeps_it(
-    serve: Callable[..., str], new_context: Callable[..., Any]
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None]
 ) -> None:
     base = serve(now=NOW)
     page = new_context(**SIZES["390"]).new_page()
@@ -177,6 +177,7 @@ def test_a_party_hands_over_only_where_the_device_keeps_it(
     box = page.locator("#party-handover")
     assert not box.is_checked()
     box.check()
+    shoot(page, "taps-party-setup-390")
     page.reload()
     assert page.locator("#party-handover").is_checked()
     _open(page, base, spec, "party")
