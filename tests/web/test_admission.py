@@ -115,18 +115,29 @@ def waiter(pool: ThreadPoolExecutor, gate: Gate, lane: Lane) -> Future[bool]:
 
 def test_a_freed_slot_goes_to_the_most_important_request_waiting() -> None:
     gate = Gate()
-    assert gate.enter(Lane.OTHER) and gate.enter(Lane.OTHER)  # the other lane's 2
-    assert all(gate.enter(Lane.MOVE) for _ in range(6))  # and moves: 8 running in all
+    assert all(gate.enter(Lane.WRITE) for _ in range(4))  # the writes' 4
+    assert all(gate.enter(Lane.MOVE) for _ in range(4))  # and moves: 8 running in all
     with ThreadPoolExecutor(2) as pool:
-        other = waiter(pool, gate, Lane.OTHER)
+        write = waiter(pool, gate, Lane.WRITE)
         move = waiter(pool, gate, Lane.MOVE)
-        gate.leave(Lane.OTHER)  # one slot: either could take it, the move does
+        gate.leave(Lane.WRITE)  # one slot: either could take it, the move does
         assert move.result(SETTLE) is True
         time.sleep(0.05)
-        assert not other.done() and gate.running[Lane.MOVE] == 7
+        assert not write.done() and gate.running[Lane.MOVE] == 5
         gate.leave(Lane.MOVE)
-        assert other.result(SETTLE) is True  # the other's turn once no move waits
-    assert gate.running == {Lane.MOVE: 6, Lane.WRITE: 0, Lane.OTHER: 2}
+        assert write.result(SETTLE) is True  # the write's turn once no move waits
+    assert gate.running == {Lane.MOVE: 4, Lane.WRITE: 4, Lane.OTHER: 0}
+
+
+def test_a_page_waits_while_a_move_runs() -> None:
+    gate = Gate()
+    assert gate.enter(Lane.MOVE)
+    with ThreadPoolExecutor(1) as pool:
+        page = waiter(pool, gate, Lane.OTHER)
+        time.sleep(0.05)
+        assert not page.done()  # one core a worker: the move does not share it with a page
+        gate.leave(Lane.MOVE)
+        assert page.result(SETTLE) is True
 
 
 def test_writes_and_others_share_their_caps_and_moves_keep_their_threads() -> None:
