@@ -333,6 +333,16 @@ class Day:
         return self.date.day if self.date.month == 12 and self.date.day <= 24 else None
 
     @property
+    def is_christmas(self) -> bool:
+        """Whether the day is Christmas Day, 25 December (the calendar's doors all open).
+
+        >>> from datetime import UTC
+        >>> [Day(date(2026, 12, d), UTC).is_christmas for d in (24, 25, 26)]
+        [False, True, False]
+        """
+        return self.date.month == 12 and self.date.day == 25
+
+    @property
     def window(self) -> Window:
         """The day's lifecycle: open all day, revealed an hour after it closes."""
         return Window(self.opens_at, self.closes_at)
