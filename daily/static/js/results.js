@@ -216,7 +216,8 @@ export function showSkill(skill) {
   const expert = skill.expert !== null && skill.expert !== undefined;
   if (expert) $('#expert').textContent = skill.expert;
   $('#expert-chip').hidden = !expert;
-  $('#expert-meaning').hidden = !expert; // the legend says what the Expert is where it is shown
+  const meaning = $('#expert-meaning'); // the legend says what the Expert is where it is shown
+  if (meaning) meaning.hidden = !expert;
   line.hidden = false;
 }
 
