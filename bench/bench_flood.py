@@ -12,7 +12,10 @@ the bench prints each round's move p50 and p95 and the flooded / quiet ratio of 
 ``--beyond``: the attackers send as fast as they can instead, far past their limits.
 
 Run: .venv/bin/python bench/bench_flood.py [--rounds 3] [--seconds 15] [--ruleset yatzy]
-[--beyond] [--compare]
+[--beyond] [--compare] [--addresses 24 --threads 2]
+
+``--addresses N``: the attackers are N addresses of one /24 (the issue's second flood: 24
+addresses each within its budget), each with ``--threads`` threads.
 
 ``--compare``: a second gunicorn on the same Redis whose workers' admission control
 (daily/web/admission.py) is lifted; each round runs on both servers in turn, and each
@@ -201,6 +204,9 @@ def main() -> None:
     parser.add_argument("--beyond", action="store_true",
                         help="attackers send as fast as they can, far past their limits "
                         "(a flood for a proxy to stop), not at their limits")  # fmt: skip
+    parser.add_argument("--addresses", type=int, default=0,
+                        help="attackers from this many addresses of one /24 (default: 2 "
+                        "addresses of two networks)")  # fmt: skip
     parser.add_argument("--compare", action="store_true",
                         help="also a server whose admission control is lifted, rounds "
                         "alternating between the two")  # fmt: skip
@@ -229,7 +235,12 @@ def main() -> None:
         servers = {name: serve(env, config) for name, config in configs.items()}
         try:
             ports = {name: port for name, (_, port) in servers.items()}
-            attackers = {name: [Attacker(port, a, args.ruleset) for a in ATTACKERS]
+            addresses = (
+                ATTACKERS
+                if not args.addresses
+                else [f"198.51.100.{n}" for n in range(1, args.addresses + 1)]
+            )  # one /24
+            attackers = {name: [Attacker(port, a, args.ruleset) for a in addresses]
                          for name, port in ports.items()}  # fmt: skip
             for port in ports.values():
                 bystander(port, 3.0)  # warm both workers

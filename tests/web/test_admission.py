@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from flask import Response, jsonify
+from prometheus_client import REGISTRY
 
 from daily.web import admission, costs
 from daily.web.admission import Gate, Lane
@@ -19,6 +20,10 @@ from tests.web.helpers import start
 
 #: How long a test waits for a thread to reach the gate: generous on a loaded machine.
 SETTLE = 10.0
+
+
+def shed_count(lane: str) -> float:
+    return REGISTRY.get_sample_value("daily_requests_shed_total", {"lane": lane}) or 0.0
 
 
 def eventually(check: Any, what: str) -> None:
@@ -61,9 +66,11 @@ def test_a_move_is_admitted_while_the_other_lane_is_saturated_and_floods_are_she
         eventually(lambda: gate.running[Lane.OTHER] == 2 and gate.waiting[Lane.OTHER] == 2,
                    "two slow requests running and two waiting")  # fmt: skip
         # The lane holds its half of the 8 threads: one more is shed at once.
+        before = shed_count("other")
         shed = app.test_client().get("/api/v1/daily")
         assert shed.status_code == 503 and shed.headers["Retry-After"] == "1"
         assert shed.get_json()["error"]["code"] == "busy"
+        assert shed_count("other") == before + 1  # daily_requests_shed_total
         # A bystander's move goes through meanwhile.
         started = time.monotonic()
         moved = player.post(f"/api/v1/games/{game['id']}/score", json={"category": row})
