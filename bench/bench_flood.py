@@ -12,7 +12,14 @@ the bench prints each round's move p50 and p95 and the flooded / quiet ratio of 
 ``--beyond``: the attackers send as fast as they can instead, far past their limits.
 
 Run: .venv/bin/python bench/bench_flood.py [--rounds 3] [--seconds 15] [--ruleset yatzy]
-[--beyond]
+[--beyond] [--compare] [--addresses 24 --threads 2]
+
+``--addresses N``: the attackers are N addresses of one /24 (the issue's second flood: 24
+addresses each within its budget), each with ``--threads`` threads.
+
+``--compare``: a second gunicorn on the same Redis whose workers' admission control
+(daily/web/admission.py) is lifted; each round runs on both servers in turn, and each
+server's ratio is printed.
 
 ``--ruleset`` is the solo game the attackers finish and analyse (its table must be in
 ``$DAILY_CACHE``; ``yatzy`` builds in seconds, ``maxi`` takes minutes once).
@@ -27,12 +34,13 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from servers import free_port, redis_server
+from servers import free_port, redis_server, table_of
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -91,7 +99,7 @@ class Attacker:
         status, self.open = call(port, "POST", "/api/v1/games", address,
                                  {"mode": "solo", "ruleset": ruleset}, self.token)  # fmt: skip
         assert status == 201, self.open
-        self.served = self.refused = self.sent = 0
+        self.served = self.refused = self.shed = self.sent = 0
         self.lock = threading.Lock()
 
     def paths(self) -> list[str]:
@@ -116,6 +124,8 @@ class Attacker:
             with self.lock:
                 if status == 429:
                     self.refused += 1
+                elif status == 503:  # shed by the admission control (daily.web.admission)
+                    self.shed += 1
                 else:
                     self.served += 1
             time.sleep(max(0.0, interval - (time.monotonic() - started)))
@@ -155,6 +165,36 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def serve(env: dict[str, str], config: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """gunicorn with *config* on a free port, answering; the process and its port."""
+    port = free_port()
+    server = subprocess.Popen(
+        [str(BIN / "gunicorn"), "--config", str(config), "--bind", f"127.0.0.1:{port}"],
+        cwd=ROOT, env={**env, "PORT": str(port)}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    for _ in range(200):
+        try:
+            call(port, "GET", "/healthz", BYSTANDER)
+            break
+        except OSError:
+            time.sleep(0.1)
+    return server, port
+
+
+def lifted() -> Path:
+    """gunicorn.conf.py with each worker's admission control lifted (``--compare``)."""
+    path = Path(tempfile.mkdtemp(prefix="bench-flood-")) / "lifted.conf.py"
+    shipped = ROOT / "gunicorn.conf.py"
+    path.write_text(
+        f"exec(compile(open({str(shipped)!r}).read(), {str(shipped)!r}, 'exec'))\n"
+        "def post_worker_init(worker):\n"
+        "    from daily.web import admission\n"
+        "    admission.RUNNING.update(dict.fromkeys(admission.Lane, 100_000))\n"
+    )
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -164,64 +204,90 @@ def main() -> None:
     parser.add_argument("--beyond", action="store_true",
                         help="attackers send as fast as they can, far past their limits "
                         "(a flood for a proxy to stop), not at their limits")  # fmt: skip
+    parser.add_argument("--addresses", type=int, default=0,
+                        help="attackers from this many addresses of one /24 (default: 2 "
+                        "addresses of two networks)")  # fmt: skip
+    parser.add_argument("--compare", action="store_true",
+                        help="also a server whose admission control is lifted, rounds "
+                        "alternating between the two")  # fmt: skip
     args = parser.parse_args()
     print(f"load before: {os.getloadavg()[0]:.1f}")
+    # The attackers' ruleset's table, signed with this bench's secret (yatzy: seconds).
+    os.environ.setdefault("DAILY_CACHE", tempfile.mkdtemp(prefix="bench-flood-"))
+    os.environ["SECRET_KEY"] = SECRET
+    try:
+        table_of(args.ruleset)
+    except Exception:  # missing, or signed with another secret: build it here
+        os.environ["DAILY_CACHE"] = tempfile.mkdtemp(prefix="bench-flood-")
+        table_of(args.ruleset, build=True)
     with redis_server() as url:
-        port = free_port()
         env = {**os.environ, "REDIS_URL": url, "SECRET_KEY": SECRET, "DAILY_ENV": "development",
                "DAILY_NOW": "2026-12-03T12:00:00", "DAILY_TRUSTED_PROXIES": "127.0.0.1",
-               "DAILY_TABLES": "", "PORT": str(port)}  # fmt: skip
+               "DAILY_TABLES": ""}  # fmt: skip
         # Generous budgets for the bystander's own new players and dailies (one address).
         env |= {"DAILY_LIMIT_PLAYERS": "100000 per hour",
                 "DAILY_LIMIT_NETWORK_PLAYERS": "100000 per hour",
                 "DAILY_LIMIT_DAILIES": "100000 per day",
                 "DAILY_LIMIT_NETWORK_DAILIES": "100000 per day"}  # fmt: skip
-        server = subprocess.Popen(
-            [str(BIN / "gunicorn"), "--config", str(ROOT / "gunicorn.conf.py"),
-             "--bind", f"127.0.0.1:{port}"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        configs = {"shipped": ROOT / "gunicorn.conf.py"}
+        if args.compare:
+            configs["gate lifted"] = lifted()
+        servers = {name: serve(env, config) for name, config in configs.items()}
         try:
-            for _ in range(200):
-                try:
-                    call(port, "GET", "/healthz", BYSTANDER)
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            attackers = [Attacker(port, a, args.ruleset) for a in ATTACKERS]
-            bystander(port, 3.0)  # warm both workers
-            run_rounds(port, attackers, args)
+            ports = {name: port for name, (_, port) in servers.items()}
+            addresses = (
+                ATTACKERS
+                if not args.addresses
+                else [f"198.51.100.{n}" for n in range(1, args.addresses + 1)]
+            )  # one /24
+            attackers = {name: [Attacker(port, a, args.ruleset) for a in addresses]
+                         for name, port in ports.items()}  # fmt: skip
+            for port in ports.values():
+                bystander(port, 3.0)  # warm both workers
+            run_rounds(ports, attackers, args)
         finally:
-            server.terminate()
-            server.wait(30)
+            for server, _ in servers.values():
+                server.terminate()
+                server.wait(30)
     print(f"load after: {os.getloadavg()[0]:.1f}")
 
 
-def run_rounds(port: int, attackers: list[Attacker], args: argparse.Namespace) -> None:
-    ratios = []
+def run_rounds(
+    ports: dict[str, int], attackers: dict[str, list[Attacker]], args: argparse.Namespace
+) -> None:
+    ratios: dict[str, list[float]] = {name: [] for name in ports}
     for n in range(args.rounds):
-        quiet = bystander(port, args.seconds)
-        until = time.monotonic() + args.seconds
-        # At the limits: each address sends its 20 requests a second over its threads.
-        interval = 0.0 if args.beyond else args.threads / ATTACKS_PER_SECOND
-        threads = [threading.Thread(target=a.flood, args=(until, interval))
-                   for a in attackers for _ in range(args.threads)]  # fmt: skip
-        for thread in threads:
-            thread.start()
-        flooded = bystander(port, args.seconds)
-        for thread in threads:
-            thread.join()
-        ratio = statistics.median(flooded) / statistics.median(quiet)
-        ratios.append(ratio)
-        print(f"round {n + 1}: quiet p50 {1000 * statistics.median(quiet):.1f} ms "
-              f"p95 {1000 * percentile(quiet, 0.95):.1f} ms ({len(quiet)} moves); flooded "
-              f"p50 {1000 * statistics.median(flooded):.1f} ms p95 "
-              f"{1000 * percentile(flooded, 0.95):.1f} ms ({len(flooded)} moves); "
-              f"ratio {ratio:.2f}")  # fmt: skip
-    served = sum(a.served for a in attackers)
-    refused = sum(a.refused for a in attackers)
-    print(f"attackers: {served} requests served, {refused} refused (429)")
-    print(f"flooded / quiet p50: median {statistics.median(ratios):.2f} (aim: at most 2)")
+        for name, port in ports.items():  # the servers alternate within each round
+            ratio = one_round(port, attackers[name], args)
+            ratios[name].append(ratio)
+            print(f"round {n + 1}, {name}: ratio {ratio:.2f}")
+    for name, found in ratios.items():
+        served = sum(a.served for a in attackers[name])
+        refused = sum(a.refused for a in attackers[name])
+        shed = sum(a.shed for a in attackers[name])
+        print(f"{name}: attackers' requests {served} served, {refused} refused (429), {shed} "
+              f"shed (503); flooded / quiet p50: median {statistics.median(found):.2f} "
+              f"(rounds {min(found):.2f} to {max(found):.2f}; aim: at most 2)")  # fmt: skip
+
+
+def one_round(port: int, attackers: list[Attacker], args: argparse.Namespace) -> float:
+    """A quiet spell and a flooded one; the flooded / quiet ratio of the move p50s."""
+    quiet = bystander(port, args.seconds)
+    until = time.monotonic() + args.seconds
+    # At the limits: each address sends its 20 requests a second over its threads.
+    interval = 0.0 if args.beyond else args.threads / ATTACKS_PER_SECOND
+    threads = [threading.Thread(target=a.flood, args=(until, interval))
+               for a in attackers for _ in range(args.threads)]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    flooded = bystander(port, args.seconds)
+    for thread in threads:
+        thread.join()
+    print(f"  quiet p50 {1000 * statistics.median(quiet):.1f} ms "
+          f"p95 {1000 * percentile(quiet, 0.95):.1f} ms ({len(quiet)} moves); flooded "
+          f"p50 {1000 * statistics.median(flooded):.1f} ms p95 "
+          f"{1000 * percentile(flooded, 0.95):.1f} ms ({len(flooded)} moves)")  # fmt: skip
+    return statistics.median(flooded) / statistics.median(quiet)
 
 
 if __name__ == "__main__":

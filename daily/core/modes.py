@@ -124,7 +124,7 @@ DAILY = Mode(
 )
 FRIEND = Mode("friend", SeedKind.FRIEND, BoardKind.FRIEND, OnePer.CODE, reviewed=True)
 SOLO = Mode("solo", SeedKind.RANDOM, shares=True, hints=True, reviewed=True)
-PARTY = Mode("party", SeedKind.RANDOM, analysis=False, opponent=Opponent.PARTY)
+PARTY = Mode("party", SeedKind.RANDOM, opponent=Opponent.PARTY)
 COMPUTER = Mode("computer", SeedKind.RANDOM, hints=True, opponent=Opponent.COMPUTER)
 
 #: Every mode by its id, in the order the API lists them.

@@ -15,7 +15,17 @@ from dataclasses import dataclass
 
 from daily.core.dice import stream
 from daily.core.errors import ReplayError, RulesError
-from daily.core.rules import GameState, Move, Roll, Ruleset, Score, apply, new_game, parse_move
+from daily.core.rules import (
+    DiceSource,
+    GameState,
+    Move,
+    Roll,
+    Ruleset,
+    Score,
+    apply,
+    new_game,
+    parse_move,
+)
 
 #: How many players a party has: at least, at most.
 MIN_PLAYERS = 2
@@ -74,9 +84,7 @@ def new_party(ruleset: Ruleset, names: Sequence[str], seed: bytes, version: str 
     """
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise RulesError(f"a party has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(names)}")
-    sheets = tuple(
-        new_game(ruleset, stream(player_seed(seed, i), version)) for i in range(len(names))
-    )
+    sheets = tuple(new_game(ruleset, player_source(seed, i, version)) for i in range(len(names)))
     return Party(tuple(names), sheets, 0)
 
 
@@ -115,3 +123,24 @@ def replay(
         except RulesError as e:
             raise ReplayError(index, str(e)) from e
     return party
+
+
+def player_moves(moves: Iterable[Move], players: int) -> tuple[tuple[Move, ...], ...]:
+    """Each player's own moves in a party's log, in seat order: a Score passes the turn, so
+    every sheet is a game of its own on that player's dice (its analysis reads it so).
+
+    >>> player_moves([Roll((0,)), Score("chance"), Score("ones"), Score("twos")], 2)
+    ((Roll(hold=(0,)), Score(row='chance'), Score(row='twos')), (Score(row='ones'),))
+    """
+    found: list[list[Move]] = [[] for _ in range(players)]
+    current = 0
+    for move in moves:
+        found[current].append(move)
+        if isinstance(move, Score):
+            current = (current + 1) % players
+    return tuple(tuple(own) for own in found)
+
+
+def player_source(seed: bytes, index: int, version: str = "v1") -> DiceSource:
+    """Player *index*'s dice: the game's dice stream *version* of :func:`player_seed`."""
+    return stream(player_seed(seed, index), version)

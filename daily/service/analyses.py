@@ -2,9 +2,10 @@
 Expert's daily game; each computed once and kept.
 
 A game is analysed once it is finished and only if its mode allows it; a daily game's
-analysis also shows the Expert's own game on the same dice, but only once the day has closed
-(before, it would tell the day's dice to a player who can still play them elsewhere). Its
-score alone tells no die, so a daily's skill and luck carry it from the finish on.
+analysis also shows the Expert's own game from the day's first rolls, but only once the day
+has closed (before, it would tell the day's dice to a player who can still play them
+elsewhere). Its score alone tells no die, so a daily's skill and luck carry it from the finish
+on; a friend code's games carry the Expert's score on the code's dice the same way.
 
 The first ask computes a game's analysis (its table must be built: about 0.1 s for a Maxi
 game) and keeps it (:mod:`daily.store.kept_analyses`): the summary with the game, the
@@ -22,12 +23,18 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from daily.core import dice
+from daily.core import dice, party
 from daily.core.config import Config
-from daily.core.errors import ConflictError, ErrorCode, NotAllowedError, ReplayError, RulesError
-from daily.core.modes import OnePer
+from daily.core.errors import (
+    ConflictError,
+    ErrorCode,
+    NotAllowedError,
+    ReplayError,
+    RulesError,
+)
+from daily.core.modes import BoardKind, OnePer
 from daily.core.record import Record, decode_moves, encode_moves
-from daily.core.rules import Move, find_ruleset, replay
+from daily.core.rules import DiceSource, Move, find_ruleset, replay
 from daily.service import tables
 from daily.store import kept_analyses
 from daily.strategy import analysis, bots
@@ -40,6 +47,7 @@ from daily.strategy.skill import (
     skill_of,
     skill_str,
 )
+from daily.strategy.solver import Table
 
 if TYPE_CHECKING:  # the service only hands the client on to the store
     import redis
@@ -75,6 +83,8 @@ class GameAnalysis:
     computer: Analysis | None = None
     has_expert: bool = False
     expert: ExpertGame | None = None
+    player: int | None = None  # a party's: whose own game *mine* is (seat, from 0)
+    players: tuple[Skill, ...] = ()  # a party's: every player's skill and luck, in seat order
 
 
 #: How long a game's kept decisions outlive the day it may be archived (the archive copies
@@ -82,14 +92,18 @@ class GameAnalysis:
 KEEP_PAST_ARCHIVE = timedelta(days=14)
 
 
-def analyse(client: redis.Redis, config: Config, record: Record) -> GameAnalysis:
-    """The analysis of the finished game *record*, computed on the first ask and kept;
-    NotAllowedError in a mode without one, ConflictError while the game goes on,
-    TableMissingError while its table is not built (and nothing was kept)."""
+def analyse(client: redis.Redis, config: Config, record: Record, player: int = 0
+            ) -> GameAnalysis:  # fmt: skip
+    """The analysis of the finished game *record*, computed on the first ask and kept (a
+    party's: its *player*'s own game, every player's skill beside it); NotAllowedError in a
+    mode without one, ConflictError while the game goes on, TableMissingError while its
+    table is not built (and nothing was kept)."""
     if not record.kind.analysis:
         raise NotAllowedError(ErrorCode.NO_ANALYSIS, f"{record.mode} games are not analysed")
     if not record.finished or record.total is None:
         raise ConflictError("the game is not finished yet")
+    if record.kind.is_party:
+        return _party(config, record, player)
     # As kept, else computed and kept: either way read from the kept text, so the first
     # answer is the one every later ask gets, to the last decimal.
     sides = _read(config, record, _kept_body(client, record))
@@ -105,6 +119,22 @@ def analyse(client: redis.Redis, config: Config, record: Record) -> GameAnalysis
         expert = expert_game(config, record.day, record.stream, client) if closed else None
         found = GameAnalysis(record, mine, skill, computer, True, expert)
     return found
+
+
+def _party(config: Config, record: Record, player: int) -> GameAnalysis:
+    # Every player's own game (their decisions, their dice), analysed at each ask: a party is
+    # on no board and its players share one device, so nothing is kept for it (a Maxi party
+    # of four: 0.12 to 0.14 s of CPU an ask, measured at load 7; under the analyses limit).
+    names = record.players
+    if not 0 <= player < len(names):  # the web layer reads it (a 400 before this)
+        raise ValueError(f"no such player in this party: {player}")
+    table = tables.exact_table(config, record.rules)
+    seed = dice.seed_from_ref(record.seed_ref, config.secret_key)
+    own = party.player_moves(record.moves, len(names))
+    found = [analysis.analyse(table, party.player_source(seed, i, record.stream), moves)
+             for i, moves in enumerate(own)]  # fmt: skip
+    skills = tuple(skill_of(each) for each in found)
+    return GameAnalysis(record, found[player], skills[player], player=player, players=skills)
 
 
 def kept_skill(record: Record) -> Skill | None:
@@ -151,6 +181,8 @@ def _compute(client: redis.Redis, config: Config, record: Record) -> str:
     if _is_daily(record):
         assert record.day is not None
         expert = expert_game(config, record.day, record.stream, client).total
+    elif record.kind.board is BoardKind.FRIEND:  # the code's dice, the same for all its games
+        expert = own_expert(table, record.source(config.secret_key))
     summary = skill_str(skill_of(mine, expert))
     # One text: the summary, the player's decisions, the computer's (none: empty).
     sides = [decisions_str(record.rules, side) if side else "" for side in (mine, theirs)]
@@ -188,6 +220,14 @@ def _read(config: Config, record: Record, body: str | None) -> Sides | None:
     except (ValueError, ReplayError):
         return None
     return mine, theirs, skill
+
+
+def own_expert(table: Table, source: DiceSource) -> int:
+    """The Expert's score in its own game on *source* (a friend code's dice): played at a
+    game's first analysis and kept in its summary, as a daily's is (its score tells no die)."""
+    # The Expert never draws: its generator is only there for the bots' common signature.
+    played = bots.play_games(table, bots.LEVELS["expert"], [source], np.random.default_rng(0))
+    return played[0].state.total
 
 
 def is_closed(config: Config, day: date) -> bool:

@@ -90,3 +90,14 @@ def _missed(config: Config, standing: ledger.Standing, today: date) -> dice.Day 
     if not standing.days or yesterday.date in standing.totals:
         return None
     return yesterday if yesterday.is_revealed(config.now()) else None
+
+
+def own_totals(client: redis.Redis, config: Config, player_id: str | None, today: date,
+               leave_out: date) -> list[int]:  # fmt: skip
+    """*player_id*'s counted daily totals, by day, but *leave_out*'s (the game a page shows):
+    their own history, drawn where that day has too few players for a chart of its own."""
+    if player_id is None:
+        return []
+    standing = history.standing_of(client, config, player_id, today)
+    return [total for day, total in sorted(standing.totals.items())
+            if day in standing.days and day != leave_out]  # fmt: skip

@@ -14,7 +14,8 @@ One :class:`Gate` a process (a gunicorn worker), its counts under one lock:
   Python on one core, so more at once only share it; a flood of pages shares it with at most
   two of its own, whatever it sends.
 - **Priority.** A request waits while a more important one waits, so a freed slot goes to
-  the most important request waiting.
+  the most important request waiting; and an other request waits while a move runs: a
+  worker runs Python on one core, which a move then shares with no page that could wait.
 - **Bounded wait.** A request that cannot run waits at most :data:`WAIT` seconds for its lane
   (a move 5 s, a write 3 s, others 1 s), then is shed.
 - **Bounded holding.** A waiting request holds one of the worker's threads, and a move that
@@ -119,6 +120,8 @@ class Gate:
     def _may_run(self, lane: Lane) -> bool:
         if any(self.waiting[each] for each in Lane if each < lane):
             return False  # a more important request is waiting: it goes first
+        if lane is Lane.OTHER and self.running[Lane.MOVE]:
+            return False  # one core a worker: a move shares it with no page that could wait
         return all(self._from(self.running, each) < RUNNING[each] for each in Lane if each <= lane)
 
     def _may_hold(self, lane: Lane) -> bool:

@@ -65,8 +65,17 @@ class Expert(answers.Answer):
     optimum: float
 
 
+class PartySkill(answers.Answer):
+    """One party player's skill and luck: their own decisions on their own dice."""
+
+    name: str
+    total: int
+    skill: answers.Skill
+
+
 class Analysis(Analysed):
-    """The analysis of a finished game; a daily game's Expert once its day has closed."""
+    """The analysis of a finished game; a daily game's Expert once its day has closed; a
+    party's, of one player's own game (``?player=``), every player's skill beside it."""
 
     id: str
     mode: ModeId
@@ -75,6 +84,12 @@ class Analysis(Analysed):
     computer: Analysed | None = Field(None, description="computer games: its own analysis")
     expert: Expert | None = Field(
         None,
-        description="daily games: the Expert's game on the same dice, once the day has "
-        "closed (null before)",
+        description="daily games: the Expert's own game from the day's first rolls, once "
+        "the day has closed (null before)",
+    )
+    player: int | None = Field(
+        None, ge=0, description="party games: the seat (from 0) whose own game this is"
+    )
+    players: list[PartySkill] | None = Field(
+        None, description="party games: every player's skill and luck, in seat order"
     )

@@ -24,6 +24,8 @@ from werkzeug.wrappers import Response
 from daily.core import dice
 from daily.core.codes import code_str, parse_code
 from daily.core.errors import DailyError, NotFoundError
+from daily.core.modes import BoardKind
+from daily.core.record import Record
 from daily.core.rules import BASE_RULESETS, find_ruleset
 from daily.core.version import VERSION
 from daily.service import analyses, friends, games, history, leagues, past_days, stats
@@ -223,10 +225,12 @@ def play(game_id: str) -> str | Response:
         "sheet": sheet_meta(ruleset),
         "mode": mode_meta(mode),
     }
+    day_name, own = None, None
     if record.day is not None:
         boot["number"] = dice.Day(record.day, current_config().timezone).number
         if record.practice:  # a past day replayed: its result names the day
             boot["dayName"] = format_date(record.day, "long")
+        day_name, own = _day_scores(record)
     # Skill and luck are asked for at the finish where the solver's table is there.
     boot["skillReady"] = analyses.is_ready(current_config(), record)
     target = friends.target_of(current_redis(), current_config(), record)
@@ -237,7 +241,22 @@ def play(game_id: str) -> str | Response:
             "finished": target.finished,
             "byTurn": target.by_turn,
         }
-    return render_template("play.html", record=record, mode=mode, ruleset=ruleset, boot=boot)
+    return render_template("play.html", record=record, mode=mode, ruleset=ruleset, boot=boot,
+                           day_name=day_name, own=own)  # fmt: skip
+
+
+def _day_scores(record: Record) -> tuple[str | None, list[int] | None]:
+    # A daily's chart of the day's scores: its day named when it is not today's, and the
+    # player's own other days, drawn instead when the day has too few players (scores.js).
+    assert record.day is not None
+    if record.kind.board is not BoardKind.DAILY:
+        return None, None
+    today = _today().date
+    day_name = format_date(record.day, "long") if record.day != today else None
+    if record.practice:  # not in the player's history: a thin day draws nothing
+        return day_name, None
+    client, config = current_redis(), current_config()
+    return day_name, stats.own_totals(client, config, record.player_id, today, record.day)
 
 
 @bp.get("/f", cost=costs.PAGE)

@@ -11,6 +11,7 @@ from flask import Blueprint, render_template
 from daily.core.errors import NotFoundError
 from daily.core.party import MAX_PLAYERS, MIN_PLAYERS
 from daily.core.rules import BASE_RULESETS
+from daily.service import analyses
 from daily.service.accounts import MAX_NAME
 from daily.web import auth, costs
 from daily.web.context import current_config
@@ -49,6 +50,8 @@ def play(game_id: str) -> str:
         "sheet": sheet_meta(record.rules),
         "mode": mode_meta(record.kind),
         "names": names,
+        # Each player's skill and luck are asked for at the finish where the table is there.
+        "skillReady": analyses.is_ready(current_config(), record),
     }
     return render_template(
         "party.html", record=record, ruleset=record.rules, names=names, boot=boot

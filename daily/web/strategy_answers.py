@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import TypedDict
 
+from flask import request
+
 from daily.core.record import Record
 from daily.core.rules import Ruleset
 from daily.core.rules.scoring import Dice
@@ -23,7 +25,7 @@ from daily.strategy.solver import Table
 from daily.strategy.specs import TableStatus
 from daily.web import analysis_answers, answers
 from daily.web.context import current_config, current_redis
-from daily.web.http_errors import retry_after
+from daily.web.http_errors import bad_request, retry_after
 
 
 def strategy_table(rules: Ruleset) -> Table:
@@ -34,8 +36,23 @@ def strategy_table(rules: Ruleset) -> Table:
 
 def analysis_of(record: Record) -> analysis_answers.Analysis:
     """The analysis of a finished game as the API answers it (see :func:`analysis_answer`):
-    computed on the first ask, then kept."""
-    return analysis_answer(analyses.analyse(current_redis(), current_config(), record))
+    computed on the first ask, then kept; a party's, of the request's ``player``."""
+    found = analyses.analyse(current_redis(), current_config(), record, party_player(record))
+    return analysis_answer(found)
+
+
+def party_player(record: Record) -> int:
+    """The seat (from 0) of the party player whose own game the request asks for: its
+    ``player`` argument, 0 without one; 400 for another game or a seat the party lacks."""
+    text = request.args.get("player")
+    if text is None:
+        return 0
+    seats = len(record.players)
+    if not seats:
+        raise bad_request("player: only a party game has players to choose")
+    if not text.isdigit() or int(text) >= seats:
+        raise bad_request(f"player: a seat from 0 to {seats - 1}, got {text!r}")
+    return int(text)
 
 
 def analysis_answer(found: analyses.GameAnalysis) -> analysis_answers.Analysis:
@@ -47,6 +64,12 @@ def analysis_answer(found: analyses.GameAnalysis) -> analysis_answers.Analysis:
         sides["computer"] = analysed_answer(found.computer)
     if found.has_expert:
         sides["expert"] = None if found.expert is None else expert_answer(found.expert)
+    if found.players:
+        sides["player"] = found.player
+        sides["players"] = [
+            analysis_answers.PartySkill(name=name, total=skill.total, skill=skill_answer(skill))
+            for name, skill in zip(record.players, found.players, strict=True)
+        ]
     return analysis_answers.Analysis(
         id=record.id, mode=record.kind.id, ruleset=record.ruleset, skill=skill_answer(found.skill),
         **_analysed(mine), **sides,
@@ -59,6 +82,8 @@ class Sides(TypedDict, total=False):
 
     computer: analysis_answers.Analysed
     expert: analysis_answers.Expert | None
+    player: int | None
+    players: list[analysis_answers.PartySkill]
 
 
 def skill_answer(skill: Skill) -> answers.Skill:

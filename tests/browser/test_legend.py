@@ -109,3 +109,55 @@ def test_the_legend_opens_by_tap_and_by_keyboard_and_the_figures_agree(
     head = page.evaluate("window.sharedText").split("\n")[0]
     assert f"skill {shown_skill}" in head and f"luck {shown_luck}" in head, head
     assert "-" not in head  # one minus sign: U+2212, never a hyphen
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_partys_podium_shows_each_players_skill_and_luck(
+    serve: Callable[..., str], new_context: Callable[..., Any], shoot: Callable[..., None],
+    size: str,
+) -> None:  # fmt: skip
+    """Each player's own skill and luck under the podium (issue 40.5): when the last turn is
+    scored on the page, and again when the finished party is opened."""
+    base = serve(now=NOW)
+    context = new_context(**SIZES[size])
+    names = ["Ana", "Bo"]
+    body = {"mode": "party", "ruleset": "yatzy", "players": names}
+    state = context.request.post(f"{base}/api/v1/games", data=json.dumps(body),
+                                 headers={"Content-Type": "application/json"}).json()  # fmt: skip
+    for _ in range(2 * 15 - 1):  # every turn but the last, by the API
+        row = next(iter(state["potential"]))
+        response = context.request.post(
+            f"{base}/api/v1/games/{state['id']}/score", data=json.dumps({"category": row}),
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        assert response.ok, response.text()
+        state = {**state, **response.json()}
+    page = context.new_page()
+    page.goto(f"{base}/party/{state['id']}")
+    page.wait_for_selector(f"body[data-moves='{2 * 15 - 1}']")  # the page has drawn the game
+    if page.locator("#handover-go").is_visible():  # the hand-over screen, where it is on
+        page.click("#handover-go")
+    pick = page.locator("[data-cell='1'] button.pick").first
+    pick.click()
+    if page.locator("#confirm-yes").is_visible():
+        page.click("#confirm-yes")
+    page.wait_for_selector("#party-skill:not([hidden])")
+    analysis = page.request.get(f"{base}/api/v1/games/{state['id']}/analysis").json()
+    for _ in range(2):  # as drawn at the finish, then on the finished party opened again
+        rows = page.locator("#party-skill li")
+        assert rows.count() == 2
+        for seat, player in enumerate(analysis["players"]):
+            row = rows.nth(seat)
+            assert row.locator(".name").inner_text() == names[seat]
+            assert row.locator(".skill").inner_text() == f"{player['skill']['skill']}%"
+            luck = player["skill"]["luck"]
+            shown = f"+{luck}" if luck > 0 else str(luck).replace("-", "\u2212")
+            assert row.locator(".luck").inner_text() == shown
+            href = row.locator(".name").get_attribute("href")
+            assert href == f"/play/{state['id']}/analysis?player={seat}"
+        width = SIZES[size]["viewport"]["width"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.locator("#party-skill").scroll_into_view_if_needed()
+        shoot(page, f"legend-party-{size}", full_page=False)
+        page.reload()
+        page.wait_for_selector("#party-skill:not([hidden])")

@@ -139,7 +139,9 @@ def test_daily_by_mouse_then_a_friend_on_the_same_dice(
 
     page.goto(base + "/")
     assert page.inner_text("#my-total") == str(server["total"])
-    page.wait_for_selector("#chart .bar.you")
+    # Alone on the day: no chart of the day (issue 40.4); the player's figures show their own.
+    page.wait_for_selector("[data-scores][data-drawn='none']", state="attached")
+    assert page.locator("#stats rect.today").count() == 1
     # The home page shares the same block: the grid, the Share button, the same text.
     assert page.inner_text("#share-grid") == grid
     page.wait_for_function("document.querySelector('#share-text').value.includes('in a row')")

@@ -112,9 +112,10 @@ def test_the_first_screen_of_the_result_holds_score_skill_luck_and_share(
                 f"{skill['skill']}% · luck {shown_luck} · Expert {skill['expert']}")  # fmt: skip
     assert head == expected, text
     assert text.endswith(f"/f/{final['share_code']}")
-    # The day's scores span the day's lowest to its highest, not 0 to 649.
-    axis = page.locator("#chart-axis span").all_inner_texts()
-    assert axis == [str(worse["total"]), str(final["total"])]
+    # Two players are too few for a chart of the day, and it is the player's first daily:
+    # none (issue 40.4; the day's chart from five players: tests/browser/test_scores.py).
+    page.wait_for_selector("#dist[data-drawn='none']", state="attached")
+    assert worse["total"] <= final["total"]
     assert "better than 75% of today's players" in text  # the best of two: never 100%
     shoot(page, f"ritual-result-whole-{size}")
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from flask import Response, jsonify
+from prometheus_client import REGISTRY
 
 from daily.web import admission, costs
 from daily.web.admission import Gate, Lane
@@ -19,6 +20,10 @@ from tests.web.helpers import start
 
 #: How long a test waits for a thread to reach the gate: generous on a loaded machine.
 SETTLE = 10.0
+
+
+def shed_count(lane: str) -> float:
+    return REGISTRY.get_sample_value("daily_requests_shed_total", {"lane": lane}) or 0.0
 
 
 def eventually(check: Any, what: str) -> None:
@@ -61,9 +66,11 @@ def test_a_move_is_admitted_while_the_other_lane_is_saturated_and_floods_are_she
         eventually(lambda: gate.running[Lane.OTHER] == 2 and gate.waiting[Lane.OTHER] == 2,
                    "two slow requests running and two waiting")  # fmt: skip
         # The lane holds its half of the 8 threads: one more is shed at once.
+        before = shed_count("other")
         shed = app.test_client().get("/api/v1/daily")
         assert shed.status_code == 503 and shed.headers["Retry-After"] == "1"
         assert shed.get_json()["error"]["code"] == "busy"
+        assert shed_count("other") == before + 1  # daily_requests_shed_total
         # A bystander's move goes through meanwhile.
         started = time.monotonic()
         moved = player.post(f"/api/v1/games/{game['id']}/score", json={"category": row})
@@ -115,18 +122,29 @@ def waiter(pool: ThreadPoolExecutor, gate: Gate, lane: Lane) -> Future[bool]:
 
 def test_a_freed_slot_goes_to_the_most_important_request_waiting() -> None:
     gate = Gate()
-    assert gate.enter(Lane.OTHER) and gate.enter(Lane.OTHER)  # the other lane's 2
-    assert all(gate.enter(Lane.MOVE) for _ in range(6))  # and moves: 8 running in all
+    assert all(gate.enter(Lane.WRITE) for _ in range(4))  # the writes' 4
+    assert all(gate.enter(Lane.MOVE) for _ in range(4))  # and moves: 8 running in all
     with ThreadPoolExecutor(2) as pool:
-        other = waiter(pool, gate, Lane.OTHER)
+        write = waiter(pool, gate, Lane.WRITE)
         move = waiter(pool, gate, Lane.MOVE)
-        gate.leave(Lane.OTHER)  # one slot: either could take it, the move does
+        gate.leave(Lane.WRITE)  # one slot: either could take it, the move does
         assert move.result(SETTLE) is True
         time.sleep(0.05)
-        assert not other.done() and gate.running[Lane.MOVE] == 7
+        assert not write.done() and gate.running[Lane.MOVE] == 5
         gate.leave(Lane.MOVE)
-        assert other.result(SETTLE) is True  # the other's turn once no move waits
-    assert gate.running == {Lane.MOVE: 6, Lane.WRITE: 0, Lane.OTHER: 2}
+        assert write.result(SETTLE) is True  # the write's turn once no move waits
+    assert gate.running == {Lane.MOVE: 4, Lane.WRITE: 4, Lane.OTHER: 0}
+
+
+def test_a_page_waits_while_a_move_runs() -> None:
+    gate = Gate()
+    assert gate.enter(Lane.MOVE)
+    with ThreadPoolExecutor(1) as pool:
+        page = waiter(pool, gate, Lane.OTHER)
+        time.sleep(0.05)
+        assert not page.done()  # one core a worker: the move does not share it with a page
+        gate.leave(Lane.MOVE)
+        assert page.result(SETTLE) is True
 
 
 def test_writes_and_others_share_their_caps_and_moves_keep_their_threads() -> None:

@@ -3,6 +3,7 @@ game and in the archive, read back after without the solver; the Expert's game o
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,6 +18,7 @@ from daily.strategy.solver import Table
 from daily.web.context import current_config, current_redis
 from tests.web.helpers import LIMITS_OFF, start
 from tests.web.test_analysis import maxi_end_game, move, play_hasty
+from tests.web.test_party import play_to_end
 
 pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("small_tables")]
 
@@ -155,3 +157,56 @@ def test_the_figures_shown_add_up_to_the_total(make_app: Any) -> None:
         if seen == {True, False}:
             break
     assert seen == {True, False}
+
+
+def test_a_friend_codes_games_carry_the_experts_score(make_app: Any) -> None:
+    """The Expert on a friend code whose ruleset has a table: its own game on the code's
+    dice, the same score for everyone who plays the code, from the first analysis on."""
+    creator = make_app(now=NOW).test_client()
+    made = play_hasty(creator, start(creator, mode="friend", ruleset="yatzy"))
+    friend = make_app(now=NOW).test_client()
+    joined = play_hasty(friend, start(friend, mode="friend", code=made["code"]))
+    experts = []
+    for client, state in ((creator, made), (friend, joined)):
+        skill = client.get(f"/api/v1/games/{state['id']}/analysis").get_json()["skill"]
+        assert client.get(f"/api/v1/games/{state['id']}").get_json()["skill"] == skill
+        experts.append(skill["expert"])
+    assert experts[0] == experts[1] and isinstance(experts[0], int)
+    assert experts[0] > max(made["total"], joined["total"])  # best play against a hasty one
+
+
+def test_every_party_player_has_their_own_skill_and_luck(make_app: Any) -> None:
+    """A party's analysis: each player's own decisions on their own dice (a seat's moves of
+    the one log), every player's skill and luck beside it; the page shows each player's."""
+    client = make_app(now=NOW, rate_limits=LIMITS_OFF).test_client()
+    names = ["Ana", "Bo", "Cy"]
+    body = {"mode": "party", "ruleset": "yatzy", "players": names}
+    final = play_to_end(client, client.post("/api/v1/games", json=body).get_json())[-1]
+    asked = [
+        client.get(f"/api/v1/games/{final['id']}/analysis?player={seat}").get_json()
+        for seat in range(3)
+    ]
+    assert client.get(f"/api/v1/games/{final['id']}/analysis").get_json() == asked[0]
+    for seat, found in enumerate(asked):
+        assert found["player"] == seat and found["mode"] == "party"
+        assert [p["name"] for p in found["players"]] == names
+        mine = found["players"][seat]
+        assert mine["skill"] == found["skill"]
+        assert found["total"] == mine["total"] == final["players"][seat]["total"]
+        assert len(found["decisions"]) == 15 * 2  # a re-roll and a score each turn
+        skill = found["skill"]
+        shown = skill["skill"] / 100 * skill["optimum"] + skill["luck"]
+        assert shown == pytest.approx(mine["total"], abs=0.5)
+    assert asked[1]["players"] == asked[0]["players"]
+    assert len({json.dumps(a["decisions"]) for a in asked}) == 3  # each their own dice
+    for bad in ("3", "-1", "x"):
+        response = client.get(f"/api/v1/games/{final['id']}/analysis?player={bad}")
+        assert response.status_code == 400, bad
+    page = client.get(f"/play/{final['id']}/analysis?player=1").get_data(as_text=True)
+    assert "<h2>Bo</h2>" in page and f'id="luck">{_signed(asked[1]["skill"]["luck"])}<' in page
+    solo = play_hasty(client, start(client, mode="solo", ruleset="yatzy"))
+    assert client.get(f"/api/v1/games/{solo['id']}/analysis?player=0").status_code == 400
+
+
+def _signed(luck: int) -> str:
+    return f"+{luck}" if luck > 0 else str(luck).replace("-", "−")

@@ -59,6 +59,8 @@ wireName();
 wireStartButtons();
 const page = document.body.dataset.page;
 if (page === 'play' || (page === 'party' && boot.game)) playPage(boot);
+// A party's skill and luck, player by player, under the podium once the result shows.
+if (page === 'party' && boot.game) import('./figures.js').then((figures) => figures.followPartySkill(boot));
 else if (page === 'party' && $('#party-setup')) import('./party.js').then((party) => party.partySetup($('#party-setup')));
 else if (['today', 'friend', 'solo', 'computer'].includes(page)) otherPage(page, boot);
 else if (page === 'league') import('./league.js').then((league) => league.leaguePage());

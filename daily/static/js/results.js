@@ -6,6 +6,7 @@ import { celebrate } from './cheer.js';
 import { followChallenges } from './challenge.js';
 import { askName } from './name.js';
 import { api } from './net.js';
+import { nameTheDay, showDistribution } from './scores.js';
 import { shareGrid, shareText, signed } from './share.js';
 
 export const shareLink = (origin, code) => `${origin}/f/${code}`;
@@ -89,68 +90,8 @@ export async function showRank(el, board) {
   }
 }
 
-export const bandOf = (bands, total) => bands.find((b) => total >= b.from && total <= b.to);
-
-/** The day's scores (*bands*: one point wide, as the API sends them) in about *most* bars
-    spanning the lowest score to the highest, not 0 to the game's top; [] with no score. */
-export function spanBands(bands, most = 16) {
-  const scored = bands.filter((b) => b.players > 0);
-  if (!scored.length) return [];
-  const low = scored[0].from;
-  const high = scored[scored.length - 1].to;
-  const width = Math.max(1, Math.ceil((high - low + 1) / most));
-  const found = [];
-  for (let from = low; from <= high; from += width) {
-    const to = Math.min(from + width - 1, high);
-    const players = scored.filter((b) => b.from >= from && b.to <= to).reduce((n, b) => n + b.players, 0);
-    found.push({ from, to, players });
-  }
-  return found;
-}
-
-function drawBars(chart, bands, total) {
-  const most = Math.max(1, ...bands.map((b) => b.players));
-  chart.replaceChildren();
-  bands.forEach((band) => {
-    const bar = document.createElement('div');
-    bar.className = 'bar';
-    bar.style.height = `${(100 * band.players) / most}%`;
-    bar.title = `${band.from}–${band.to}: ${band.players}`;
-    if (total >= band.from && total <= band.to) {
-      bar.classList.add('you');
-      bar.title += ` (${S.yourPlace})`;
-    }
-    chart.appendChild(bar);
-  });
-}
-
-/* Draws the day's score distribution from the lowest score to the highest, the player's
-   band marked (*ones*: the day's one-point bands if already fetched). */
-export async function showDistribution(date, total, ones = null) {
-  const chart = $('#chart');
-  if (!chart) return;
-  let fine = ones;
-  if (!fine) {
-    const result = await api('GET', `/daily/${date}/distribution?band=1`);
-    if (!result.ok) return;
-    fine = result.data.bands || [];
-  }
-  const bands = spanBands(fine);
-  drawBars(chart, bands, total);
-  if (!bands.length) return;
-  $('#chart-axis').replaceChildren(...[bands[0].from, bands[bands.length - 1].to].map((label) => {
-    const span = document.createElement('span');
-    span.textContent = label;
-    return span;
-  }));
-  const count = bands.reduce((n, b) => n + b.players, 0);
-  const players = fmt(count === 1 ? S.playersOne : S.playersMany, { n: count });
-  const mine = bandOf(bands, total);
-  $('#chart-text').textContent = mine ? `${players}. ${fmt(S.yourBand, { low: mine.from, high: mine.to })}` : players;
-  const label = chart.dataset.label || chart.getAttribute('aria-label');
-  chart.dataset.label = label;
-  chart.setAttribute('aria-label', `${label}: ${bands.map((b) => `${b.from}–${b.to}: ${b.players}`).join(', ')}`);
-}
+// The day's scores: scores.js (a module of its own), exported here as before.
+export { bandOf, showDistribution, spanBands } from './scores.js';
 
 function fact(text, box = $('#facts')) {
   const item = document.createElement('li');
@@ -244,8 +185,7 @@ function dailyVerdict(state, box) {
     fact(fmt(S.streak, { n: records.streak }));
     if (records.best !== null) fact(fmt(S.bestDay, { n: records.best }));
   }
-  $('#dist').hidden = false;
-  showDistribution(state.date, state.total);
+  showDistribution(state.date, state.total); // it shows the box only when there is a chart
   return { percentile: standing ? standing.percentile : null, streak: records ? records.streak : 0 };
 }
 
@@ -256,9 +196,7 @@ async function practiceResult(game, box) {
   const scores = await api('GET', `/daily/${state.date}/distribution?band=1`);
   const bands = scores.ok ? scores.data.bands : [];
   box.textContent = practiceVerdict(game.dayName || state.date, bands, state.total);
-  if (!bands.some((b) => b.players > 0)) return {}; // nobody played that day: no chart
-  $('#dist').hidden = false;
-  showDistribution(state.date, state.total, bands);
+  showDistribution(state.date, state.total, bands); // too few played that day: no chart
   return {};
 }
 
@@ -278,7 +216,8 @@ export function showSkill(skill) {
   const expert = skill.expert !== null && skill.expert !== undefined;
   if (expert) $('#expert').textContent = skill.expert;
   $('#expert-chip').hidden = !expert;
-  $('#expert-meaning').hidden = !expert; // the legend says what the Expert is where it is shown
+  const meaning = $('#expert-meaning'); // the legend says what the Expert is where it is shown
+  if (meaning) meaning.hidden = !expert;
   line.hidden = false;
 }
 
@@ -296,6 +235,7 @@ async function skillOf(game) {
 async function drawVerdict(game) {
   const { sheet, state, mode } = game;
   const rankBox = $('#final-rank');
+  if (mode.board === 'daily') nameTheDay(); // an old game's: "that day's players"
   if (state.bonus > 0) fact(fmt(S.bonusGot, { n: state.bonus }));
   else fact(fmt(S.bonusShort, { n: Math.max(0, sheet.threshold - state.upper) }));
   // A friend's code (a daily's share link too): the head-to-head leads, the day's rank after.
