@@ -99,14 +99,16 @@ function holdFace(face, hold) {
 }
 
 const DOUBLE_MS = 400; // a second tap on the same die this soon after the first is a double tap
-let lastTap = { i: -1, at: 0 };
+let lastTap = { i: -1, at: 0, move: -1 };
 
 /* A tap on die *i* holds or releases it; a double tap holds every die of its face (the first
-   tap held this one), or releases them all (the first tap released it): one gesture each way. */
+   tap held this one), or releases them all (the first tap released it): one gesture each way.
+   Both taps fall on the same dice: a tap after a roll or a score starts afresh. */
 function tapDie(i) {
   const now = performance.now();
-  const double = lastTap.i === i && now - lastTap.at < DOUBLE_MS;
-  lastTap = double ? { i: -1, at: 0 } : { i, at: now };
+  const move = game.state ? game.state.move_count : -1;
+  const double = lastTap.i === i && lastTap.move === move && now - lastTap.at < DOUBLE_MS;
+  lastTap = double ? { i: -1, at: 0, move: -1 } : { i, at: now, move };
   if (double && canHold(game.state)) holdFace(game.state.dice[i], tray.isHeld(i));
   else toggle(i);
 }
