@@ -7,14 +7,12 @@ overrides a test or ``create_app`` hands in, into the frozen :class:`Config` the
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any
-from zoneinfo import ZoneInfo
+from typing import Any, TypeVar
 
 from daily.core.environment import DEFAULT_TABLES as DEFAULT_TABLES
 from daily.core.environment import EMPTY_MEANS_NONE as EMPTY_MEANS_NONE
@@ -24,7 +22,12 @@ from daily.core.environment import PUSH_SERVICES as PUSH_SERVICES
 from daily.core.environment import Environment as Environment
 from daily.core.environment import environment_table as environment_table
 from daily.core.errors import ConfigError
-from daily.core.push import parse_origins
+from daily.core.parsed import Network as Network
+from daily.core.parsed import days, origins, parse_specs, whole_days, zone
+from daily.core.parsed import parse_networks as parse_networks
+from daily.core.parsed import parse_proxies as parse_proxies
+from daily.core.parsed import parse_secret_keys as parse_secret_keys
+from daily.core.parsed import parse_timestamp as parse_timestamp
 
 #: The secret used when none is set, outside production only.
 DEV_SECRET = "dev-secret-not-for-production"
@@ -33,7 +36,7 @@ ENVIRONMENTS = ("production", "development", "testing")
 DEFAULT_NETWORKS = ((4, 24), (6, 56), (6, 48))
 
 Clock = Callable[[], datetime]
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+T = TypeVar("T")
 
 
 def system_clock() -> datetime:
@@ -125,28 +128,6 @@ class Config:
         return self.clock().astimezone(self.timezone)
 
 
-def parse_timestamp(text: str) -> datetime:
-    """Reads an ISO timestamp; a naive one is taken as UTC.
-
-    >>> parse_timestamp("2026-12-01T09:30:00").isoformat()
-    '2026-12-01T09:30:00+00:00'
-    """
-    try:
-        at = datetime.fromisoformat(text)
-    except ValueError:
-        raise ConfigError(f"not an ISO timestamp: {text!r}") from None
-    return at if at.tzinfo else at.replace(tzinfo=UTC)
-
-
-def parse_secret_keys(text: str) -> tuple[str, ...]:
-    """Splits SECRET_KEY into its keys, newest first: a rotation prepends ``new,``.
-
-    >>> parse_secret_keys("new-key, old-key")
-    ('new-key', 'old-key')
-    """
-    return tuple(key.strip() for key in text.split(",") if key.strip())
-
-
 def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     """Builds the config from *environ* (default ``os.environ``) and *overrides*."""
     env = Environment.read(os.environ if environ is None else environ)
@@ -155,13 +136,13 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         raise ConfigError(f"DAILY_ENV must be one of {', '.join(ENVIRONMENTS)}, got {mode!r}")
     secrets = _secrets(mode, overrides.pop("secret_key", env.SECRET_KEY))
     clock = overrides.pop("clock", None) or _clock(mode, env.DAILY_NOW)
-    zone = _zone(overrides.pop("timezone", env.DAILY_TZ))
+    tz = _named(zone, overrides.pop("timezone", env.DAILY_TZ), "DAILY_TZ")
     retention = overrides.pop("board_retention_days", env.DAILY_BOARD_RETENTION_DAYS)
     limits = env.limits() | overrides.pop("rate_limits", {})
     proxies = overrides.pop("trusted_proxies", env.DAILY_TRUSTED_PROXIES)
     networks = overrides.pop("networks", env.DAILY_NETWORKS)
-    lifetime = _days(overrides.pop("code_lifetime", env.DAILY_CODE_DAYS), "DAILY_CODE_DAYS")
-    idle = _days(overrides.pop("idle_lifetime", env.DAILY_IDLE_DAYS), "DAILY_IDLE_DAYS")
+    lifetime = _named(days, overrides.pop("code_lifetime", env.DAILY_CODE_DAYS), "DAILY_CODE_DAYS")
+    idle = _named(days, overrides.pop("idle_lifetime", env.DAILY_IDLE_DAYS), "DAILY_IDLE_DAYS")
     archive_days = overrides.pop("archive_days", env.DAILY_ARCHIVE_DAYS)
     established = overrides.pop("established_days", env.DAILY_ESTABLISHED_DAYS)
     services = overrides.pop("push_services", env.DAILY_PUSH_SERVICES)
@@ -172,8 +153,8 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         env=mode,
         redis_url=overrides.pop("redis_url", env.REDIS_URL),
         data_dir=Path(overrides.pop("data_dir", env.DAILY_DATA)),
-        timezone=zone,
-        board_retention_days=_whole_days(retention, "DAILY_BOARD_RETENTION_DAYS"),
+        timezone=tz,
+        board_retention_days=_named(whole_days, retention, "DAILY_BOARD_RETENTION_DAYS"),
         rate_limits=limits,
         trusted_proxies=parse_proxies(proxies),
         networks=parse_networks(networks),
@@ -181,78 +162,18 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         idle_lifetime=idle,
         metrics_token=overrides.pop("metrics_token", env.DAILY_METRICS_TOKEN),
         archive_url=overrides.pop("archive_url", env.DAILY_ARCHIVE),
-        archive_days=_whole_days(archive_days, "DAILY_ARCHIVE_DAYS"),
-        established_days=_whole_days(established, "DAILY_ESTABLISHED_DAYS"),
+        archive_days=_named(whole_days, archive_days, "DAILY_ARCHIVE_DAYS"),
+        established_days=_named(whole_days, established, "DAILY_ESTABLISHED_DAYS"),
         vapid_private_key=overrides.pop("vapid_private_key", env.DAILY_VAPID_PRIVATE_KEY),
         vapid_subject=overrides.pop("vapid_subject", env.DAILY_VAPID_SUBJECT),
-        push_services=parse_origins(services),
-        reminder_lifetime=_days(reminders, "DAILY_REMINDER_DAYS"),
+        push_services=origins(services),
+        reminder_lifetime=_named(days, reminders, "DAILY_REMINDER_DAYS"),
         cache_dir=Path(overrides.pop("cache_dir", None) or env.DAILY_CACHE or home_cache()),
-        table_specs=tuple(overrides.pop("table_specs", _specs(env.DAILY_TABLES))),
+        table_specs=parse_specs(overrides.pop("table_specs", env.DAILY_TABLES)),
         tables_url=overrides.pop("tables_url", env.DAILY_TABLES_URL),
         clock=clock,
         **overrides,
     )
-
-
-def parse_proxies(text: str | tuple[Network, ...]) -> tuple[Network, ...]:
-    """Reads ``DAILY_TRUSTED_PROXIES``: addresses or CIDR blocks, separated by commas.
-
-    >>> parse_proxies("10.0.0.2, 192.168.0.0/16, ::1")
-    (IPv4Network('10.0.0.2/32'), IPv4Network('192.168.0.0/16'), IPv6Network('::1/128'))
-    >>> parse_proxies("1")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    daily.core.errors.ConfigError: DAILY_TRUSTED_PROXIES names the proxies by address or CIDR ...
-    """
-    if isinstance(text, tuple):
-        return text
-    found = []
-    for item in filter(None, (part.strip() for part in str(text).split(","))):
-        try:
-            if item.isdigit():  # the old count of proxies: it trusted any peer
-                raise ValueError(item)
-            found.append(ipaddress.ip_network(item, strict=False))
-        except ValueError:
-            raise ConfigError(
-                "DAILY_TRUSTED_PROXIES names the proxies by address or CIDR "
-                f"(10.0.0.2, 10.0.0.0/8), got {item!r}"
-            ) from None
-    return tuple(found)
-
-
-def parse_networks(text: str | tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
-    """Reads ``DAILY_NETWORKS``: ``ipv4/24, ipv6/56, ipv6/48``, each an IP version and the
-    prefix length of the networks whose clients share the network budgets.
-
-    >>> parse_networks("ipv4/24, ipv6/48")
-    ((4, 24), (6, 48))
-    >>> parse_networks("/24")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    daily.core.errors.ConfigError: DAILY_NETWORKS names networks as ipv4/24 or ipv6/56, ...
-    """
-    if isinstance(text, tuple):
-        return text
-    found = []
-    for item in filter(None, (part.strip().lower() for part in text.split(","))):
-        version, _, length = item.partition("/")
-        top = {"ipv4": 32, "ipv6": 128}.get(version)
-        if top is None or not length.isdigit() or not 0 < int(length) <= top:
-            raise ConfigError(
-                f"DAILY_NETWORKS names networks as ipv4/24 or ipv6/56, got {item!r}"
-            ) from None
-        found.append((int(version[3]), int(length)))
-    return tuple(found)
-
-
-def _specs(text: str) -> tuple[str, ...]:
-    """Splits ``DAILY_TABLES`` into its specs (read by :mod:`daily.strategy.specs`).
-
-    >>> _specs("maxi, yatzy:forced=true"), _specs("")
-    (('maxi', 'yatzy:forced=true'), ())
-    """
-    return tuple(spec.strip() for spec in text.split(",") if spec.strip())
 
 
 def _secrets(mode: str, text: str) -> tuple[str, ...]:
@@ -270,38 +191,9 @@ def _clock(mode: str, frozen: str | None) -> Clock:
     return frozen_clock(parse_timestamp(frozen)) if frozen else system_clock
 
 
-def _zone(name: str | tzinfo) -> tzinfo:
+def _named(parser: Callable[[object], T], value: object, name: str) -> T:
+    """*value* read by *parser*; a bad one refused with the variable's *name*."""
     try:
-        return ZoneInfo(name) if isinstance(name, str) else name
-    except (ValueError, KeyError):
-        raise ConfigError(f"unknown time zone: {name!r}") from None
-
-
-def _days(value: object, name: str) -> timedelta:
-    """A lifetime in days (a number, or a timedelta given by a test); positive.
-
-    >>> _days("1.5", "X")
-    datetime.timedelta(days=1, seconds=43200)
-    """
-    if isinstance(value, timedelta):
-        days = value / timedelta(days=1)
-    else:
-        try:
-            days = float(str(value))
-        except ValueError:
-            raise ConfigError(f"{name} must be a number of days, got {value!r}") from None
-    if not 0 < days < 100_000:
-        raise ConfigError(f"{name} must be a positive number of days, got {value!r}")
-    return timedelta(days=days)
-
-
-def _whole_days(value: object, name: str) -> int:
-    """A positive whole number of days (checked as :func:`_days` checks a lifetime).
-
-    >>> _whole_days("30", "X")
-    30
-    """
-    days = _days(value, name)
-    if days % timedelta(days=1):
-        raise ConfigError(f"{name} must be a whole number of days, got {value!r}")
-    return days.days
+        return parser(value)
+    except ValueError as e:
+        raise ConfigError(f"{name}: {e}") from None
