@@ -49,19 +49,19 @@ def _count(name: str, default: int) -> int:
 def _forwarded_allow_ips() -> str:
     # The app trusts X-Forwarded-For and -Proto from the proxies DAILY_TRUSTED_PROXIES names.
     # gunicorn reads X-Forwarded-Proto itself from the addresses listed here: the same ones
-    # (none without a proxy: a client could claim https), checked by the app's own parser.
+    # (none without a proxy: a client could claim https), read by the app's own settings model.
     # FORWARDED_ALLOW_IPS, gunicorn's own variable, still wins.
-    from daily.core.config import Environment, parse_proxies  # imports no prometheus_client
+    from daily.core.config import Environment  # imports no prometheus_client
     from daily.core.errors import ConfigError
 
     if os.environ.get("FORWARDED_ALLOW_IPS"):
         return os.environ["FORWARDED_ALLOW_IPS"]
-    text = Environment.read(os.environ).DAILY_TRUSTED_PROXIES
     try:
-        parse_proxies(text)
+        proxies = Environment.read().DAILY_TRUSTED_PROXIES
     except ConfigError as e:
         raise SystemExit(f"gunicorn.conf.py: {e}") from None
-    return ",".join(filter(None, (p.strip() for p in text.split(","))))
+    # One address as itself (10.0.0.2), a block by its CIDR (10.1.0.0/16).
+    return ",".join(str(p.network_address if p.num_addresses == 1 else p) for p in proxies)
 
 
 def _metrics_dir() -> str:

@@ -7,46 +7,37 @@ overrides a test or ``create_app`` hands in, into the frozen :class:`Config` the
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from daily.core.environment import DEFAULT_TABLES as DEFAULT_TABLES
+from daily.core.environment import DEV_SECRET as DEV_SECRET
 from daily.core.environment import EMPTY_MEANS_NONE as EMPTY_MEANS_NONE
 from daily.core.environment import LIMIT_DEFAULTS as LIMIT_DEFAULTS
 from daily.core.environment import LIMIT_VARS as LIMIT_VARS
 from daily.core.environment import PUSH_SERVICES as PUSH_SERVICES
 from daily.core.environment import Environment as Environment
 from daily.core.environment import environment_table as environment_table
-from daily.core.errors import ConfigError
+from daily.core.environment import home_cache as home_cache
 from daily.core.parsed import Network as Network
-from daily.core.parsed import days, origins, parse_specs, whole_days, zone
 from daily.core.parsed import parse_networks as parse_networks
 from daily.core.parsed import parse_proxies as parse_proxies
 from daily.core.parsed import parse_secret_keys as parse_secret_keys
 from daily.core.parsed import parse_timestamp as parse_timestamp
 
-#: The secret used when none is set, outside production only.
-DEV_SECRET = "dev-secret-not-for-production"
 ENVIRONMENTS = ("production", "development", "testing")
 #: The networks the network budgets count, as (IP version, prefix length): ``DAILY_NETWORKS``.
 DEFAULT_NETWORKS = ((4, 24), (6, 56), (6, 48))
 
 Clock = Callable[[], datetime]
-T = TypeVar("T")
 
 
 def system_clock() -> datetime:
     """The current time, in UTC."""
     return datetime.now(UTC)
-
-
-def home_cache() -> Path:
-    """The strategy tables' folder when ``DAILY_CACHE`` is unset: ``~/.cache/daily``."""
-    return Path.home() / ".cache" / "daily"
 
 
 def frozen_clock(at: datetime) -> Clock:
@@ -128,72 +119,64 @@ class Config:
         return self.clock().astimezone(self.timezone)
 
 
+#: The variable each overridable setting of :class:`Config` is read from.
+VARIABLES = {
+    "secret_key": "SECRET_KEY",
+    "env": "DAILY_ENV",
+    "redis_url": "REDIS_URL",
+    "data_dir": "DAILY_DATA",
+    "timezone": "DAILY_TZ",
+    "board_retention_days": "DAILY_BOARD_RETENTION_DAYS",
+    "trusted_proxies": "DAILY_TRUSTED_PROXIES",
+    "networks": "DAILY_NETWORKS",
+    "code_lifetime": "DAILY_CODE_DAYS",
+    "idle_lifetime": "DAILY_IDLE_DAYS",
+    "metrics_token": "DAILY_METRICS_TOKEN",
+    "archive_url": "DAILY_ARCHIVE",
+    "archive_days": "DAILY_ARCHIVE_DAYS",
+    "established_days": "DAILY_ESTABLISHED_DAYS",
+    "vapid_private_key": "DAILY_VAPID_PRIVATE_KEY",
+    "vapid_subject": "DAILY_VAPID_SUBJECT",
+    "push_services": "DAILY_PUSH_SERVICES",
+    "reminder_lifetime": "DAILY_REMINDER_DAYS",
+    "cache_dir": "DAILY_CACHE",
+    "table_specs": "DAILY_TABLES",
+    "tables_url": "DAILY_TABLES_URL",
+}
+
+
 def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
-    """Builds the config from *environ* (default ``os.environ``) and *overrides*."""
-    env = Environment.read(os.environ if environ is None else environ)
-    mode = overrides.pop("env", env.DAILY_ENV)
-    if mode not in ENVIRONMENTS:
-        raise ConfigError(f"DAILY_ENV must be one of {', '.join(ENVIRONMENTS)}, got {mode!r}")
-    secrets = _secrets(mode, overrides.pop("secret_key", env.SECRET_KEY))
-    clock = overrides.pop("clock", None) or _clock(mode, env.DAILY_NOW)
-    tz = _named(zone, overrides.pop("timezone", env.DAILY_TZ), "DAILY_TZ")
-    retention = overrides.pop("board_retention_days", env.DAILY_BOARD_RETENTION_DAYS)
-    limits = env.limits() | overrides.pop("rate_limits", {})
-    proxies = overrides.pop("trusted_proxies", env.DAILY_TRUSTED_PROXIES)
-    networks = overrides.pop("networks", env.DAILY_NETWORKS)
-    lifetime = _named(days, overrides.pop("code_lifetime", env.DAILY_CODE_DAYS), "DAILY_CODE_DAYS")
-    idle = _named(days, overrides.pop("idle_lifetime", env.DAILY_IDLE_DAYS), "DAILY_IDLE_DAYS")
-    archive_days = overrides.pop("archive_days", env.DAILY_ARCHIVE_DAYS)
-    established = overrides.pop("established_days", env.DAILY_ESTABLISHED_DAYS)
-    services = overrides.pop("push_services", env.DAILY_PUSH_SERVICES)
-    reminders = overrides.pop("reminder_lifetime", env.DAILY_REMINDER_DAYS)
+    """Builds the config from *environ* (default ``os.environ``) and *overrides* (by
+    :class:`Config`'s field names), each parsed by the model's types."""
+    clock = overrides.pop("clock", None)
+    limits = overrides.pop("rate_limits", {})
+    given = {VARIABLES[k]: overrides.pop(k) for k in list(overrides) if k in VARIABLES}
+    env = Environment.read(environ, **given)
+    secrets = env.SECRET_KEY
     return Config(
         secret_key=secrets[-1] if secrets else DEV_SECRET,
         secret_keys=secrets,
-        env=mode,
-        redis_url=overrides.pop("redis_url", env.REDIS_URL),
-        data_dir=Path(overrides.pop("data_dir", env.DAILY_DATA)),
-        timezone=tz,
-        board_retention_days=_named(whole_days, retention, "DAILY_BOARD_RETENTION_DAYS"),
-        rate_limits=limits,
-        trusted_proxies=parse_proxies(proxies),
-        networks=parse_networks(networks),
-        code_lifetime=lifetime,
-        idle_lifetime=idle,
-        metrics_token=overrides.pop("metrics_token", env.DAILY_METRICS_TOKEN),
-        archive_url=overrides.pop("archive_url", env.DAILY_ARCHIVE),
-        archive_days=_named(whole_days, archive_days, "DAILY_ARCHIVE_DAYS"),
-        established_days=_named(whole_days, established, "DAILY_ESTABLISHED_DAYS"),
-        vapid_private_key=overrides.pop("vapid_private_key", env.DAILY_VAPID_PRIVATE_KEY),
-        vapid_subject=overrides.pop("vapid_subject", env.DAILY_VAPID_SUBJECT),
-        push_services=origins(services),
-        reminder_lifetime=_named(days, reminders, "DAILY_REMINDER_DAYS"),
-        cache_dir=Path(overrides.pop("cache_dir", None) or env.DAILY_CACHE or home_cache()),
-        table_specs=parse_specs(overrides.pop("table_specs", env.DAILY_TABLES)),
-        tables_url=overrides.pop("tables_url", env.DAILY_TABLES_URL),
-        clock=clock,
+        env=env.DAILY_ENV,
+        redis_url=env.REDIS_URL,
+        data_dir=env.DAILY_DATA,
+        timezone=env.DAILY_TZ,
+        board_retention_days=env.DAILY_BOARD_RETENTION_DAYS,
+        rate_limits=env.limits() | limits,
+        trusted_proxies=env.DAILY_TRUSTED_PROXIES,
+        networks=env.DAILY_NETWORKS,
+        code_lifetime=env.DAILY_CODE_DAYS,
+        idle_lifetime=env.DAILY_IDLE_DAYS,
+        metrics_token=env.DAILY_METRICS_TOKEN,
+        archive_url=env.DAILY_ARCHIVE,
+        archive_days=env.DAILY_ARCHIVE_DAYS,
+        established_days=env.DAILY_ESTABLISHED_DAYS,
+        vapid_private_key=env.DAILY_VAPID_PRIVATE_KEY,
+        vapid_subject=env.DAILY_VAPID_SUBJECT,
+        push_services=env.DAILY_PUSH_SERVICES,
+        reminder_lifetime=env.DAILY_REMINDER_DAYS,
+        cache_dir=env.DAILY_CACHE,
+        table_specs=env.DAILY_TABLES,
+        tables_url=env.DAILY_TABLES_URL,
+        clock=clock or (frozen_clock(env.DAILY_NOW) if env.DAILY_NOW else system_clock),
         **overrides,
     )
-
-
-def _secrets(mode: str, text: str) -> tuple[str, ...]:
-    secrets = parse_secret_keys(text)
-    if mode == "production" and (
-        not secrets or any(len(s) < 32 or s == DEV_SECRET for s in secrets)
-    ):
-        raise ConfigError("production needs SECRET_KEY set to random strings of 32+ characters")
-    return secrets
-
-
-def _clock(mode: str, frozen: str | None) -> Clock:
-    if frozen and mode == "production":
-        raise ConfigError("DAILY_NOW freezes the clock and is refused in production")
-    return frozen_clock(parse_timestamp(frozen)) if frozen else system_clock
-
-
-def _named(parser: Callable[[object], T], value: object, name: str) -> T:
-    """*value* read by *parser*; a bad one refused with the variable's *name*."""
-    try:
-        return parser(value)
-    except ValueError as e:
-        raise ConfigError(f"{name}: {e}") from None
