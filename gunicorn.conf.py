@@ -51,13 +51,13 @@ def _forwarded_allow_ips() -> str:
     # gunicorn reads X-Forwarded-Proto itself from the addresses listed here: the same ones
     # (none without a proxy: a client could claim https), read by the app's own settings model.
     # FORWARDED_ALLOW_IPS, gunicorn's own variable, still wins.
-    from daily.core.config import Environment  # imports no prometheus_client
+    from daily.core.config import load  # imports no prometheus_client
     from daily.core.errors import ConfigError
 
     if os.environ.get("FORWARDED_ALLOW_IPS"):
         return os.environ["FORWARDED_ALLOW_IPS"]
     try:
-        proxies = Environment.read().DAILY_TRUSTED_PROXIES
+        proxies = load().trusted_proxies
     except ConfigError as e:
         raise SystemExit(f"gunicorn.conf.py: {e}") from None
     # One address as itself (10.0.0.2), a block by its CIDR (10.1.0.0/16).

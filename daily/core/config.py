@@ -1,36 +1,49 @@
-"""Settings from the environment, and the clock (frozen by ``DAILY_NOW`` outside production).
+"""The service's settings: :class:`Config`, one typed field each, read from the environment
+(pydantic-settings, :mod:`daily.core.environment`), and the clock (frozen by ``DAILY_NOW``
+outside production).
 
-:class:`Environment` names every variable with its type, default and meaning (pydantic reads
-them; docs/configuration.md prints the model's table); :func:`load` turns them, and any
-overrides a test or ``create_app`` hands in, into the frozen :class:`Config` the service reads.
+Each field names its variable, its default as written and its meaning; its type parses the
+text (:mod:`daily.core.parsed`). docs/configuration.md prints the table
+(:func:`environment_table`); :func:`load` reads the settings once, at start, with any
+overrides a test or ``create_app`` hands in, and the service hands them down.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Self
 
-from daily.core.environment import DEFAULT_TABLES as DEFAULT_TABLES
-from daily.core.environment import DEV_SECRET as DEV_SECRET
+from pydantic import Field, model_validator
+
+from daily.core.environment import (
+    DEFAULT_TABLES,
+    DEV_SECRET,
+    LIMIT_PREFIX,
+    PUSH_SERVICES,
+    Settings,
+    home_cache,
+    written,
+)
 from daily.core.environment import EMPTY_MEANS_NONE as EMPTY_MEANS_NONE
-from daily.core.environment import LIMIT_DEFAULTS as LIMIT_DEFAULTS
-from daily.core.environment import LIMIT_VARS as LIMIT_VARS
-from daily.core.environment import PUSH_SERVICES as PUSH_SERVICES
-from daily.core.environment import Environment as Environment
-from daily.core.environment import environment_table as environment_table
-from daily.core.environment import home_cache as home_cache
+from daily.core.errors import ConfigError
+from daily.core.parsed import (
+    Days,
+    Networks,
+    Origins,
+    Proxies,
+    SecretKeys,
+    Specs,
+    Timestamp,
+    WholeDays,
+    Zone,
+)
 from daily.core.parsed import Network as Network
 from daily.core.parsed import parse_networks as parse_networks
 from daily.core.parsed import parse_proxies as parse_proxies
 from daily.core.parsed import parse_secret_keys as parse_secret_keys
 from daily.core.parsed import parse_timestamp as parse_timestamp
-
-ENVIRONMENTS = ("production", "development", "testing")
-#: The networks the network budgets count, as (IP version, prefix length): ``DAILY_NETWORKS``.
-DEFAULT_NETWORKS = ((4, 24), (6, 56), (6, 48))
 
 Clock = Callable[[], datetime]
 
@@ -45,59 +58,321 @@ def frozen_clock(at: datetime) -> Clock:
     return lambda: at
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
-    """Every setting of the service; see docs/configuration.md."""
+class Config(Settings):
+    """Every setting of the service, each with its variable, default and meaning (the table
+    of docs/configuration.md); read once at start (:func:`load`) and handed down."""
 
-    #: The key the dice derive from: the last (oldest) of SECRET_KEY's keys. It never changes
-    #: while keys are rotated, so a day or code already dealt keeps its dice.
-    secret_key: str = DEV_SECRET
-    env: str = "development"
-    redis_url: str | None = None
-    data_dir: Path = Path("data")
-    timezone: tzinfo = UTC
-    board_retention_days: int = 400
-    clock: Clock = field(default=system_clock, compare=False, repr=False)
-    #: Every key of SECRET_KEY, newest first: tokens and cookies are signed with the first
-    #: and accepted under any (empty: *secret_key* alone).
-    secret_keys: tuple[str, ...] = field(default=(), repr=False)
-    #: Rate limits by name (see LIMIT_VARS) that replace the defaults; ``off`` lifts one.
-    rate_limits: Mapping[str, str] = field(default_factory=dict)
-    #: The networks a client's address belongs to that the network budgets count, each
-    #: (IP version, prefix length): an IPv4 /24, an IPv6 /56 and /48 by default.
-    networks: tuple[tuple[int, int], ...] = DEFAULT_NETWORKS
-    #: The reverse proxies in front, by address or CIDR: only a request from one of them may
-    #: say, in X-Forwarded-For and -Proto, who the client is and how it came.
-    trusted_proxies: tuple[Network, ...] = ()
-    #: How long a friend code is ranked after it is made (a daily's code: at most its day).
-    code_lifetime: timedelta = timedelta(days=7)
-    #: How long an unfinished game, and a guest who never finished one, is kept when idle.
-    idle_lifetime: timedelta = timedelta(days=30)
-    #: The bearer token that opens ``/metrics``; None keeps it hidden (404).
-    metrics_token: str | None = field(default=None, repr=False)
-    #: Where finished games go when they leave Redis: an fsspec URL or a local folder;
-    #: None: ``archive`` in *data_dir*.
-    archive_url: str | None = None
-    #: How many days a finished game stays in Redis before it is archived.
-    archive_days: int = 30
-    #: On how many days a player must have finished a ranked daily before their dailies
-    #: rank on the world boards (day, best day, streak, advent); 1: at once.
-    established_days: int = 3
-    #: The VAPID private key that signs streak reminders (``daily keys``); None: no reminders.
-    vapid_private_key: str | None = field(default=None, repr=False)
-    #: Who the push services may write to about the reminders (a ``mailto:`` or https URL).
-    vapid_subject: str | None = None
-    #: The push services a subscription's endpoint may name, as origins (``https://*.x.com``).
-    push_services: tuple[str, ...] = ()
-    #: How long a reminder subscription is kept when its player's browser does not renew it.
-    reminder_lifetime: timedelta = timedelta(days=30)
-    #: This host's folder of strategy tables (``DAILY_CACHE``).
-    cache_dir: Path = field(default_factory=home_cache)
-    #: The tables the service builds by itself, as ``ruleset[:name=value]`` specs, in order
-    #: (none unless :func:`load` reads ``DAILY_TABLES``, whose default lists four).
-    table_specs: tuple[str, ...] = ()
-    #: The store the hosts share their strategy tables through; None: each builds its own.
-    tables_url: str | None = None
+    secret_keys: SecretKeys = Field(
+        written(""),
+        description=(
+            "Keys, newest first, separated by commas (`new,old`). The newest signs session cookies "
+            "and player tokens and any of them is accepted, so a key can be rotated by prepending "
+            "a new one. The last (oldest) key derives the daily and friend seeds and must never "
+            "change: every dealt day would get other dice, so production records its fingerprint "
+            "in Redis and refuses to serve under another. Production needs every key to have 32+ "
+            "characters. Unset: a development secret."
+        ),
+        validation_alias="SECRET_KEY",
+        repr=False,
+    )
+    env: Literal["production", "development", "testing"] = Field(
+        "development",
+        description=(
+            "`production`, `development` or `testing`. Production sends secure cookies and "
+            "refuses `DAILY_NOW` and a missing secret."
+        ),
+        validation_alias="DAILY_ENV",
+    )
+    redis_url: str | None = Field(
+        None,
+        description=(
+            "The Redis server (`redis://host:6379/0`, `rediss://`, `unix://`) or a Redis Cluster "
+            "(`redis+cluster://host:port`, one node is enough). Unset: the embedded Redis."
+        ),
+        validation_alias="REDIS_URL",
+    )
+    data_dir: Path = Field(
+        written("data"),
+        description=("Folder of the embedded Redis's database (when `REDIS_URL` is unset)."),
+        validation_alias="DAILY_DATA",
+    )
+    timezone: Zone = Field(
+        written("UTC"),
+        description=(
+            "The reference time zone (IANA name, e.g. `Europe/Copenhagen`): when a day starts "
+            "and closes."
+        ),
+        validation_alias="DAILY_TZ",
+    )
+    frozen_at: Timestamp | None = Field(
+        None,
+        description=(
+            "An ISO timestamp (`2026-12-24T09:00:00`, UTC unless it says) that freezes the "
+            "clock, for demos and tests; refused in production."
+        ),
+        validation_alias="DAILY_NOW",
+    )
+    board_retention_days: WholeDays = Field(
+        written("400"),
+        description=("How long a date's leaderboard is kept after the date."),
+        validation_alias="DAILY_BOARD_RETENTION_DAYS",
+    )
+    code_lifetime: Days = Field(
+        written("7"),
+        description=(
+            "How long a friend code is ranked (a daily's code: at most until its day closes)."
+        ),
+        validation_alias="DAILY_CODE_DAYS",
+    )
+    idle_lifetime: Days = Field(
+        written("30"),
+        description=("How long an unfinished solo, party or computer game is kept when idle."),
+        validation_alias="DAILY_IDLE_DAYS",
+    )
+    archive_url: str | None = Field(
+        None,
+        description=(
+            "Where finished games go when they leave Redis: a local folder, or an fsspec URL "
+            "that every web host shares (`s3://bucket/daily` with `s3fs` installed and its usual "
+            "`AWS_*` settings; any S3-compatible store). Unset: `DAILY_DATA/archive`."
+        ),
+        validation_alias="DAILY_ARCHIVE",
+    )
+    archive_days: WholeDays = Field(
+        written("30"),
+        description=(
+            "How many days a finished game stays in Redis before `daily archive` (and the "
+            "service's sweep) moves it to the archive."
+        ),
+        validation_alias="DAILY_ARCHIVE_DAYS",
+    )
+    established_days: WholeDays = Field(
+        written("3"),
+        description=(
+            "On how many different days a player must have finished a ranked daily before their "
+            "dailies rank on the world boards (day, best day, streak, advent); until then they "
+            "rank on friend codes' boards and leagues. 1: at once."
+        ),
+        validation_alias="DAILY_ESTABLISHED_DAYS",
+    )
+    trusted_proxies: Proxies = Field(
+        written(""),
+        description=(
+            "The reverse proxies in front, by address or CIDR, comma-separated (`10.0.0.2, "
+            "10.1.0.0/16`): only their requests may set `X-Forwarded-For` and "
+            "`X-Forwarded-Proto` (the client address the limits count). A number (the old count "
+            "of proxies) is refused."
+        ),
+        validation_alias="DAILY_TRUSTED_PROXIES",
+    )
+    networks: Networks = Field(
+        written("ipv4/24, ipv6/56, ipv6/48"),
+        description=(
+            "The networks a client address belongs to that count new players, ranked dailies "
+            "and league joins together (`DAILY_LIMIT_NETWORK_*`)."
+        ),
+        validation_alias="DAILY_NETWORKS",
+    )
+    metrics_token: str | None = Field(
+        None,
+        description=(
+            "The bearer token that opens `/metrics` (Prometheus); unset, `/metrics` is a 404."
+        ),
+        validation_alias="DAILY_METRICS_TOKEN",
+        repr=False,
+    )
+    cache_dir: Path = Field(
+        default_factory=home_cache,
+        description=(
+            "Folder of the strategy tables on this host (shared by every process that serves from "
+            "it; also the build queue and the builder's lock)."
+        ),
+        validation_alias="DAILY_CACHE",
+    )
+    table_specs: Specs = Field(
+        written(",".join(DEFAULT_TABLES)),
+        description=(
+            "The strategy tables the service builds by itself, in order, as "
+            "`ruleset[:name=value,...]`; empty: none."
+        ),
+        validation_alias="DAILY_TABLES",
+    )
+    tables_url: str | None = Field(
+        None,
+        description=(
+            "The store several hosts share their strategy tables through: a folder every host "
+            "mounts, or an fsspec URL (`s3://bucket/tables` with `s3fs` installed and its usual "
+            "`AWS_*` settings; any S3-compatible store). A table is built once (by the release "
+            "step or the first host that needs it) and uploaded; every other host fetches it into "
+            "`DAILY_CACHE` and never builds it. Unset: each host builds its own. See "
+            "[strategy.md](strategy.md#several-hosts-one-table) and "
+            "[operations.md](operations.md#strategy-tables-on-several-hosts)."
+        ),
+        validation_alias="DAILY_TABLES_URL",
+    )
+    limit_players: str = Field(
+        "30 per hour",
+        description="New players per client address, browser guests too.",
+        validation_alias="DAILY_LIMIT_PLAYERS",
+    )
+    limit_network_players: str = Field(
+        "120 per hour",
+        description=("New players per network (`DAILY_NETWORKS`)."),
+        validation_alias="DAILY_LIMIT_NETWORK_PLAYERS",
+    )
+    limit_dailies: str = Field(
+        "50 per day",
+        description=("Ranked dailies started per client address, in the puzzle day's window."),
+        validation_alias="DAILY_LIMIT_DAILIES",
+    )
+    limit_network_dailies: str = Field(
+        "150 per day",
+        description=("Ranked dailies started per network, in the puzzle day's window."),
+        validation_alias="DAILY_LIMIT_NETWORK_DAILIES",
+    )
+    limit_games: str = Field(
+        "120 per hour",
+        description=(
+            "Other games started (solo, computer, party, practice, friend) per player and per "
+            "address."
+        ),
+        validation_alias="DAILY_LIMIT_GAMES",
+    )
+    limit_network_games: str = Field(
+        "2000 per day",
+        description=(
+            "Other games started per network (`DAILY_NETWORKS`): with the new players a network "
+            "can afford, it bounds what one network stores in a day "
+            "([operations.md](operations.md#storage-per-network))."
+        ),
+        validation_alias="DAILY_LIMIT_NETWORK_GAMES",
+    )
+    limit_codes: str = Field(
+        "60 per hour",
+        description=("Fresh friend codes made per player and per address."),
+        validation_alias="DAILY_LIMIT_CODES",
+    )
+    limit_moves: str = Field(
+        "120 per minute",
+        description=("Rolls and scores per player (per address for a move without one)."),
+        validation_alias="DAILY_LIMIT_MOVES",
+    )
+    limit_pages: str = Field(
+        "20 per second;600 per minute",
+        description=(
+            "Every request per client address; its rolls and scores (every player's) count on "
+            "a budget of this size of their own."
+        ),
+        validation_alias="DAILY_LIMIT_PAGES",
+    )
+    limit_hints: str = Field(
+        "5 per second;120 per minute",
+        description="Hints per player and per address.",
+        validation_alias="DAILY_LIMIT_HINTS",
+    )
+    limit_analyses: str = Field(
+        "2 per second;30 per minute",
+        description=("Analyses (the API's and the page's) per player and per address."),
+        validation_alias="DAILY_LIMIT_ANALYSES",
+    )
+    limit_builds: str = Field(
+        "3 per hour",
+        description=("Strategy tables a request starts building, per player and per address."),
+        validation_alias="DAILY_LIMIT_BUILDS",
+    )
+    limit_joins: str = Field(
+        "10 per hour",
+        description=("Leagues made or joined per player and per address."),
+        validation_alias="DAILY_LIMIT_JOINS",
+    )
+    limit_network_joins: str = Field(
+        "30 per hour",
+        description=("Leagues made or joined per network."),
+        validation_alias="DAILY_LIMIT_NETWORK_JOINS",
+    )
+    limit_deletes: str = Field(
+        "10 per hour",
+        description=("Players deleted per client address."),
+        validation_alias="DAILY_LIMIT_DELETES",
+    )
+    limit_reminders: str = Field(
+        "20 per hour",
+        description="Streak reminders turned on or off, per player and address.",
+        validation_alias="DAILY_LIMIT_REMINDERS",
+    )
+    vapid_private_key: str | None = Field(
+        None,
+        description=(
+            "The VAPID private key (base64url, as `daily keys` prints it) that signs the streak "
+            "reminders sent by Web Push. Unset (or without `DAILY_VAPID_SUBJECT`): no reminders, "
+            "said in one line at start."
+        ),
+        validation_alias="DAILY_VAPID_PRIVATE_KEY",
+        repr=False,
+    )
+    vapid_subject: str | None = Field(
+        None,
+        description=(
+            "The contact the push services see on each reminder: `mailto:ops@example.org` or an "
+            "https URL."
+        ),
+        validation_alias="DAILY_VAPID_SUBJECT",
+    )
+    push_services: Origins = Field(
+        written(PUSH_SERVICES),
+        description=(
+            "The push services a reminder subscription may name, as origins separated by commas "
+            "(`*.` matches any subdomain): the browsers' own. The server posts to no other "
+            "address."
+        ),
+        validation_alias="DAILY_PUSH_SERVICES",
+    )
+    reminder_lifetime: Days = Field(
+        written("30"),
+        description=(
+            "How long a reminder subscription is kept after its browser last confirmed it (each "
+            "finished daily and each visit to the player's page does)."
+        ),
+        validation_alias="DAILY_REMINDER_DAYS",
+    )
+    #: What the service reads the time from: the system's, or ``DAILY_NOW``'s frozen one,
+    #: or a test's.
+    clock: Clock = Field(system_clock, exclude=True, repr=False)
+
+    @model_validator(mode="after")
+    def _checked(self) -> Self:
+        # Production needs real secrets (every key: a rotation must not bring a weak one
+        # back) and a clock nobody froze.
+        if self.env == "production":
+            if not self.secret_keys or any(
+                len(s) < 32 or s == DEV_SECRET for s in self.secret_keys
+            ):
+                raise ConfigError(
+                    "production needs SECRET_KEY set to random strings of 32+ characters"
+                )
+            if self.frozen_at:
+                raise ConfigError("DAILY_NOW freezes the clock and is refused in production")
+        if self.frozen_at and self.clock is system_clock:
+            # The one value derived from another; the model is frozen once validated.
+            object.__setattr__(self, "clock", frozen_clock(self.frozen_at))
+        return self
+
+    @property
+    def secret_key(self) -> str:
+        """The key the dice derive from: the last (oldest) of SECRET_KEY's keys. It never
+        changes while keys are rotated, so a day or code already dealt keeps its dice."""
+        return self.secret_keys[-1] if self.secret_keys else DEV_SECRET
+
+    @property
+    def signing_keys(self) -> tuple[str, ...]:
+        """The keys that sign tokens and cookies, newest first (and accepted under any)."""
+        return self.secret_keys or (self.secret_key,)
+
+    @property
+    def rate_limits(self) -> dict[str, str]:
+        """The rate limits, by name (``players``, ``network_dailies``; see LIMIT_VARS): each
+        its default unless the environment or a caller sets it; ``off`` lifts one."""
+        return {name: str(getattr(self, f"limit_{name}")) for name in LIMIT_VARS}
 
     @property
     def archive_location(self) -> str:
@@ -109,74 +384,54 @@ class Config:
         """Whether the service runs in production mode."""
         return self.env == "production"
 
-    @property
-    def signing_keys(self) -> tuple[str, ...]:
-        """The keys that sign tokens and cookies, newest first."""
-        return self.secret_keys or (self.secret_key,)
-
     def now(self) -> datetime:
         """The current time in the reference time zone."""
         return self.clock().astimezone(self.timezone)
 
 
-#: The variable each overridable setting of :class:`Config` is read from.
-VARIABLES = {
-    "secret_key": "SECRET_KEY",
-    "env": "DAILY_ENV",
-    "redis_url": "REDIS_URL",
-    "data_dir": "DAILY_DATA",
-    "timezone": "DAILY_TZ",
-    "board_retention_days": "DAILY_BOARD_RETENTION_DAYS",
-    "trusted_proxies": "DAILY_TRUSTED_PROXIES",
-    "networks": "DAILY_NETWORKS",
-    "code_lifetime": "DAILY_CODE_DAYS",
-    "idle_lifetime": "DAILY_IDLE_DAYS",
-    "metrics_token": "DAILY_METRICS_TOKEN",
-    "archive_url": "DAILY_ARCHIVE",
-    "archive_days": "DAILY_ARCHIVE_DAYS",
-    "established_days": "DAILY_ESTABLISHED_DAYS",
-    "vapid_private_key": "DAILY_VAPID_PRIVATE_KEY",
-    "vapid_subject": "DAILY_VAPID_SUBJECT",
-    "push_services": "DAILY_PUSH_SERVICES",
-    "reminder_lifetime": "DAILY_REMINDER_DAYS",
-    "cache_dir": "DAILY_CACHE",
-    "table_specs": "DAILY_TABLES",
-    "tables_url": "DAILY_TABLES_URL",
+def _variable(name: str) -> str:
+    alias = Config.model_fields[name].validation_alias
+    return alias if isinstance(alias, str) else name
+
+
+#: Each rate limit's name and its variable.
+LIMIT_VARS = {
+    name.removeprefix("limit_"): _variable(name)
+    for name in Config.model_fields
+    if _variable(name).startswith(LIMIT_PREFIX)
+}
+#: Each rate limit's default, by name.
+LIMIT_DEFAULTS: dict[str, str] = {
+    name: str(Config.model_fields[f"limit_{name}"].default) for name in LIMIT_VARS
 }
 
 
 def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
-    """Builds the config from *environ* (default ``os.environ``) and *overrides* (by
-    :class:`Config`'s field names), each parsed by the model's types."""
-    clock = overrides.pop("clock", None)
+    """The settings from *environ* (default ``os.environ``) and *overrides* by field name
+    (``code_lifetime=timedelta(days=2)``, ``trusted_proxies="10.0.0.2"``; ``secret_key``
+    for SECRET_KEY, ``rate_limits`` a mapping of the limits to change), each parsed by the
+    model's types; a bad value raises :class:`ConfigError` naming its variable."""
+    if "secret_key" in overrides:
+        overrides["secret_keys"] = overrides.pop("secret_key")
     limits = overrides.pop("rate_limits", {})
-    given = {VARIABLES[k]: overrides.pop(k) for k in list(overrides) if k in VARIABLES}
-    env = Environment.read(environ, **given)
-    secrets = env.SECRET_KEY
-    return Config(
-        secret_key=secrets[-1] if secrets else DEV_SECRET,
-        secret_keys=secrets,
-        env=env.DAILY_ENV,
-        redis_url=env.REDIS_URL,
-        data_dir=env.DAILY_DATA,
-        timezone=env.DAILY_TZ,
-        board_retention_days=env.DAILY_BOARD_RETENTION_DAYS,
-        rate_limits=env.limits() | limits,
-        trusted_proxies=env.DAILY_TRUSTED_PROXIES,
-        networks=env.DAILY_NETWORKS,
-        code_lifetime=env.DAILY_CODE_DAYS,
-        idle_lifetime=env.DAILY_IDLE_DAYS,
-        metrics_token=env.DAILY_METRICS_TOKEN,
-        archive_url=env.DAILY_ARCHIVE,
-        archive_days=env.DAILY_ARCHIVE_DAYS,
-        established_days=env.DAILY_ESTABLISHED_DAYS,
-        vapid_private_key=env.DAILY_VAPID_PRIVATE_KEY,
-        vapid_subject=env.DAILY_VAPID_SUBJECT,
-        push_services=env.DAILY_PUSH_SERVICES,
-        reminder_lifetime=env.DAILY_REMINDER_DAYS,
-        cache_dir=env.DAILY_CACHE,
-        table_specs=env.DAILY_TABLES,
-        tables_url=env.DAILY_TABLES_URL,
-        clock=clock or (frozen_clock(env.DAILY_NOW) if env.DAILY_NOW else system_clock),
-        **overrides,
-    )
+    unknown = sorted(set(limits) - set(LIMIT_VARS))
+    if unknown:
+        raise ConfigError(f"unknown rate limit: {unknown[0]!r} (known: {', '.join(LIMIT_VARS)})")
+    overrides |= {f"limit_{name}": text for name, text in limits.items()}
+    return Config.read(environ, **overrides)
+
+
+def environment_table() -> str:
+    """The variables as docs/configuration.md prints them: name, default, meaning."""
+    lines = ["| variable | default | meaning |", "|---|---|---|"]
+    for name, info in Config.model_fields.items():
+        var = _variable(name)
+        if var == name:  # not read from the environment (the clock)
+            continue
+        default = DEFAULTS_SHOWN.get(var) or (f"`{info.default}`" if info.default else "unset")
+        lines.append(f"| `{var}` | {default} | {info.description} |")
+    return "\n".join(lines)
+
+
+#: How the table shows the defaults that are not a plain value.
+DEFAULTS_SHOWN = {"SECRET_KEY": "a development secret", "DAILY_CACHE": "`~/.cache/daily`"}
