@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
+from pydantic.fields import FieldInfo
 
 from daily.core.environment import (
     DEFAULT_TABLES,
     DEV_SECRET,
-    LIMIT_PREFIX,
     PUSH_SERVICES,
     Settings,
     home_cache,
@@ -58,12 +58,113 @@ def frozen_clock(at: datetime) -> Clock:
     return lambda: at
 
 
+class Limits(Settings):
+    """The rate limits (:mod:`daily.web.limits`), one field each with its variable
+    (``DAILY_LIMIT_*``), e.g. ``30 per hour`` or ``20 per second;600 per minute``; ``off``
+    lifts one. Read with the settings they belong to (:attr:`Config.rate_limits`)."""
+
+    players: str = Field(
+        default="30 per hour",
+        description="New players per client address, browser guests too.",
+        validation_alias="DAILY_LIMIT_PLAYERS",
+    )
+    network_players: str = Field(
+        default="120 per hour",
+        description=("New players per network (`DAILY_NETWORKS`)."),
+        validation_alias="DAILY_LIMIT_NETWORK_PLAYERS",
+    )
+    dailies: str = Field(
+        default="50 per day",
+        description=("Ranked dailies started per client address, in the puzzle day's window."),
+        validation_alias="DAILY_LIMIT_DAILIES",
+    )
+    network_dailies: str = Field(
+        default="150 per day",
+        description=("Ranked dailies started per network, in the puzzle day's window."),
+        validation_alias="DAILY_LIMIT_NETWORK_DAILIES",
+    )
+    games: str = Field(
+        default="120 per hour",
+        description=(
+            "Other games started (solo, computer, party, practice, friend) per player and per "
+            "address."
+        ),
+        validation_alias="DAILY_LIMIT_GAMES",
+    )
+    network_games: str = Field(
+        default="2000 per day",
+        description=(
+            "Other games started per network (`DAILY_NETWORKS`): with the new players a network "
+            "can afford, it bounds what one network stores in a day "
+            "([operations.md](operations.md#storage-per-network))."
+        ),
+        validation_alias="DAILY_LIMIT_NETWORK_GAMES",
+    )
+    codes: str = Field(
+        default="60 per hour",
+        description=("Fresh friend codes made per player and per address."),
+        validation_alias="DAILY_LIMIT_CODES",
+    )
+    moves: str = Field(
+        default="120 per minute",
+        description=("Rolls and scores per player (per address for a move without one)."),
+        validation_alias="DAILY_LIMIT_MOVES",
+    )
+    pages: str = Field(
+        default="20 per second;600 per minute",
+        description=(
+            "Every request per client address; its rolls and scores (every player's) count on "
+            "a budget of this size of their own."
+        ),
+        validation_alias="DAILY_LIMIT_PAGES",
+    )
+    hints: str = Field(
+        default="5 per second;120 per minute",
+        description="Hints per player and per address.",
+        validation_alias="DAILY_LIMIT_HINTS",
+    )
+    analyses: str = Field(
+        default="2 per second;30 per minute",
+        description=("Analyses (the API's and the page's) per player and per address."),
+        validation_alias="DAILY_LIMIT_ANALYSES",
+    )
+    builds: str = Field(
+        default="3 per hour",
+        description=("Strategy tables a request starts building, per player and per address."),
+        validation_alias="DAILY_LIMIT_BUILDS",
+    )
+    joins: str = Field(
+        default="10 per hour",
+        description=("Leagues made or joined per player and per address."),
+        validation_alias="DAILY_LIMIT_JOINS",
+    )
+    network_joins: str = Field(
+        default="30 per hour",
+        description=("Leagues made or joined per network."),
+        validation_alias="DAILY_LIMIT_NETWORK_JOINS",
+    )
+    deletes: str = Field(
+        default="10 per hour",
+        description=("Players deleted per client address."),
+        validation_alias="DAILY_LIMIT_DELETES",
+    )
+    reminders: str = Field(
+        default="20 per hour",
+        description="Streak reminders turned on or off, per player and address.",
+        validation_alias="DAILY_LIMIT_REMINDERS",
+    )
+
+    def as_dict(self) -> dict[str, str]:
+        """The limits by name (``players``, ``network_dailies``)."""
+        return {name: str(getattr(self, name)) for name in type(self).model_fields}
+
+
 class Config(Settings):
     """Every setting of the service, each with its variable, default and meaning (the table
     of docs/configuration.md); read once at start (:func:`load`) and handed down."""
 
     secret_keys: SecretKeys = Field(
-        written(""),
+        default=written(""),
         description=(
             "Keys, newest first, separated by commas (`new,old`). The newest signs session cookies "
             "and player tokens and any of them is accepted, so a key can be rotated by prepending "
@@ -76,7 +177,7 @@ class Config(Settings):
         repr=False,
     )
     env: Literal["production", "development", "testing"] = Field(
-        "development",
+        default="development",
         description=(
             "`production`, `development` or `testing`. Production sends secure cookies and "
             "refuses `DAILY_NOW` and a missing secret."
@@ -84,7 +185,7 @@ class Config(Settings):
         validation_alias="DAILY_ENV",
     )
     redis_url: str | None = Field(
-        None,
+        default=None,
         description=(
             "The Redis server (`redis://host:6379/0`, `rediss://`, `unix://`) or a Redis Cluster "
             "(`redis+cluster://host:port`, one node is enough). Unset: the embedded Redis."
@@ -92,12 +193,12 @@ class Config(Settings):
         validation_alias="REDIS_URL",
     )
     data_dir: Path = Field(
-        written("data"),
+        default=written("data"),
         description=("Folder of the embedded Redis's database (when `REDIS_URL` is unset)."),
         validation_alias="DAILY_DATA",
     )
     timezone: Zone = Field(
-        written("UTC"),
+        default=written("UTC"),
         description=(
             "The reference time zone (IANA name, e.g. `Europe/Copenhagen`): when a day starts "
             "and closes."
@@ -105,7 +206,7 @@ class Config(Settings):
         validation_alias="DAILY_TZ",
     )
     frozen_at: Timestamp | None = Field(
-        None,
+        default=None,
         description=(
             "An ISO timestamp (`2026-12-24T09:00:00`, UTC unless it says) that freezes the "
             "clock, for demos and tests; refused in production."
@@ -113,24 +214,24 @@ class Config(Settings):
         validation_alias="DAILY_NOW",
     )
     board_retention_days: WholeDays = Field(
-        written("400"),
+        default=written("400"),
         description=("How long a date's leaderboard is kept after the date."),
         validation_alias="DAILY_BOARD_RETENTION_DAYS",
     )
     code_lifetime: Days = Field(
-        written("7"),
+        default=written("7"),
         description=(
             "How long a friend code is ranked (a daily's code: at most until its day closes)."
         ),
         validation_alias="DAILY_CODE_DAYS",
     )
     idle_lifetime: Days = Field(
-        written("30"),
+        default=written("30"),
         description=("How long an unfinished solo, party or computer game is kept when idle."),
         validation_alias="DAILY_IDLE_DAYS",
     )
     archive_url: str | None = Field(
-        None,
+        default=None,
         description=(
             "Where finished games go when they leave Redis: a local folder, or an fsspec URL "
             "that every web host shares (`s3://bucket/daily` with `s3fs` installed and its usual "
@@ -139,7 +240,7 @@ class Config(Settings):
         validation_alias="DAILY_ARCHIVE",
     )
     archive_days: WholeDays = Field(
-        written("30"),
+        default=written("30"),
         description=(
             "How many days a finished game stays in Redis before `daily archive` (and the "
             "service's sweep) moves it to the archive."
@@ -147,7 +248,7 @@ class Config(Settings):
         validation_alias="DAILY_ARCHIVE_DAYS",
     )
     established_days: WholeDays = Field(
-        written("3"),
+        default=written("3"),
         description=(
             "On how many different days a player must have finished a ranked daily before their "
             "dailies rank on the world boards (day, best day, streak, advent); until then they "
@@ -156,7 +257,7 @@ class Config(Settings):
         validation_alias="DAILY_ESTABLISHED_DAYS",
     )
     trusted_proxies: Proxies = Field(
-        written(""),
+        default=written(""),
         description=(
             "The reverse proxies in front, by address or CIDR, comma-separated (`10.0.0.2, "
             "10.1.0.0/16`): only their requests may set `X-Forwarded-For` and "
@@ -166,7 +267,7 @@ class Config(Settings):
         validation_alias="DAILY_TRUSTED_PROXIES",
     )
     networks: Networks = Field(
-        written("ipv4/24, ipv6/56, ipv6/48"),
+        default=written("ipv4/24, ipv6/56, ipv6/48"),
         description=(
             "The networks a client address belongs to that count new players, ranked dailies "
             "and league joins together (`DAILY_LIMIT_NETWORK_*`)."
@@ -174,7 +275,7 @@ class Config(Settings):
         validation_alias="DAILY_NETWORKS",
     )
     metrics_token: str | None = Field(
-        None,
+        default=None,
         description=(
             "The bearer token that opens `/metrics` (Prometheus); unset, `/metrics` is a 404."
         ),
@@ -190,7 +291,7 @@ class Config(Settings):
         validation_alias="DAILY_CACHE",
     )
     table_specs: Specs = Field(
-        written(",".join(DEFAULT_TABLES)),
+        default=written(",".join(DEFAULT_TABLES)),
         description=(
             "The strategy tables the service builds by itself, in order, as "
             "`ruleset[:name=value,...]`; empty: none."
@@ -198,7 +299,7 @@ class Config(Settings):
         validation_alias="DAILY_TABLES",
     )
     tables_url: str | None = Field(
-        None,
+        default=None,
         description=(
             "The store several hosts share their strategy tables through: a folder every host "
             "mounts, or an fsspec URL (`s3://bucket/tables` with `s3fs` installed and its usual "
@@ -210,98 +311,12 @@ class Config(Settings):
         ),
         validation_alias="DAILY_TABLES_URL",
     )
-    limit_players: str = Field(
-        "30 per hour",
-        description="New players per client address, browser guests too.",
-        validation_alias="DAILY_LIMIT_PLAYERS",
-    )
-    limit_network_players: str = Field(
-        "120 per hour",
-        description=("New players per network (`DAILY_NETWORKS`)."),
-        validation_alias="DAILY_LIMIT_NETWORK_PLAYERS",
-    )
-    limit_dailies: str = Field(
-        "50 per day",
-        description=("Ranked dailies started per client address, in the puzzle day's window."),
-        validation_alias="DAILY_LIMIT_DAILIES",
-    )
-    limit_network_dailies: str = Field(
-        "150 per day",
-        description=("Ranked dailies started per network, in the puzzle day's window."),
-        validation_alias="DAILY_LIMIT_NETWORK_DAILIES",
-    )
-    limit_games: str = Field(
-        "120 per hour",
-        description=(
-            "Other games started (solo, computer, party, practice, friend) per player and per "
-            "address."
-        ),
-        validation_alias="DAILY_LIMIT_GAMES",
-    )
-    limit_network_games: str = Field(
-        "2000 per day",
-        description=(
-            "Other games started per network (`DAILY_NETWORKS`): with the new players a network "
-            "can afford, it bounds what one network stores in a day "
-            "([operations.md](operations.md#storage-per-network))."
-        ),
-        validation_alias="DAILY_LIMIT_NETWORK_GAMES",
-    )
-    limit_codes: str = Field(
-        "60 per hour",
-        description=("Fresh friend codes made per player and per address."),
-        validation_alias="DAILY_LIMIT_CODES",
-    )
-    limit_moves: str = Field(
-        "120 per minute",
-        description=("Rolls and scores per player (per address for a move without one)."),
-        validation_alias="DAILY_LIMIT_MOVES",
-    )
-    limit_pages: str = Field(
-        "20 per second;600 per minute",
-        description=(
-            "Every request per client address; its rolls and scores (every player's) count on "
-            "a budget of this size of their own."
-        ),
-        validation_alias="DAILY_LIMIT_PAGES",
-    )
-    limit_hints: str = Field(
-        "5 per second;120 per minute",
-        description="Hints per player and per address.",
-        validation_alias="DAILY_LIMIT_HINTS",
-    )
-    limit_analyses: str = Field(
-        "2 per second;30 per minute",
-        description=("Analyses (the API's and the page's) per player and per address."),
-        validation_alias="DAILY_LIMIT_ANALYSES",
-    )
-    limit_builds: str = Field(
-        "3 per hour",
-        description=("Strategy tables a request starts building, per player and per address."),
-        validation_alias="DAILY_LIMIT_BUILDS",
-    )
-    limit_joins: str = Field(
-        "10 per hour",
-        description=("Leagues made or joined per player and per address."),
-        validation_alias="DAILY_LIMIT_JOINS",
-    )
-    limit_network_joins: str = Field(
-        "30 per hour",
-        description=("Leagues made or joined per network."),
-        validation_alias="DAILY_LIMIT_NETWORK_JOINS",
-    )
-    limit_deletes: str = Field(
-        "10 per hour",
-        description=("Players deleted per client address."),
-        validation_alias="DAILY_LIMIT_DELETES",
-    )
-    limit_reminders: str = Field(
-        "20 per hour",
-        description="Streak reminders turned on or off, per player and address.",
-        validation_alias="DAILY_LIMIT_REMINDERS",
+    rate_limits: Limits = Field(
+        default_factory=Limits,
+        description="The rate limits, each read from its `DAILY_LIMIT_*` variable.",
     )
     vapid_private_key: str | None = Field(
-        None,
+        default=None,
         description=(
             "The VAPID private key (base64url, as `daily keys` prints it) that signs the streak "
             "reminders sent by Web Push. Unset (or without `DAILY_VAPID_SUBJECT`): no reminders, "
@@ -311,7 +326,7 @@ class Config(Settings):
         repr=False,
     )
     vapid_subject: str | None = Field(
-        None,
+        default=None,
         description=(
             "The contact the push services see on each reminder: `mailto:ops@example.org` or an "
             "https URL."
@@ -319,7 +334,7 @@ class Config(Settings):
         validation_alias="DAILY_VAPID_SUBJECT",
     )
     push_services: Origins = Field(
-        written(PUSH_SERVICES),
+        default=written(PUSH_SERVICES),
         description=(
             "The push services a reminder subscription may name, as origins separated by commas "
             "(`*.` matches any subdomain): the browsers' own. The server posts to no other "
@@ -328,7 +343,7 @@ class Config(Settings):
         validation_alias="DAILY_PUSH_SERVICES",
     )
     reminder_lifetime: Days = Field(
-        written("30"),
+        default=written("30"),
         description=(
             "How long a reminder subscription is kept after its browser last confirmed it (each "
             "finished daily and each visit to the player's page does)."
@@ -337,7 +352,7 @@ class Config(Settings):
     )
     #: What the service reads the time from: the system's, or ``DAILY_NOW``'s frozen one,
     #: or a test's.
-    clock: Clock = Field(system_clock, exclude=True, repr=False)
+    clock: Clock = Field(default=system_clock, exclude=True, repr=False)
 
     @model_validator(mode="after")
     def _checked(self) -> Self:
@@ -369,12 +384,6 @@ class Config(Settings):
         return self.secret_keys or (self.secret_key,)
 
     @property
-    def rate_limits(self) -> dict[str, str]:
-        """The rate limits, by name (``players``, ``network_dailies``; see LIMIT_VARS): each
-        its default unless the environment or a caller sets it; ``off`` lifts one."""
-        return {name: str(getattr(self, f"limit_{name}")) for name in LIMIT_VARS}
-
-    @property
     def archive_location(self) -> str:
         """The archive's URL or folder (``DAILY_ARCHIVE``, else ``archive`` in the data folder)."""
         return self.archive_url or str(self.data_dir / "archive")
@@ -389,20 +398,16 @@ class Config(Settings):
         return self.clock().astimezone(self.timezone)
 
 
-def _variable(name: str) -> str:
-    alias = Config.model_fields[name].validation_alias
+def _variable(model: type[Settings], name: str) -> str:
+    alias = model.model_fields[name].validation_alias
     return alias if isinstance(alias, str) else name
 
 
 #: Each rate limit's name and its variable.
-LIMIT_VARS = {
-    name.removeprefix("limit_"): _variable(name)
-    for name in Config.model_fields
-    if _variable(name).startswith(LIMIT_PREFIX)
-}
+LIMIT_VARS = {name: _variable(Limits, name) for name in Limits.model_fields}
 #: Each rate limit's default, by name.
 LIMIT_DEFAULTS: dict[str, str] = {
-    name: str(Config.model_fields[f"limit_{name}"].default) for name in LIMIT_VARS
+    name: str(info.default) for name, info in Limits.model_fields.items()
 }
 
 
@@ -417,7 +422,8 @@ def load(environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
     unknown = sorted(set(limits) - set(LIMIT_VARS))
     if unknown:
         raise ConfigError(f"unknown rate limit: {unknown[0]!r} (known: {', '.join(LIMIT_VARS)})")
-    overrides |= {f"limit_{name}": text for name, text in limits.items()}
+    if limits:  # over the environment's
+        overrides["rate_limits"] = Limits.read(environ, **limits)
     return Config.read(environ, **overrides)
 
 
@@ -425,12 +431,17 @@ def environment_table() -> str:
     """The variables as docs/configuration.md prints them: name, default, meaning."""
     lines = ["| variable | default | meaning |", "|---|---|---|"]
     for name, info in Config.model_fields.items():
-        var = _variable(name)
-        if var == name:  # not read from the environment (the clock)
-            continue
-        default = DEFAULTS_SHOWN.get(var) or (f"`{info.default}`" if info.default else "unset")
-        lines.append(f"| `{var}` | {default} | {info.description} |")
+        if info.annotation is Limits:  # its variables, in their place
+            lines += [_row(Limits, n, i) for n, i in Limits.model_fields.items()]
+        elif _variable(Config, name) != name:  # not the clock, which no variable sets
+            lines.append(_row(Config, name, info))
     return "\n".join(lines)
+
+
+def _row(model: type[Settings], name: str, info: FieldInfo) -> str:
+    var = _variable(model, name)
+    default = DEFAULTS_SHOWN.get(var) or (f"`{info.default}`" if info.default else "unset")
+    return f"| `{var}` | {default} | {info.description} |"
 
 
 #: How the table shows the defaults that are not a plain value.

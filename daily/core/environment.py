@@ -22,9 +22,6 @@ from pydantic_settings import (
 
 from daily.core.errors import ConfigError
 
-#: The rate limits (daily.web.limits) and the variables that set them, e.g. ``30 per hour``:
-#: every setting whose variable is named ``DAILY_LIMIT_*``.
-LIMIT_PREFIX = "DAILY_LIMIT_"
 #: The browsers' push services (Chrome and Edge, Firefox, Safari, Windows): ``DAILY_PUSH_SERVICES``.
 PUSH_SERVICES = ("https://fcm.googleapis.com, https://updates.push.services.mozilla.com, "
                  "https://*.push.apple.com, https://*.notify.windows.com")  # fmt: skip

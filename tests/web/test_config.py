@@ -42,9 +42,7 @@ def test_every_limit_has_its_variable_and_its_message() -> None:
 
 
 def test_an_empty_variable_counts_as_unset() -> None:
-    assert load({"DAILY_TZ": "", "DAILY_LIMIT_MOVES": " "}).rate_limits["moves"] == (
-        "120 per minute"
-    )
+    assert load({"DAILY_TZ": "", "DAILY_LIMIT_MOVES": " "}).rate_limits.moves == ("120 per minute")
 
 
 @pytest.mark.parametrize(
