@@ -97,8 +97,10 @@ class Settings(BaseSettings):
                 return cls(**values)
             except ValidationError as e:
                 error = e.errors()[0]
-                why = error.get("ctx", {}).get("error") or error["msg"]
-                raise ConfigError(f"{_variable(cls, error['loc'])}: {why}") from None
+                name = _variable(cls, error["loc"])
+                if error["type"] == "value_error":  # a parser's, phrased to follow the name
+                    raise ConfigError(f"{name} {error['ctx']['error']}") from None
+                raise ConfigError(f"{name}: {error['msg']}") from None
 
 
 def _variable(model: type[BaseSettings], loc: tuple[int | str, ...]) -> str:

@@ -3,8 +3,9 @@ text (``Days`` from ``"1.5"``, ``Proxies`` from ``"10.0.0.2, 10.1.0.0/16"``), so
 model (:mod:`daily.core.environment`) declares a setting once, by its type.
 
 A parser also takes the value already parsed (a test hands in a ``timedelta`` or a tuple). A
-bad value raises ``ValueError`` (the model names its variable) or :class:`ConfigError`, whose
-message names the variable already.
+bad value raises ``ValueError`` phrased to follow its variable's name, which the model puts
+before it (``DAILY_CODE_DAYS must be a positive number of days, got '0'``), or
+:class:`ConfigError`, whose message names the variable already.
 """
 
 from __future__ import annotations
@@ -60,6 +61,23 @@ def whole_days(value: object) -> int:
     return found.days
 
 
+def count(value: object) -> int:
+    """A positive whole number (of processes, of threads).
+
+    >>> count("8"), count(3)
+    (8, 3)
+    >>> count("two")
+    Traceback (most recent call last):
+    ...
+    ValueError: must be a positive whole number, got 'two'
+    """
+    # isascii(): str.isdigit() also accepts "²", which int() refuses.
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise ValueError(f"must be a positive whole number, got {value!r}")
+    return int(text)
+
+
 def zone(name: object) -> tzinfo:
     """A time zone by its IANA name (or one already made).
 
@@ -68,14 +86,16 @@ def zone(name: object) -> tzinfo:
     >>> zone("Mars/Olympus")
     Traceback (most recent call last):
     ...
-    ValueError: unknown time zone: 'Mars/Olympus'
+    ValueError: is not a time zone (an IANA name like Europe/Copenhagen), got 'Mars/Olympus'
     """
     if isinstance(name, tzinfo):
         return name
     try:
         return ZoneInfo(str(name))
     except (ValueError, KeyError):
-        raise ValueError(f"unknown time zone: {name!r}") from None
+        raise ValueError(
+            f"is not a time zone (an IANA name like Europe/Copenhagen), got {name!r}"
+        ) from None
 
 
 def parse_timestamp(text: str) -> datetime:
@@ -92,10 +112,19 @@ def parse_timestamp(text: str) -> datetime:
 
 
 def timestamp(value: object) -> datetime:
-    """:func:`parse_timestamp`, or a datetime given by a test (naive: UTC)."""
+    """:func:`parse_timestamp`, or a datetime given by a test (naive: UTC).
+
+    >>> timestamp("soon")
+    Traceback (most recent call last):
+    ...
+    ValueError: is not an ISO timestamp (2026-12-24T09:00:00), got 'soon'
+    """
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
-    return parse_timestamp(str(value))
+    try:
+        return parse_timestamp(str(value))
+    except ConfigError:
+        raise ValueError(f"is not an ISO timestamp (2026-12-24T09:00:00), got {value!r}") from None
 
 
 def parse_secret_keys(text: str) -> tuple[str, ...]:
@@ -184,6 +213,8 @@ def origins(value: object) -> tuple[str, ...]:
 Days = Annotated[timedelta, PlainValidator(days)]
 #: A whole number of days: ``DAILY_ARCHIVE_DAYS=30``.
 WholeDays = Annotated[int, PlainValidator(whole_days)]
+#: A positive whole number: ``DAILY_THREADS=32``.
+Count = Annotated[int, PlainValidator(count)]
 #: A time zone by its IANA name: ``DAILY_TZ=Europe/Copenhagen``.
 Zone = Annotated[tzinfo, PlainValidator(zone)]
 #: An ISO timestamp, UTC unless it says: ``DAILY_NOW=2026-12-24T09:00:00``.
