@@ -9,8 +9,9 @@ numbers and what to put in front.
 
 Environment: ``WEB_CONCURRENCY`` (worker processes, default 2), ``DAILY_THREADS`` (threads a
 worker, default 32), ``PORT`` (gunicorn binds 0.0.0.0:$PORT when it is set), and
-``DAILY_TRUSTED_PROXIES`` (as for the app: the proxies in front, by address or CIDR).
-Command-line options override these settings.
+``DAILY_TRUSTED_PROXIES`` (as for the app: the proxies in front, by address or CIDR). All are
+read by the app's settings model (daily.core.config), once, as this file is read; a bad one
+stops gunicorn with its name. Command-line options override these settings.
 
 No log line carries a token: the app's access log and gunicorn's own loggers (its access log
 too, should a command line turn it on) pass through :mod:`daily.core.redact`.
@@ -37,31 +38,36 @@ from typing import Any
 _METRICS_VAR = "PROMETHEUS_MULTIPROC_DIR"
 
 
-def _count(name: str, default: int) -> int:
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    if not text.isdigit() or int(text) < 1:
-        raise SystemExit(f"gunicorn.conf.py: {name} must be a positive whole number, got {text!r}")
-    return int(text)
+def _settings() -> tuple[Any, Any]:
+    # This server's settings and the app's, read by the app's own settings model (a blank
+    # variable counts as unset; a bad one stops gunicorn with its name). daily.core.config
+    # imports no prometheus_client.
+    from pydantic import Field
 
-
-def _forwarded_allow_ips() -> str:
-    # The app trusts X-Forwarded-For and -Proto from the proxies DAILY_TRUSTED_PROXIES names.
-    # gunicorn reads X-Forwarded-Proto itself from the addresses listed here: the same ones
-    # (none without a proxy: a client could claim https), checked by the app's own parser.
-    # FORWARDED_ALLOW_IPS, gunicorn's own variable, still wins.
-    from daily.core.config import Environment, parse_proxies  # imports no prometheus_client
+    from daily.core.config import load
+    from daily.core.environment import Settings
     from daily.core.errors import ConfigError
+    from daily.core.parsed import Count
 
-    if os.environ.get("FORWARDED_ALLOW_IPS"):
-        return os.environ["FORWARDED_ALLOW_IPS"]
-    text = Environment.read(os.environ).DAILY_TRUSTED_PROXIES
+    class Server(Settings):
+        workers: Count = Field(default=2, validation_alias="WEB_CONCURRENCY")
+        threads: Count = Field(default=32, validation_alias="DAILY_THREADS")
+
     try:
-        parse_proxies(text)
+        return Server.read(), load()
     except ConfigError as e:
         raise SystemExit(f"gunicorn.conf.py: {e}") from None
-    return ",".join(filter(None, (p.strip() for p in text.split(","))))
+
+
+def _forwarded_allow_ips(proxies: tuple[Any, ...]) -> str:
+    # The app trusts X-Forwarded-For and -Proto from the proxies DAILY_TRUSTED_PROXIES names.
+    # gunicorn reads X-Forwarded-Proto itself from the addresses listed here: the same ones
+    # (none without a proxy: a client could claim https), as the app's settings read them.
+    # FORWARDED_ALLOW_IPS, gunicorn's own variable, still wins.
+    if os.environ.get("FORWARDED_ALLOW_IPS"):
+        return os.environ["FORWARDED_ALLOW_IPS"]
+    # One address as itself (10.0.0.2), a block by its CIDR (10.1.0.0/16).
+    return ",".join(str(p.network_address if p.num_addresses == 1 else p) for p in proxies)
 
 
 def _metrics_dir() -> str:
@@ -81,17 +87,18 @@ def _remove_folder(folder: str, master: int) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+_server, _app = _settings()
 wsgi_app = "daily:create_app()"
-workers = _count("WEB_CONCURRENCY", 2)
+workers = _server.workers
 worker_class = "gthread"
-threads = _count("DAILY_THREADS", 32)
+threads = _server.threads
 # Workers that stop answering the arbiter for this long are restarted; a request itself
 # takes milliseconds (a first hint of a 5-dice ruleset builds its table: a few seconds).
 timeout = 30
 graceful_timeout = 20
 # Kept-alive connections wait this long for their next request (a proxy reuses them).
 keepalive = 5
-forwarded_allow_ips = _forwarded_allow_ips()
+forwarded_allow_ips = _forwarded_allow_ips(_app.trusted_proxies)
 # The app writes one JSON access line a request (daily.access); gunicorn's would repeat it.
 accesslog = None
 _metrics_dir()
@@ -130,7 +137,6 @@ def post_worker_init(worker: Any) -> None:
 def on_exit(server: Any) -> None:
     """Stops this host's strategy table builder (a worker started it, in a session of its
     own): it must not build on, at full speed, after the server is gone."""
-    from daily.core.config import load
     from daily.service import upkeep
 
-    upkeep.stop(load())  # the workers' settings: the same environment
+    upkeep.stop(_app)  # the settings read above: the workers read the same environment

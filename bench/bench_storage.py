@@ -24,7 +24,6 @@ an empty server:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gzip
 import logging
 import os
@@ -170,8 +169,9 @@ def archived(app: Any, client: redis.Redis, n: int) -> None:
     """Archives the finished games as 31 days later; prints what they keep, here and on disk."""
     later = NOON + timedelta(days=31)
     with tempfile.TemporaryDirectory() as folder:
-        config = dataclasses.replace(app.extensions["daily.config"], clock=lambda: later,
-                                     archive_url=folder)  # fmt: skip
+        config = app.extensions["daily.config"].model_copy(
+            update={"clock": lambda: later, "archive_url": folder}
+        )
         checked(client)
         before = used(client)
         done = archive.archive_old(client, config)

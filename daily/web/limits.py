@@ -118,7 +118,7 @@ class Limits:
     @classmethod
     def from_config(cls, config: Config) -> Limits:
         """The configured limits over the defaults; a malformed one stops the app."""
-        chosen = {**DEFAULTS, **config.rate_limits}
+        chosen = {**DEFAULTS, **config.rate_limits.as_dict()}
         unknown = sorted(set(chosen) - set(DEFAULTS))
         if unknown:
             raise ConfigError(f"unknown rate limit: {unknown[0]!r} (known: {', '.join(DEFAULTS)})")

@@ -3,7 +3,6 @@ record, verify and history reading archived games back, on a real Redis."""
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import json
 import os
@@ -148,7 +147,7 @@ def test_old_games_leave_redis_and_still_read_back(make_app: Any, tmp_path: Path
         board = boards.Board.daily(NOON.date())
         ranked = client.zcard(board.key)
         # Not old enough a day before the window closes: nothing moves.
-        early = dataclasses.replace(config, clock=lambda: NOON + timedelta(days=29))
+        early = config.model_copy(update={"clock": lambda: NOON + timedelta(days=29)})
         assert archive.archive_old(client, early) == archive.Archived(0, 0, 0)
         done = archive.archive_old(client, config)
         assert done is not None and (done.games, done.skipped) == (2, 0)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import redis
 
-from daily.core.config import Config
+from daily.core.config import Config, load
 from daily.core.errors import (
     BadInputError,
     InvalidNameError,
@@ -43,7 +43,7 @@ def config_on(day: date) -> Config:
     (members are listed in the order they joined)."""
     start = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
     ticks = itertools.count()
-    return Config(clock=lambda: start + timedelta(seconds=next(ticks)))
+    return load({}, clock=lambda: start + timedelta(seconds=next(ticks)))
 
 
 CONFIG = config_on(MONDAY)

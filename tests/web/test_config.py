@@ -1,4 +1,4 @@
-"""The settings: every environment variable named once in daily.core.config.Environment, the
+"""The settings: every environment variable named once in daily.core.config.Config, the
 documentation printed from it, and a bad value refused with its variable's name."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from daily.core.config import LIMIT_DEFAULTS, Environment, environment_table, load
+from daily.core.config import LIMIT_DEFAULTS, Config, environment_table, load
 from daily.core.errors import ConfigError
 from daily.web.limits import BUDGETS, DEFAULTS, MESSAGES
 
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_configuration_page_prints_the_environment() -> None:
     page = (ROOT / "docs" / "configuration.md").read_text()
     assert environment_table() in page, (
-        "docs/configuration.md's table differs from daily.core.config.Environment: print it "
+        "docs/configuration.md's table differs from daily.core.config.Config: print it "
         "with python -c 'from daily.core.config import environment_table as t; print(t())'"
     )
 
@@ -42,9 +42,7 @@ def test_every_limit_has_its_variable_and_its_message() -> None:
 
 
 def test_an_empty_variable_counts_as_unset() -> None:
-    assert load({"DAILY_TZ": "", "DAILY_LIMIT_MOVES": " "}).rate_limits["moves"] == (
-        "120 per minute"
-    )
+    assert load({"DAILY_TZ": "", "DAILY_LIMIT_MOVES": " "}).rate_limits.moves == ("120 per minute")
 
 
 @pytest.mark.parametrize(
@@ -61,5 +59,5 @@ def test_a_bad_value_is_refused_with_its_name(environ: dict[str, str], message: 
 
 
 def test_the_model_reads_only_what_it_names() -> None:
-    found = Environment.read({"DAILY_TZ": "Europe/Oslo", "HOME": "/root", "DAILY_X": "1"})
-    assert found.DAILY_TZ == "Europe/Oslo" and not hasattr(found, "HOME")
+    found = Config.read({"DAILY_TZ": "Europe/Oslo", "HOME": "/root", "DAILY_X": "1"})
+    assert str(found.timezone) == "Europe/Oslo" and not hasattr(found, "HOME")

@@ -155,9 +155,7 @@ def test_nothing_twice_with_two_senders_at_once(
     browsers = [service.subscription(f"p{n}") for n in range(30)]
     for n, browser in enumerate(browsers):
         _subscribe(app, _player(make_app, service, f"P{n}"), browser)
-    config = app.extensions["daily.config"].__class__(**{
-        **{f: getattr(app.extensions["daily.config"], f)
-           for f in app.extensions["daily.config"].__slots__}, "clock": lambda: DUE})  # fmt: skip
+    config = app.extensions["daily.config"].model_copy(update={"clock": lambda: DUE})
     done: list[remind.Pass] = []
 
     def sender() -> None:
