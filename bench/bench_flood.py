@@ -317,10 +317,12 @@ def run_rounds(
     targets: dict[str, Target], attackers: dict[str, list[Attacker]], args: argparse.Namespace
 ) -> None:
     ratios: dict[str, list[float]] = {name: [] for name in targets}
+    cpu = dict.fromkeys(targets, 0.0)
     for n in range(args.rounds):
         for name, to in targets.items():  # the servers alternate within each round
-            ratio = one_round(to, attackers[name], args)
+            ratio, spent = one_round(to, attackers[name], args)
             ratios[name].append(ratio)
+            cpu[name] += spent
             print(f"round {n + 1}, {name}: ratio {ratio:.2f}", flush=True)
     for name, found in ratios.items():
         served = sum(a.served for a in attackers[name])
@@ -331,12 +333,17 @@ def run_rounds(
               f"{stopped} by nginx (429), {shed} shed (503); flooded / quiet p50: median "
               f"{statistics.median(found):.2f} (rounds {min(found):.2f} to {max(found):.2f}; "
               "aim: at most 2)")  # fmt: skip
+        flooding = args.rounds * args.seconds
+        print(f"  the flood's own process: {cpu[name]:.1f} CPU seconds over {flooding:.0f} s "
+              f"flooded ({cpu[name] / flooding:.2f} of the machine's {os.cpu_count()} "
+              "cores)")  # fmt: skip
 
 
 def flood(attackers: list[Attacker], args: argparse.Namespace, until: float,
           counts: Any) -> None:  # fmt: skip
     """The attackers' threads until *until* (in a process of its own); puts each attacker's
-    served, refused, stopped and shed counts on the queue *counts*."""
+    served, refused, stopped and shed counts on the queue *counts*, with the CPU seconds
+    this process spent (the load generator's share of the cores the server also runs on)."""
     # At the limits: each address sends its 20 requests a second over its threads.
     interval = 0.0 if args.beyond else args.threads / ATTACKS_PER_SECOND
     for a in attackers:
@@ -347,11 +354,14 @@ def flood(attackers: list[Attacker], args: argparse.Namespace, until: float,
         thread.start()
     for thread in threads:
         thread.join()
-    counts.put([(a.served, a.refused, a.stopped, a.shed) for a in attackers])
+    counts.put((time.process_time(), [(a.served, a.refused, a.stopped, a.shed) for a in attackers]))
 
 
-def one_round(to: Target, attackers: list[Attacker], args: argparse.Namespace) -> float:
-    """A quiet spell and a flooded one; the flooded / quiet ratio of the move p50s."""
+def one_round(
+    to: Target, attackers: list[Attacker], args: argparse.Namespace
+) -> tuple[float, float]:
+    """A quiet spell and a flooded one; the flooded / quiet ratio of the move p50s, and the
+    CPU seconds the flood's process spent."""
     quiet = bystander(to, args.seconds)
     until = time.monotonic() + args.seconds  # monotonic is system-wide: the child shares it
     context = multiprocessing.get_context("fork")
@@ -359,8 +369,8 @@ def one_round(to: Target, attackers: list[Attacker], args: argparse.Namespace) -
     process = context.Process(target=flood, args=(attackers, args, until, counts))
     process.start()
     flooded = bystander(to, args.seconds)
-    for a, (served, refused, stopped, shed) in zip(attackers, counts.get(timeout=120),
-                                                    strict=True):  # fmt: skip
+    spent, found = counts.get(timeout=120)
+    for a, (served, refused, stopped, shed) in zip(attackers, found, strict=True):
         a.served, a.refused, a.stopped, a.shed = (a.served + served, a.refused + refused,
                                                   a.stopped + stopped, a.shed + shed)  # fmt: skip
     process.join(30)
@@ -368,10 +378,11 @@ def one_round(to: Target, attackers: list[Attacker], args: argparse.Namespace) -
         f"  quiet p50 {1000 * statistics.median(quiet):.1f} ms "
         f"p95 {1000 * percentile(quiet, 0.95):.1f} ms ({len(quiet)} moves); flooded "
         f"p50 {1000 * statistics.median(flooded):.1f} ms p95 "
-        f"{1000 * percentile(flooded, 0.95):.1f} ms ({len(flooded)} moves)",
+        f"{1000 * percentile(flooded, 0.95):.1f} ms ({len(flooded)} moves); the flood's "
+        f"process {spent:.1f} CPU s",
         flush=True,
     )
-    return statistics.median(flooded) / statistics.median(quiet)
+    return statistics.median(flooded) / statistics.median(quiet), spent
 
 
 if __name__ == "__main__":
