@@ -12,7 +12,7 @@ the bench prints each round's move p50 and p95 and the flooded / quiet ratio of 
 ``--beyond``: the attackers send as fast as they can instead, far past their limits.
 
 Run: .venv/bin/python bench/bench_flood.py [--rounds 3] [--seconds 15] [--ruleset yatzy]
-[--beyond] [--compare] [--nginx] [--addresses 24 --threads 2]
+[--beyond] [--compare] [--nginx] [--pin] [--addresses 24 --threads 2]
 
 ``--addresses N``: the attackers are N addresses of one /24 (the issue's second flood: 24
 addresses each within its budget), each with ``--threads`` threads.
@@ -35,6 +35,10 @@ server and the bystander all the same.
 ``--nginx-rate '25r/s burst=50'``: nginx's per-address ``limit_req`` rate and burst set
 so in the rendered copy (a what-if: deploy/nginx.conf itself is not changed).
 
+``--pin``: the server side (redis-server, gunicorn, the bystander) on core 1 and the flood's
+side (its process, nginx) on core 0, so that the load generator does not take the server's
+core (other work on the machine still shares both).
+
 ``--ruleset`` is the solo game the attackers finish and analyse (its table must be in
 ``$DAILY_CACHE``; ``yatzy`` builds in seconds, ``maxi`` takes minutes once).
 """
@@ -52,7 +56,8 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -261,6 +266,9 @@ def main() -> None:
     parser.add_argument("--nginx-rate", metavar="'25r/s burst=50'",
                         help="with --nginx: this per-address limit_req instead of "
                         "deploy/nginx.conf's (a what-if; the file is not changed)")  # fmt: skip
+    parser.add_argument("--pin", action="store_true",
+                        help="redis-server, gunicorn and the bystander on core 1, the flood's "
+                        "process and nginx on core 0 (a 2-core machine split in two)")  # fmt: skip
     parser.add_argument("--compare", action="store_true",
                         help="also a server whose admission control is lifted, rounds "
                         "alternating between the two")  # fmt: skip
@@ -268,6 +276,8 @@ def main() -> None:
     if args.nginx and not available():
         raise SystemExit("--nginx needs nginx (Debian's nginx package)")
     print(f"load before: {os.getloadavg()[0]:.1f}")
+    if args.pin:  # redis-server, gunicorn and the bystander on the last core (inherited)
+        os.sched_setaffinity(0, {SERVER_CORE})
     # The attackers' ruleset's table, signed with this bench's secret (yatzy: seconds).
     os.environ.setdefault("DAILY_CACHE", tempfile.mkdtemp(prefix="bench-flood-"))
     os.environ["SECRET_KEY"] = SECRET
@@ -298,7 +308,8 @@ def main() -> None:
                 if args.nginx:
                     folder = Path(tempfile.mkdtemp(prefix="bench-flood-nginx-"))
                     targets[f"{name} through nginx"] = Target(
-                        stack.enter_context(nginx(port, folder, args.nginx_rate)), via_nginx=True
+                        stack.enter_context(pinned(nginx(port, folder, args.nginx_rate), args)),
+                        via_nginx=True,
                     )
             addresses = (
                 ATTACKERS
@@ -339,11 +350,34 @@ def run_rounds(
               "cores)")  # fmt: skip
 
 
+#: ``--pin``: the cores the server side (redis-server, gunicorn, the bystander) and the flood's
+#: side (its process, nginx) run on.
+SERVER_CORE, FLOOD_CORE = 1, 0
+
+
+@contextmanager
+def pinned(started: AbstractContextManager[int], args: argparse.Namespace) -> Iterator[int]:
+    """Enters *started* (nginx) on the flood's core when ``--pin``, then comes back."""
+    if args.pin:
+        os.sched_setaffinity(0, {FLOOD_CORE})
+    try:
+        value = started.__enter__()
+    finally:
+        if args.pin:
+            os.sched_setaffinity(0, {SERVER_CORE})
+    try:
+        yield value
+    finally:
+        started.__exit__(None, None, None)
+
+
 def flood(attackers: list[Attacker], args: argparse.Namespace, until: float,
           counts: Any) -> None:  # fmt: skip
     """The attackers' threads until *until* (in a process of its own); puts each attacker's
     served, refused, stopped and shed counts on the queue *counts*, with the CPU seconds
     this process spent (the load generator's share of the cores the server also runs on)."""
+    if args.pin:
+        os.sched_setaffinity(0, {FLOOD_CORE})
     # At the limits: each address sends its 20 requests a second over its threads.
     interval = 0.0 if args.beyond else args.threads / ATTACKS_PER_SECOND
     for a in attackers:
