@@ -4,9 +4,7 @@ the flood limit that a class behind one address never meets."""
 
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
 import threading
 import time
 import urllib.error
@@ -18,70 +16,23 @@ from typing import Any
 
 import pytest
 
-from tests.ops.procs import wait_until
+from tests.ops.nginxsite import available, nginx
 from tests.ops.slowclients import ROOT, SHIPPED, gunicorn, redis_server
-from tests.redis_servers import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis]
-CONF = ROOT / "deploy" / "nginx.conf"
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-MAIN = """
-worker_processes 1;
-daemon off;
-pid {tmp}/nginx.pid;
-error_log {tmp}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    include /etc/nginx/mime.types;
-    access_log off;
-    client_body_temp_path {tmp}/body;
-    proxy_temp_path {tmp}/proxy;
-    fastcgi_temp_path {tmp}/fastcgi;
-    uwsgi_temp_path {tmp}/uwsgi;
-    scgi_temp_path {tmp}/scgi;
-    include {tmp}/daily.conf;
-}}
-"""
-
-
-def site(upstream: int, listen: int) -> str:
-    """deploy/nginx.conf with its marked lines set for this machine (nothing else changed)."""
-    text = CONF.read_text()
-    marked = {
-        "upstream": f"server 127.0.0.1:{upstream};",
-        "listen": f"listen 127.0.0.1:{listen};",
-        "server_name": "server_name _;",
-        "static": f"alias {ROOT / 'daily' / 'static'}/;",
-    }
-    for mark, line in marked.items():
-        text, count = re.subn(rf"^(\s*)\S[^\n]*;\s*# MARK {mark}\b[^\n]*$",
-                              rf"\g<1>{line}", text, flags=re.M)  # fmt: skip
-        assert count >= 1, f"deploy/nginx.conf lost its '# MARK {mark}' line"
-    return text
 
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[int]:
     """redis-server, gunicorn as the Procfile runs it, and nginx in front: nginx's port."""
-    if not (shutil.which("redis-server") and Path(NGINX).exists()):
+    if not (shutil.which("redis-server") and available()):
         pytest.skip("redis-server and nginx are needed (.ci/run installs them)")
     env = {"SECRET_KEY": "ops-secret-" + "o" * 32, "DAILY_ENV": "development",
            "DAILY_TRUSTED_PROXIES": "127.0.0.1", "DAILY_LIMIT_PLAYERS": "1 per hour",
            "DAILY_TABLES": "", "WEB_CONCURRENCY": "1", "DAILY_THREADS": "8"}  # fmt: skip
     with redis_server(tmp_path) as url, gunicorn(SHIPPED, {**env, "REDIS_URL": url}) as (_, app):
-        port = free_port()
-        (tmp_path / "daily.conf").write_text(site(app, port))
-        (tmp_path / "nginx.conf").write_text(MAIN.format(tmp=tmp_path))
-        command = [NGINX, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")]
-        checked = subprocess.run([*command, "-t"], capture_output=True, text=True)
-        assert checked.returncode == 0, checked.stderr
-        process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
-        try:
-            wait_until(lambda: get(port, "/healthz")[0] == 200, "nginx answering")
+        with nginx(app, tmp_path) as port:
             yield port
-        finally:
-            process.terminate()
-            process.wait(10)
 
 
 def get(port: int, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
