@@ -105,9 +105,20 @@ class Client:
                                       {"category": next(iter(potential))})  # fmt: skip
             assert status == 200, moved
             potential = moved.get("potential") or {}
-        status, final = self.call("GET", f"/api/v1/games/{game}")
-        assert status == 200 and final["finished"], final
-        return dict(final)
+        final = self.read(f"/api/v1/games/{game}")
+        assert final["finished"], final
+        return final
+
+    def read(self, path: str) -> dict[str, Any]:
+        """A read, asked again after its Retry-After while the service sheds reads (503
+        ``busy``: the moves of games in progress go first), as the page's script does."""
+        for _ in range(10):
+            status, answer = self.call("GET", path)
+            if status != 503 or answer["error"]["code"] != "busy":
+                break
+            time.sleep(answer["error"]["retry_after"])
+        assert status == 200, answer
+        return dict(answer)
 
 
 def solve(challenge: dict[str, Any]) -> str:
@@ -174,9 +185,12 @@ def test_a_class_behind_one_address_plays_its_dailies_and_nothing_is_refused(
     with ThreadPoolExecutor(AT_ONCE) as pool:
         list(pool.map(pupil, range(PUPILS)))
     took = time.monotonic() - started
+    # A read of a finished game may be put off (503 busy, read again: the moves of the games
+    # in progress go first on a saturated worker); no creation, start or move ever is.
+    shed = statuses.pop("GET games 503", 0)
     refused = {k: n for k, n in statuses.items() if not k.endswith((" 200", " 201"))}
     # Only the priced creations answered otherwise: a 429 carrying a challenge each.
-    assert refused == {"POST players 429": PUPILS - FREE}, (refused, took)
+    assert refused == {"POST players 429": PUPILS - FREE}, (refused, shed, took)
     assert len(finals) == PUPILS and paid.count(True) == PUPILS - FREE
     assert statuses["POST games 201"] == PUPILS and statuses["POST games 200"] >= 20 * PUPILS
     # Every daily counted; the address's budget of newcomers' dailies (50) decides how many

@@ -23,7 +23,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from daily.core.rules import find_ruleset
-from daily.service import reviews, tables
+from daily.service import reviews, tables, upkeep
 from daily.store import review_queue
 from daily.strategy.model import model_of
 from daily.strategy.solver import fill
@@ -31,7 +31,7 @@ from daily.strategy.specs import spec_str
 from daily.tables import background, digests
 from daily.tables.files import holding, paths_of, table_path
 from daily.tables.shelf import Shelf
-from daily.web.context import current_config, current_redis
+from daily.web.context import config_of, current_config, current_redis
 from tests.built_tables import SECRET, seal, site
 from tests.tables import s3
 from tests.web.helpers import play_daily
@@ -123,8 +123,11 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def host(make_app: Any, cache: Path, store: str) -> Any:
-    """A web host of its own (its cache folder) on the shared store and Redis."""
-    return make_app(now=NOON, cache_dir=cache, tables_url=store, table_specs=("maxi",))
+    """A web host of its own (its cache folder) on the shared store and Redis, started as a
+    server starts it: its upkeep fetches the tables it lacks (the factory starts nothing)."""
+    app = make_app(now=NOON, cache_dir=cache, tables_url=store, table_specs=("maxi",))
+    upkeep.start(config_of(app))
+    return app
 
 
 def wait_ready(app: Any) -> None:
