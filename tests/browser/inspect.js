@@ -30,9 +30,11 @@
       + '.die-btn .tag:not(:empty), .standings .pts, .podium li, #winner, #final-rank')) {
     if (shown(el) && clips(el)) problems.push('label cut: ' + where(el));
   }
-  // A word is never broken inside a header.
+  // A word is never broken inside a header. Players' names over a code's sheets are the one
+  // exception, on purpose: at a phone's width a head-to-head of three shows every sheet whole,
+  // and a long name breaks to make room (docs/web.md, the row of /f/<code>).
   for (const th of document.querySelectorAll('thead th, .standings li')) {
-    if (!shown(th)) continue;
+    if (!shown(th) || th.matches('.friends-sheet thead th.num')) continue;
     const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const m of node.data.matchAll(/\S+/g)) {
