@@ -10,7 +10,7 @@ absent in some answers has the default ``None`` and is left out unless the view 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 from pydantic.config import JsonDict
@@ -33,6 +33,24 @@ class Answer(BaseModel):
     """A JSON answer: the view fills every field, the document lists them."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+A = TypeVar("A", bound=Answer)
+
+
+def built(model: type[A], *parts: Answer, **fields: object) -> A:
+    """*model* of the fields set in each of *parts* (smaller answers whose fields it has too, a
+    :class:`Totals` in a :class:`Played`) and of *fields*, later ones over earlier ones.
+
+    Each field is declared once, in its model: a field neither gives stays unset and is left
+    out of the answer (:func:`dump`), a name the model lacks or a value of the wrong type is
+    refused here, where the answer is validated, once.
+
+    >>> built(Cheer, Cheer(kind="best", value=300), kind="bonus").model_dump(exclude_unset=True)
+    {'kind': 'bonus', 'value': 300}
+    """
+    given = {name: getattr(part, name) for part in parts for name in part.model_fields_set}
+    return model.model_validate(given | fields)
 
 
 _TIME: JsonDict = {"format": "date-time"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, TypedDict
+from typing import Any
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 from flask_babel import format_date, gettext
@@ -119,22 +119,19 @@ def page_answer(page: Page) -> board_answers.BoardPage:
 def entry_answer(entry: Entry) -> board_answers.Entry:
     """A player's line on a board; ``current`` only on the streak board, ``new`` and
     ``days_left`` only on a new player's line."""
-    extras: _EntryExtras = {}
+    extras: dict[str, object] = {}  # the fields only some lines have, passed only then
     if entry.current is not None:
         extras["current"] = entry.current
     if entry.new:
         extras["new"], extras["days_left"] = True, entry.days_left
-    return board_answers.Entry(
-        rank=entry.rank, player_id=entry.player_id, name=entry.name, score=entry.score, **extras
+    return answers.built(
+        board_answers.Entry,
+        rank=entry.rank,
+        player_id=entry.player_id,
+        name=entry.name,
+        score=entry.score,
+        **extras,
     )
-
-
-class _EntryExtras(TypedDict, total=False):
-    """The fields only some lines have (of :class:`board_answers.Entry`)."""
-
-    current: int
-    new: bool
-    days_left: int | None
 
 
 @bp.get(

@@ -4,16 +4,16 @@ from the game service's :class:`~daily.service.games.View` into the typed models
 
 Rendering only: the game service (:mod:`daily.service.games`) says what there is to see. A field
 that only some games have is passed only when the game has it, so the answer leaves it out
-(``exclude_unset``); a null that is passed stays a null. The fields are gathered in typed
-dictionaries (:class:`Sheet`, :class:`Changed`, ...) whose keys and types mypy checks against
-the answer's model where they are unpacked into it: each model is built, and validated, once.
+(``exclude_unset``); a null that is passed stays a null. Each field is declared once, in its
+model: a larger answer is built of the smaller ones it extends (a :class:`answers.Totals` in a
+:class:`answers.Played`) and the fields gathered for it (:func:`answers.built`), which
+validates the names and the types, once, where the answer is made.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, date, datetime
-from typing import NotRequired, TypedDict
 
 from daily.core import dice, ledger
 from daily.core.codes import code_str
@@ -27,64 +27,58 @@ from daily.web import answers, strategy_answers
 from daily.web.context import current_config, current_redis
 
 
-class Totals(TypedDict):
-    """A sheet without the dice on the table (:class:`answers.Totals`' fields)."""
-
-    turn: int
-    scorecard: dict[str, int | None]
-    upper: int
-    bonus: int
-    extra_bonus: int
-    total: int
-    finished: bool
-
-
-class Sheet(Totals):
-    """One sheet with the dice on the table."""
-
-    roll: int
-    rolls_left: int
-    dice: list[int]
-    potential: dict[str, int]
-
-
-class Changed(TypedDict):
-    """What a move may change besides the sheet (the rest of :class:`answers.Played`' fields):
-    the move count, and what only some games have, present only when the game has it."""
-
-    id: str
-    move_count: int
-    share_code: NotRequired[str | None]
-    board: NotRequired[str | None]
-    rank: NotRequired[int | None]
-    standing: NotRequired[answers.DayStanding]
-    records: NotRequired[answers.Figures]
-    cheers: NotRequired[list[answers.Cheer]]
-    review: NotRequired[results.Review | None]
-    skill: NotRequired[answers.Skill]
-    leagues: NotRequired[list[answers.LeaguePlace]]
-    target: NotRequired[answers.Target | None]
-    players: NotRequired[list[answers.PartySheet]]
-    current: NotRequired[int | None]
-    winners: NotRequired[list[int] | None]
-    computer: NotRequired[answers.ComputerSide]
-    winner: NotRequired[computer.Outcome | None]
-
-
-class Settings(TypedDict, total=False):
-    """A game's settings that only some games have (of :class:`answers.GameState`)."""
-
-    date: str
-    number: int
-    code: str
-    commitment: str
-    closes_at: str
-
-
 def game_answer(found: games.View) -> answers.GameState:
     """The game as its player sees it: settings, sheet, moves, result and the other sides."""
     record, state = found.record, found.state
-    settings: Settings = {}
+    return answers.built(
+        answers.GameState,
+        _played(state, _changed(found)),
+        mode=record.kind.id,
+        ruleset=record.ruleset,
+        options=state.ruleset.options_dict(),
+        ranked=record.is_ranked,
+        practice=record.practice,
+        moves=moves_answer(record.moves),
+        **_settings(record),
+    )
+
+
+def played_answer(found: games.View, move: Move) -> answers.Played:
+    """The answer to *move*: what it changed, and the number of moves (not the log).
+
+    Of the scorecard only the row the move scored is given (a party's sheet is the next
+    player's: given whole); a client keeps the rest from the game it has.
+    """
+    scorecard = found.state.scorecard()
+    if found.party is None:
+        rows = [move.row] if isinstance(move, Score) else []
+        scorecard = {row: scorecard[row] for row in rows}
+    changed = _changed(found)
+    if found.record.finished and found.tally is not None and not changed.get("review"):
+        # A game's cheers are shown at its finish alone, never when it is opened again.
+        changed["cheers"] = [answers.Cheer(kind=c.kind, value=c.value) for c in found.tally.cheers]
+    return _played(found.state, changed, scorecard=scorecard)
+
+
+def _played(state: GameState, changed: dict[str, object], **sheet: object) -> answers.Played:
+    """The sheet of *state* with the dice on the table (its fields in *sheet* given instead)
+    and what else a move *changed* (:func:`_changed`)."""
+    return answers.built(
+        answers.Played,
+        _totals(state),
+        roll=state.roll,
+        rolls_left=state.rolls_left,
+        dice=list(state.dice),
+        potential=state.potential(),
+        **changed,
+        **sheet,
+    )
+
+
+def _settings(record: Record) -> dict[str, object]:
+    """A game's settings that only some games have (of :class:`answers.GameState`), present
+    only when the game has them."""
+    settings: dict[str, object] = {}
     if record.day:
         settings["date"] = record.day.isoformat()
         settings["number"] = dice.Day(record.day, current_config().timezone).number
@@ -95,34 +89,7 @@ def game_answer(found: games.View) -> answers.GameState:
         settings["commitment"] = dice.commitment(seed)
     if record.closes_at is not None:
         settings["closes_at"] = datetime.fromtimestamp(record.closes_at, UTC).isoformat()
-    return answers.GameState(
-        mode=record.kind.id,
-        ruleset=record.ruleset,
-        options=state.ruleset.options_dict(),
-        ranked=record.is_ranked,
-        practice=record.practice,
-        moves=moves_answer(record.moves),
-        **settings,
-        **_sheet(state),
-        **_changed(found),
-    )
-
-
-def played_answer(found: games.View, move: Move) -> answers.Played:
-    """The answer to *move*: what it changed, and the number of moves (not the log).
-
-    Of the scorecard only the row the move scored is given (a party's sheet is the next
-    player's: given whole); a client keeps the rest from the game it has.
-    """
-    sheet = _sheet(found.state)
-    if found.party is None:
-        rows = [move.row] if isinstance(move, Score) else []
-        sheet["scorecard"] = {row: sheet["scorecard"][row] for row in rows}
-    changed = _changed(found)
-    if found.record.finished and found.tally is not None and not changed.get("review"):
-        # A game's cheers are shown at its finish alone, never when it is opened again.
-        changed["cheers"] = [answers.Cheer(kind=c.kind, value=c.value) for c in found.tally.cheers]
-    return answers.Played(**sheet, **changed)
+    return settings
 
 
 def moves_answer(moves: tuple[Move, ...]) -> list[answers.Move]:
@@ -130,11 +97,11 @@ def moves_answer(moves: tuple[Move, ...]) -> list[answers.Move]:
     return [answers.Move.of(move) for move in moves]
 
 
-def _changed(found: games.View) -> Changed:
-    """What a move may change besides the sheet: the move count, the result and the other
-    sides."""
+def _changed(found: games.View) -> dict[str, object]:
+    """What a move may change besides the sheet (of :class:`answers.Played`): the move count,
+    and the result and the other sides, present only when the game has them."""
     record = found.record
-    fields: Changed = {"id": record.id, "move_count": len(record.moves)}
+    fields: dict[str, object] = {"id": record.id, "move_count": len(record.moves)}
     if record.finished:
         share = record.share or record.code
         fields["share_code"] = code_str(share) if share else None
@@ -185,12 +152,13 @@ def _computer(found: games.View, side: computer.Side) -> answers.ComputerSide:
     """The computer's sheet and its last turn step by step."""
     part = found.record.computer_part
     assert part is not None  # a view has a computer side only for a computer game
-    return answers.ComputerSide(
+    return answers.built(
+        answers.ComputerSide,
+        _totals(side.state),
         level=part.level,
         engine=part.engine,
         turns=found.computer_turns,
         last_turn=[_step(step) for step in side.last_turn],
-        **_totals(side.state),
     )
 
 
@@ -207,33 +175,22 @@ def _step(step: computer.Step) -> answers.Step:
 def _party_sheets(party: Party) -> list[answers.PartySheet]:
     """Every party player's name and sheet, in turn order."""
     return [
-        answers.PartySheet(name=name, **_totals(sheet))
+        answers.built(answers.PartySheet, _totals(sheet), name=name)
         for name, sheet in zip(party.names, party.sheets, strict=True)
     ]
 
 
-def _totals(state: GameState) -> Totals:
+def _totals(state: GameState) -> answers.Totals:
     """A sheet without the dice on the table: the rows and the totals."""
-    return {
-        "turn": state.turn,
-        "scorecard": state.scorecard(),
-        "upper": state.upper,
-        "bonus": state.bonus,
-        "extra_bonus": state.extra_bonus,
-        "total": state.total,
-        "finished": state.is_finished,
-    }
-
-
-def _sheet(state: GameState) -> Sheet:
-    """One sheet: the turn, the dice on the table, the rows and the totals."""
-    return {
-        **_totals(state),
-        "roll": state.roll,
-        "rolls_left": state.rolls_left,
-        "dice": list(state.dice),
-        "potential": state.potential(),
-    }
+    return answers.Totals(
+        turn=state.turn,
+        scorecard=state.scorecard(),
+        upper=state.upper,
+        bonus=state.bonus,
+        extra_bonus=state.extra_bonus,
+        total=state.total,
+        finished=state.is_finished,
+    )
 
 
 def _target(target: games.Target | None) -> answers.Target | None:
@@ -252,23 +209,12 @@ def _target(target: games.Target | None) -> answers.Target | None:
     )
 
 
-class Verifiable(TypedDict, total=False):
-    """What of a record only some records have (of :class:`answers.Record`)."""
-
-    seed: str
-    date: str
-    code: str
-    stream: dice.Version
-    players: list[str]
-    computer: answers.RecordComputer
-
-
 def record_answer(found: Record) -> answers.Record:
     """The record ``daily verify`` reads: the moves and the seed once it may be published."""
     config = current_config()
     ref = dice.SeedRef.parse(found.seed_ref)
     seed = ref.seed(config.secret_key)
-    extra: Verifiable = {}
+    extra: dict[str, object] = {}  # what only some records have, present only then
     # Only once no ranked game can be played on these dice any more (see seed_reveals_at).
     if results.is_seed_public(current_redis(), config, found):
         extra["seed"] = seed.hex()
@@ -285,7 +231,8 @@ def record_answer(found: Record) -> answers.Record:
         extra["computer"] = answers.RecordComputer(
             level=part.level, engine=part.engine, moves=moves_answer(part.moves)
         )
-    return answers.Record(
+    return answers.built(
+        answers.Record,
         id=found.id,
         mode=found.kind.id,
         ruleset=found.ruleset,

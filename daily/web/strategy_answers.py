@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TypedDict
 
 from flask import request
 
@@ -58,8 +57,8 @@ def party_player(record: Record) -> int:
 def analysis_answer(found: analyses.GameAnalysis) -> analysis_answers.Analysis:
     """The answer of an analysed game: a daily game's ``expert`` is null until the day closes,
     and absent in other modes; a computer game's ``computer`` is the bot's own analysis."""
-    record, mine = found.record, found.mine
-    sides: Sides = {}
+    record = found.record
+    sides: dict[str, object] = {}  # the other sides only some games have, passed only then
     if found.computer is not None:
         sides["computer"] = analysed_answer(found.computer)
     if found.has_expert:
@@ -70,20 +69,11 @@ def analysis_answer(found: analyses.GameAnalysis) -> analysis_answers.Analysis:
             analysis_answers.PartySkill(name=name, total=skill.total, skill=skill_answer(skill))
             for name, skill in zip(record.players, found.players, strict=True)
         ]
-    return analysis_answers.Analysis(
+    return answers.built(
+        analysis_answers.Analysis, analysed_answer(found.mine),
         id=record.id, mode=record.kind.id, ruleset=record.ruleset, skill=skill_answer(found.skill),
-        **_analysed(mine), **sides,
+        **sides,
     )  # fmt: skip
-
-
-class Sides(TypedDict, total=False):
-    """The other sides of an analysis that only some games have (of
-    :class:`analysis_answers.Analysis`)."""
-
-    computer: analysis_answers.Analysed
-    expert: analysis_answers.Expert | None
-    player: int | None
-    players: list[analysis_answers.PartySkill]
 
 
 def skill_answer(skill: Skill) -> answers.Skill:
@@ -103,28 +93,14 @@ def skill_answer(skill: Skill) -> answers.Skill:
     )
 
 
-class Analysed(TypedDict):
-    """One side's analysis (:class:`analysis_answers.Analysed`' fields, which an analysis has
-    too)."""
-
-    total: int
-    optimum: float
-    lost: float
-    decisions: list[analysis_answers.Decision]
-
-
 def analysed_answer(found: Analysis) -> analysis_answers.Analysed:
     """One side's decisions, valued, and the points lost in all."""
-    return analysis_answers.Analysed(**_analysed(found))
-
-
-def _analysed(found: Analysis) -> Analysed:
-    return {
-        "total": found.total,
-        "optimum": round(found.optimum, 4),
-        "lost": round(found.lost, 4),
-        "decisions": [decision_answer(d) for d in found.decisions],
-    }
+    return analysis_answers.Analysed(
+        total=found.total,
+        optimum=round(found.optimum, 4),
+        lost=round(found.lost, 4),
+        decisions=[decision_answer(d) for d in found.decisions],
+    )
 
 
 def decision_answer(decision: Decision) -> analysis_answers.Decision:
