@@ -172,13 +172,18 @@ def test_a_party_hands_over_only_where_the_device_keeps_it(
     _wait_moves(page, 1)
     assert page.locator("#handover").is_hidden()
     assert "Bo" in page.inner_text("#status")
-    # The set-up form keeps the screen for those who want it, on this device.
+    # The set-up form keeps the screen for those who want it, on this device. The box is
+    # read once the script has set it from the device's choice (it is enabled then): right
+    # after a load it still shows the page's default, unchecked.
+    ready = "#party-handover:not([disabled])"
     page.goto(f"{base}/party")
+    page.wait_for_selector(ready)
     box = page.locator("#party-handover")
     assert not box.is_checked()
     box.check()
     shoot(page, "taps-party-setup-390")
     page.reload()
+    page.wait_for_selector(ready)
     assert page.locator("#party-handover").is_checked()
     _open(page, base, spec, "party")
     assert page.locator("#handover").is_visible()

@@ -86,8 +86,9 @@ export function drawWinners(state, gameId) {
 export function partySetup(form) {
   const ruleset = form.elements.ruleset;
   const keep = form.elements.handover;
-  keep.checked = wantsHandOver();
+  keep.checked = wantsHandOver(); // then enabled: a tick is never undone by this read
   keep.addEventListener('change', () => store('localStorage', HANDOVER, keep.checked ? 'yes' : 'no'));
+  keep.disabled = false;
   const showOptions = () => $$('.party-options', form).forEach((box) => {
     box.hidden = box.dataset.ruleset !== ruleset.value;
   });
