@@ -6,7 +6,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import { module } from './helpers.mjs';
 import { challengeOf } from './proof.test.mjs';
 
-const { PREFIX, WAITS, api, backoff, isTransient, landed, persist, request, requestInit } = await module('net.js');
+const { PREFIX, READ_AGAIN, WAITS, api, backoff, isTransient, landed, persist, readAgain, request, requestInit } = await module('net.js');
 
 let server;
 let origin;
@@ -119,6 +119,21 @@ test('a move goes out until it is answered, telling each wait', async () => {
   assert.equal(calls.length, 3);
   assert.ok(calls.every((c) => c[2].move === 3)); // the same move number every time: once only
   assert.deepEqual(waits, [[0, 0], [502, 1]]);
+});
+
+test('a read the page waits for is asked again while refused for now, a few times only', async () => {
+  const answers = [{ ok: false, status: 429, data: null }, { ok: false, status: 503, data: null }, { ok: true, status: 200, data: { skill: 1 } }];
+  const calls = [];
+  const call = async (...args) => { calls.push(args); return answers.shift(); };
+  const found = await readAgain('/games/g/analysis', READ_AGAIN, { call, wait: async () => {} });
+  assert.deepEqual(found.data, { skill: 1 });
+  assert.deepEqual(calls.map((c) => c[0] + ' ' + c[1]), Array(3).fill('GET /games/g/analysis'));
+  const refusedForGood = async () => ({ ok: false, status: 404, data: null });
+  assert.equal((await readAgain('/x', READ_AGAIN, { call: refusedForGood, wait: async () => {} })).status, 404);
+  let asked = 0;
+  const busy = async () => { asked += 1; return { ok: false, status: 503, data: null }; };
+  await readAgain('/x', READ_AGAIN, { call: busy, wait: async () => {} });
+  assert.equal(asked, 1 + READ_AGAIN); // then the page shows what it has
 });
 
 test('a repeat refused as past the move sent means an earlier copy landed', () => {

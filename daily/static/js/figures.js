@@ -2,7 +2,7 @@
    their own dice, asked of the party's analysis once the result shows, written as the API
    gives them (rounded once, on the server). Each name opens that player's analysis. */
 import { $, fmt, S } from './page.js';
-import { api, isTransient, waitForNetwork } from './net.js';
+import { readAgain } from './net.js';
 import { signed } from './share.js';
 
 /** Fills *box* (the party's #party-skill) with the analysis answer's `players`. */
@@ -20,10 +20,6 @@ export function drawPartySkill(box, gameId, players) {
   box.hidden = false;
 }
 
-/* How many times a transient answer (no network, asked too fast: the analyses' 2 a second
-   are the player's, any tab's; the server busy) is asked again, after 1, 2 and 4 s. */
-const RETRIES = 3;
-
 /** Once the party's result shows (at once when the page opens on a finished party, else when
     the last turn is scored), asks for its analysis and fills the figures; nothing where its
     table is not ready (*boot*: the party page's). */
@@ -34,11 +30,8 @@ export function followPartySkill(boot) {
   const ask = async () => {
     if (results.hidden || box.dataset.asked) return;
     box.dataset.asked = 'yes';
-    let found = await api('GET', `/games/${boot.game}/analysis`);
-    for (let attempt = 0; attempt < RETRIES && isTransient(found); attempt += 1) {
-      await waitForNetwork(attempt);
-      found = await api('GET', `/games/${boot.game}/analysis`);
-    }
+    // The analyses' 2 a second are the player's, every tab's: a reload may be refused once.
+    const found = await readAgain(`/games/${boot.game}/analysis`);
     if (found.ok && found.data.players) drawPartySkill(box, boot.game, found.data.players);
   };
   new MutationObserver(ask).observe(results, { attributes: true, attributeFilter: ['hidden'] });

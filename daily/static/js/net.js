@@ -88,6 +88,21 @@ export async function persist(method, path, body, onWait = () => {}, { call = ap
   }
 }
 
+/** How many times a read the player waits for is asked again while its failure is transient
+    (no network; asked too fast: a limit counts the player's tabs together; the server busy). */
+export const READ_AGAIN = 3;
+
+/** A read the page waits for (a game's skill, a party's figures): GET *path*, asked again
+    after backoff(0), backoff(1), ... while the answer is transient, at most *tries* more times. */
+export async function readAgain(path, tries = READ_AGAIN, { call = api, wait = waitForNetwork } = {}) {
+  let found = await call('GET', path);
+  for (let attempt = 0; attempt < tries && isTransient(found); attempt += 1) {
+    await wait(attempt);
+    found = await call('GET', path);
+  }
+  return found;
+}
+
 /** Whether a refused repeat of a move had landed: the game is past it (only its first answer
     was lost). A first try refused so is a real clash (another tab moved): that one is said. */
 export const landed = (result, move) => Boolean(result.retried) && result.status === 409

@@ -5,7 +5,7 @@ import { $, $$, fmt, playerName, S, sentence } from './page.js';
 import { celebrate } from './cheer.js';
 import { followChallenges } from './challenge.js';
 import { askName } from './name.js';
-import { api } from './net.js';
+import { api, readAgain } from './net.js';
 import { nameTheDay, showDistribution } from './scores.js';
 import { shareGrid, shareText, signed } from './share.js';
 
@@ -78,7 +78,7 @@ export async function shareDay(share, boot, code, asked = Promise.resolve(boot.s
 /** A finished game's skill and luck, asked of its analysis (the first ask computes and keeps
     it); null where it has none, or its table is not ready. */
 export async function askSkill(gameId) {
-  const result = await api('GET', `/games/${gameId}/analysis`);
+  const result = await readAgain(`/games/${gameId}/analysis`); // a second tab, a quick reload
   return result.ok ? result.data.skill : null;
 }
 
