@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser.test_site import _start
+
 pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
 
 NOW = datetime(2026, 11, 30, 9, 30, tzinfo=UTC)
@@ -46,14 +48,6 @@ OVERLAPS = """(keep) => {
   }
   return { found, pieces: pieces.length, lines: box.querySelectorAll('p').length };
 }"""
-
-
-def _start(page: Any, base: str, spec: dict[str, Any]) -> dict[str, Any]:
-    response = page.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
-                                 headers={"Content-Type": "application/json"})  # fmt: skip
-    assert response.ok, response.text()
-    game: dict[str, Any] = response.json()
-    return game
 
 
 def _finish(page: Any, base: str, game: dict[str, Any]) -> None:

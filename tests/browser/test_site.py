@@ -4,6 +4,7 @@ page wider than a 320-px phone in any language."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +37,15 @@ def _play(context: Any, base: str, body: dict[str, Any], last: bool = False) -> 
         assert response.ok, response.text()
         state = response.json()
     game: dict[str, Any] = context.request.get(f"{base}/api/v1/games/{state['id']}").json()
+    return game
+
+
+def _start(page: Any, base: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Starts a game of *spec* for *page*'s (or a context's) player: the game as started."""
+    response = page.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
+                                 headers={"Content-Type": "application/json"})  # fmt: skip
+    assert response.ok, response.text()
+    game: dict[str, Any] = response.json()
     return game
 
 

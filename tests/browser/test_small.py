@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_site import AXE_JS, SERIOUS
+from tests.browser.test_site import AXE_JS, SERIOUS, _start
 
 pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
 
@@ -54,14 +54,6 @@ def _play(context: Any, base: str, spec: dict[str, Any]) -> dict[str, Any]:
         assert response.ok, response.text()
         state = response.json()
     game: dict[str, Any] = context.request.get(f"{base}/api/v1/games/{state['id']}").json()
-    return game
-
-
-def _start(page: Any, base: str, spec: dict[str, Any]) -> dict[str, Any]:
-    response = page.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
-                                 headers={"Content-Type": "application/json"})  # fmt: skip
-    assert response.ok, response.text()
-    game: dict[str, Any] = response.json()
     return game
 
 
