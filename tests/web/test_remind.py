@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 from py_vapid import Vapid02
 
 from daily import cli
@@ -71,6 +72,11 @@ def _subscribe(app: Any, headers: dict[str, str], browser: Browser, lang: str = 
 Remind = Callable[[datetime], str]
 
 
+def _counted(name: str, **labels: str) -> float:
+    """The sample *name* of this process's metrics (0 before its first count)."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
 @pytest.fixture
 def remind_at(monkeypatch: pytest.MonkeyPatch, redis_url: str, service: PushService,
               capsys: pytest.CaptureFixture[str]) -> Remind:  # fmt: skip
@@ -95,6 +101,7 @@ def test_daily_remind_delivers_one_encrypted_reminder_at_the_due_time(
     browser = service.subscription("ana")
     _subscribe(make_app(now=DAY + timedelta(hours=9), **_settings(service)), headers, browser)
     sent_before = metrics.REMINDERS_SENT._value.get()
+    lags_before = _counted("daily_reminder_lag_seconds_count")
 
     remind_at(DUE - timedelta(minutes=1))
     assert service.to(browser) == []  # not due yet
@@ -112,6 +119,7 @@ def test_daily_remind_delivers_one_encrypted_reminder_at_the_due_time(
     assert Vapid02.verify(message.headers["authorization"])
     assert message.headers["authorization"].endswith(f"k={PUBLIC}")
     assert metrics.REMINDERS_SENT._value.get() == sent_before + 1
+    assert _counted("daily_reminder_lag_seconds_count") == lags_before + 1
 
     # Later that day, and by another pass: nothing more. The next day, the next one.
     remind_at(DUE + timedelta(minutes=30))
@@ -143,9 +151,11 @@ def test_nothing_for_a_player_who_played_today(
     today = app.test_client()
     today.environ_base["HTTP_AUTHORIZATION"] = headers["Authorization"]
     play_daily(today)
+    skipped = _counted("daily_reminders_skipped_total", reason="played")
     line = remind_at(DUE)
     assert service.received == []
     assert "0 sent" in line and "1 already played" in line
+    assert _counted("daily_reminders_skipped_total", reason="played") == skipped + 1
 
 
 def test_nothing_twice_with_two_senders_at_once(
@@ -200,22 +210,45 @@ def pusher_for(app: Any) -> Pusher:
     return Pusher(PRIVATE, SUBJECT, 2, sleep=lambda s: None)
 
 
+@pytest.mark.parametrize("status", [404, 410])
 def test_a_subscription_gone_at_the_push_service_is_removed_at_once(
-    make_app: Any, service: PushService
+    make_app: Any, service: PushService, status: int
 ) -> None:
     headers = _player(make_app, service, "Ed")
     browser = service.subscription("ed")
     _subscribe(make_app(now=DAY, **_settings(service)), headers, browser)
     app = make_app(now=DUE, **_settings(service))
-    service.queued["/push/ed"] = [410]
+    service.queued["/push/ed"] = [status]
+    removed = _counted("daily_reminder_subscriptions_removed_total", reason="gone")
     with app.app_context():
         client = current_redis()
         done = remind.run_once(client, app.extensions["daily.config"], pusher_for(app))
         assert done.removed == 1 and done.sent == 0
         assert client.zscore(keys.reminders_due(), _id(headers)) is None
         assert not client.exists(keys.player_reminder(_id(headers)))
+    assert _counted("daily_reminder_subscriptions_removed_total", reason="gone") == removed + 1
     assert app.test_client().get("/api/v1/players/me/reminder", headers=headers).get_json()[
         "on"] is False  # fmt: skip
+
+
+def test_a_refused_reminder_is_counted_failed_and_the_subscription_kept(
+    make_app: Any, service: PushService
+) -> None:
+    headers = _player(make_app, service, "Eve")
+    browser = service.subscription("eve")
+    _subscribe(make_app(now=DAY, **_settings(service)), headers, browser)
+    app = make_app(now=DUE, **_settings(service))
+    service.queued["/push/eve"] = [400]  # a refusal that another try would not change
+    failed = _counted("daily_reminders_failed_total", status="4xx")
+    with app.app_context():
+        client = current_redis()
+        done = remind.run_once(client, app.extensions["daily.config"], pusher_for(app))
+        assert done.failed == 1 and done.sent == 0 and done.removed == 0
+        assert client.exists(keys.player_reminder(_id(headers)))
+    assert len(service.to(browser)) == 1  # tried once: a 400 is not retried
+    assert _counted("daily_reminders_failed_total", status="4xx") == failed + 1
+    assert app.test_client().get("/api/v1/players/me/reminder", headers=headers).get_json()[
+        "on"] is True  # fmt: skip
 
 
 def test_a_busy_push_service_is_tried_again(make_app: Any, service: PushService) -> None:
