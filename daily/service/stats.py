@@ -84,10 +84,13 @@ def stats_of(client: redis.Redis, config: Config, player_id: str | None, today: 
 
 
 def _missed(config: Config, standing: ledger.Standing, today: date) -> dice.Day | None:
-    """Yesterday's puzzle where a player who has played before let it pass (their streak is
-    then 0) and its dice are revealed, so it plays as practice; else None."""
+    """Yesterday's puzzle where a player who played before it let it pass and has not played
+    today (their streak is then 0), once its dice are revealed, so it plays as practice; else
+    None. A first daily misses nothing, and one played today starts the streak again."""
     yesterday = dice.Day(today - timedelta(days=1), config.timezone)
-    if not standing.days or yesterday.date in standing.totals:
+    if yesterday.date in standing.totals or today in standing.totals:
+        return None
+    if not any(day < yesterday.date for day in standing.days):
         return None
     return yesterday if yesterday.is_revealed(config.now()) else None
 

@@ -160,6 +160,29 @@ def test_a_returning_player_sees_their_streak_and_figures_before_playing(
     assert 'id="league-places"' not in text  # in no league yet
 
 
+def test_a_missed_day_is_offered_only_while_the_streak_is_broken(make_app: Any) -> None:
+    """Yesterday's puzzle is offered as practice to a player who played before it, let it
+    pass and has not played today: never at a first daily, nor once today's is played."""
+
+    def home(day: int, played: bool = False) -> str:
+        client = make_app(now=datetime(2026, 12, day, 10, tzinfo=UTC)).test_client()
+        client.set_cookie("session", session)
+        if played:
+            play_daily(client)
+        return html(client.get("/"))
+
+    first = make_app(now=datetime(2026, 12, 1, 10, tzinfo=UTC)).test_client()
+    play_daily(first)
+    session = first.get_cookie("session").value
+    assert 'id="missed"' not in html(first.get("/"))  # a first daily: nothing was missed
+    assert 'id="missed"' not in home(2)  # played yesterday: the streak holds
+    broken = home(3)  # 2 December let pass, 3 December not played yet
+    assert 'id="missed"' in broken and _top_figure(broken, "streak") == "0"
+    assert 'action="/archive/2026-12-02"' in broken
+    after = home(3, played=True)  # today's played: the streak starts again, nothing offered
+    assert 'id="missed"' not in after and _top_figure(after, "streak") == "1"
+
+
 def test_the_home_page_lists_the_players_place_in_each_league(client: Any) -> None:
     made = client.post("/api/v1/leagues", json={"name": "Office"})
     assert made.status_code == 201, made.get_json()
