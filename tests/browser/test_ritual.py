@@ -135,6 +135,16 @@ def test_a_returning_players_home_shows_the_streak_before_playing(
     for selector in ("#my-total", "#skill", "#luck", "#share-now"):
         _in_first_screen(page, selector, height)
     shoot(page, f"ritual-home-played-{size}", full_page=False)
+    # A daily shows the Expert beside skill and luck, and the legend says what it is (40.1).
+    assert page.locator("#expert-chip").is_visible()
+    summary = page.locator("#skill-legend summary")
+    if SIZES[size].get("has_touch"):
+        summary.tap()
+    else:
+        summary.click()
+    meaning = page.locator("#expert-meaning dd")
+    meaning.wait_for()
+    assert "yardstick" in meaning.inner_text()
     base = serve(now=TOMORROW)
     page.goto(base + "/")
     assert page.locator("#play").is_visible()
