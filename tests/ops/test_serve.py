@@ -123,7 +123,9 @@ def _busy(served: Served) -> None:
     # Concurrent requests: Werkzeug's threads each take a pooled connection to Redis.
     with ThreadPoolExecutor(8) as pool:
         statuses = list(pool.map(served.get, ["/healthz", "/", "/api/v1/daily"] * 8))
-    assert set(statuses) == {200}
+    # On a loaded machine the admission control may shed a page it cannot start within its
+    # wait (503 busy, docs/operations.md): a refusal it chose, never a failure.
+    assert 200 in statuses and set(statuses) <= {200, 503}, statuses
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
