@@ -122,10 +122,22 @@ def _stop_leftover(data: Path) -> None:
 def _busy(served: Served) -> None:
     # Concurrent requests: Werkzeug's threads each take a pooled connection to Redis.
     with ThreadPoolExecutor(8) as pool:
-        statuses = list(pool.map(served.get, ["/healthz", "/", "/api/v1/daily"] * 8))
-    # On a loaded machine the admission control may shed a page it cannot start within its
-    # wait (503 busy, docs/operations.md): a refusal it chose, never a failure.
-    assert 200 in statuses and set(statuses) <= {200, 503}, statuses
+        statuses = list(
+            pool.map(_asked_again, [served] * 24, ["/healthz", "/", "/api/v1/daily"] * 8)
+        )
+    assert set(statuses) == {200}
+
+
+def _asked_again(served: Served, path: str) -> int:
+    """*path*'s status, asked again after a second while the admission control sheds it (503
+    busy on a loaded machine, docs/operations.md), as the pages do: a 503 on all three tries
+    stays a failure."""
+    for _ in range(3):
+        status = served.get(path)
+        if status != 503:
+            return status
+        time.sleep(1)
+    return status
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
