@@ -49,11 +49,10 @@ from typing import Any
 
 import numpy as np
 
-from daily.core.rules import Ruleset
+from daily.core.rules import Ruleset, parse_spec
 from daily.strategy import model, solver
 from daily.strategy.model import Model, level_states, model_of, with_layout
 from daily.strategy.solver import Table, fill, state_count
-from daily.strategy.specs import parse_spec, spec_str
 from daily.tables.builder import solve, write_table
 from daily.tables.files import Site
 from daily.tables.loader import mapped_table
@@ -186,7 +185,7 @@ def line(name: str, runs: list[Run]) -> str:
 def bench(spec: str, args: argparse.Namespace) -> None:
     """Times one ruleset: compiled, and alternately the numpy path and the Rust solver."""
     ruleset = parse_spec(spec)
-    print(f"{spec_str(ruleset)}: {state_count(ruleset):,} states", flush=True)
+    print(f"{ruleset.spec}: {state_count(ruleset):,} states", flush=True)
     sides: dict[str, Callable[[], float]] = {"compiled": ours(ruleset, args.workers, True)}
     if args.numpy:
         sides["numpy"] = ours(ruleset, args.workers, False)
@@ -238,7 +237,7 @@ def layouts(spec: str, args: argparse.Namespace) -> None:
     """Builds *spec* in both layouts, alternating; prints each side and their differences."""
     ruleset = parse_spec(spec)
     models = {"compact": model_of(ruleset), "dense": with_layout(model_of(ruleset), "dense")}
-    print(f"{spec_str(ruleset)}: {state_count(ruleset):,} states", flush=True)
+    print(f"{ruleset.spec}: {state_count(ruleset):,} states", flush=True)
     runs: dict[str, list[Run]] = {kind: [] for kind in models}
     with tempfile.TemporaryDirectory() as scratch:
         paths = {kind: Path(scratch) / f"{m.key}.npy" for kind, m in models.items()}

@@ -21,6 +21,7 @@ import redis
 
 from daily.core.config import load
 from daily.core.rules import find_ruleset
+from daily.strategy.model import model_of
 from daily.strategy.solver import Table
 from daily.tables import builder
 from daily.tables.files import Site
@@ -36,10 +37,10 @@ def site(cache: Path | None = None) -> Site:
 def table_of(ruleset_id: str, cache: Path | None = None, *, build: bool = False) -> Table:
     """The table of *ruleset_id* in :func:`site`, checked; built first when *build* and it
     is missing (a few seconds for 5 dice; ``daily solve maxi`` builds Maxi's)."""
-    ruleset, where = find_ruleset(ruleset_id), site(cache)
+    model, where = model_of(find_ruleset(ruleset_id)), site(cache)
     if build:
-        builder.build(ruleset, where, workers=os.cpu_count() or 1)
-    return load_table(ruleset, where)
+        builder.build(model, where, workers=os.cpu_count() or 1)
+    return load_table(model, where)
 
 
 def free_port() -> int:

@@ -104,13 +104,12 @@ def _solve_one(config: Config, ruleset: Ruleset, workers: int) -> Table:
 
     from daily.service import tables
     from daily.strategy.model import model_of
-    from daily.strategy.specs import spec_str
 
     model_of(ruleset)  # a ruleset the solver refuses fails before anything is written
     # The bar counts work, not states: the levels cost differently (solver.state_work).
     with tqdm(
         total=100.0,
-        desc=f"solving {spec_str(ruleset)}",
+        desc=f"solving {ruleset.spec}",
         unit="%",
         bar_format="{desc}: {percentage:5.1f}%|{bar}| {elapsed} elapsed, {remaining} left",
         file=sys.stderr,

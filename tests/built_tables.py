@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from daily.core.rules import Ruleset, find_ruleset
+from daily.strategy.model import model_of
 from daily.tables import builder, digests
 from daily.tables.files import Site, table_path
 from daily.tables.loader import load_table
@@ -56,7 +57,7 @@ def session_tables() -> dict[str, str]:
 def seal(cache: Path, ruleset: Ruleset) -> None:
     """Writes the signed digest of a table that a test put in *cache* by hand (an end-game
     table, say), as a builder writes it: the apps then take that table."""
-    digests.seal_file(site(cache), ruleset, 0.0)
+    digests.seal_file(site(cache), model_of(ruleset), 0.0)
 
 
 def code_version() -> str:
@@ -81,19 +82,19 @@ def shared_table(name: str) -> Path:
     ruleset = find_ruleset(name)
     if not TABLE_CACHE.exists():
         _prune_unused()
-    if not table_path(ruleset, TABLE_CACHE).exists():
+    if not table_path(model_of(ruleset), TABLE_CACHE).exists():
         # On every core: the run's own build (tests/conftest.py) is at low priority, so it
         # takes what the tests leave idle, and at the end, when the tests that need Maxi
         # wait for it, all of the machine (one core left half of it idle then).
-        builder.build(ruleset, site(TABLE_CACHE), workers=os.cpu_count() or 1)
-    load_table(ruleset, site(TABLE_CACHE))
+        builder.build(model_of(ruleset), site(TABLE_CACHE), workers=os.cpu_count() or 1)
+    load_table(model_of(ruleset), site(TABLE_CACHE))
     os.utime(TABLE_CACHE)  # used now: see _prune_unused
-    return table_path(ruleset, TABLE_CACHE)
+    return table_path(model_of(ruleset), TABLE_CACHE)
 
 
 def maxi_is_built() -> bool:
     """Whether this version's Maxi table is there (built by an earlier run)."""
-    return table_path(find_ruleset("maxi"), TABLE_CACHE).exists()
+    return table_path(model_of(find_ruleset("maxi")), TABLE_CACHE).exists()
 
 
 def link_table(found: Path, cache: Path) -> Path:

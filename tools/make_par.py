@@ -23,6 +23,7 @@ from daily.core.config import load
 from daily.core.dice import stream
 from daily.core.rules import find_ruleset
 from daily.strategy.bots import LEVELS, play_games
+from daily.strategy.model import model_of
 from daily.tables.files import Site
 from daily.tables.loader import load_table
 
@@ -33,7 +34,7 @@ BATCH = 250
 def _batch(job: tuple[str, str, int, int]) -> list[list[int]]:
     ruleset_id, cache, start, count = job
     # The tables `daily solve` built here, with this environment's settings and key.
-    table = load_table(find_ruleset(ruleset_id), Site.of(load(cache_dir=Path(cache))))
+    table = load_table(model_of(find_ruleset(ruleset_id)), Site.of(load(cache_dir=Path(cache))))
     sources = [stream(f"par-{ruleset_id}-{i}".encode()) for i in range(start, start + count)]
     rng = np.random.default_rng(start)  # Expert never draws: the generator is only a formality
     return [

@@ -32,11 +32,11 @@ from daily.core.errors import (
 )
 from daily.core.modes import Engine
 from daily.core.record import Record
-from daily.core.rules import Ruleset
+from daily.core.rules import Ruleset, parse_spec
 from daily.strategy import computer
-from daily.strategy.model import model_of
+from daily.strategy.model import Model, model_of
 from daily.strategy.solver import Progress, Table
-from daily.strategy.specs import TableStatus, parse_specs, spec_str
+from daily.strategy.specs import TableStatus
 from daily.tables import background, builder, loader
 from daily.tables.files import Site
 from daily.tables.shelf import Shelf, open_shelf
@@ -56,7 +56,7 @@ def site_of(config: Config) -> Site:
 
 def configured(config: Config) -> tuple[Ruleset, ...]:
     """The rulesets the service builds by itself (``DAILY_TABLES``: maxi first)."""
-    return parse_specs(config.table_specs)
+    return tuple(parse_spec(spec) for spec in config.table_specs)
 
 
 def may_build(config: Config, rules: Ruleset) -> bool:
@@ -70,7 +70,7 @@ def start_builds(config: Config) -> None:
     them, else built in the background, once for every process and host sharing the cache
     folder (or the store)."""
     for rules in configured(config):
-        _get(config, rules)
+        _get(config, model_of(rules))
 
 
 def stop_builds(config: Config) -> None:
@@ -87,21 +87,21 @@ def exact_table(config: Config, rules: Ruleset) -> Table:
     :class:`TableBuildingError` while it is built, :class:`TableMissingError` otherwise.
     """
     try:
-        model_of(rules)
+        model = model_of(rules)
     except RulesError as e:
         raise NoStrategyError(str(e)) from None
     site = site_of(config)
     try:
-        return loader.table_for(rules, site)
+        return loader.table_for(model, site)
     except TableBuildingError:
         raise
     except TableMissingError:
-        if not _get(config, rules):  # in no store, and not a table the service builds
+        if not _get(config, model):  # in no store, and not a table the service builds
             raise
     # In the background: this request does not wait (a folder's table is copied already).
-    found = loader.status(rules, site)
+    found = loader.status(model, site)
     if found.state == "ready":
-        return loader.table_for(rules, site)
+        return loader.table_for(model, site)
     raise TableBuildingError(rules, found)
 
 
@@ -110,9 +110,13 @@ def table_if_ready(config: Config, rules: Ruleset) -> Table | None:
     reason (it is then fetched or built in the background: a ranked game's check always
     needs it, and waits for it)."""
     try:
-        return loader.table_for(rules, site_of(config))
+        model = model_of(rules)
+    except RulesError:  # no table can value it: nothing to fetch or build
+        return None
+    try:
+        return loader.table_for(model, site_of(config))
     except (RulesError, OSError):  # missing, refused, being fetched or built; unreadable
-        _get(config, rules)
+        _get(config, model)
         return None
 
 
@@ -121,12 +125,13 @@ def choose_engine(config: Config, rules: Ruleset) -> Engine:
 
     Chosen once per game: a table built later must not change the moves of a game under way.
     """
-    if status(config, rules).state == "ready":
+    model = model_of(rules)
+    if loader.status(model, site_of(config)).state == "ready":
         return "exact"
     # The next game gets the exact one; a variant's table is built only where it is needed
     # (a ranked game's check, a hint or an analysis asked for), not for a computer game.
-    if spec_str(rules) == rules.id:
-        _get(config, rules)
+    if rules.spec == rules.id:
+        _get(config, model)
     return "heuristic"
 
 
@@ -141,21 +146,22 @@ def status(config: Config, rules: Ruleset) -> TableStatus:
     """Where the table of *rules* stands (missing, building, ready, bad) in the cache
     folder; a table being fetched from the store counts as building, its percent that of
     the bytes."""
-    return loader.status(rules, site_of(config))
+    return loader.status(model_of(rules), site_of(config))
 
 
 def statuses(config: Config) -> list[TableStatus]:
     """Where each configured table stands, for ``/healthz`` and the metrics."""
-    return loader.statuses(configured(config), site_of(config))
+    return loader.statuses([model_of(r) for r in configured(config)], site_of(config))
 
 
 def awaited(config: Config, rules: Ruleset) -> TableStatus | None:
     """The status of *rules*' table if it is on its way (building, or missing and started now
     in the background); None when it is ready, or missing and neither fetched nor built."""
-    found = status(config, rules)
+    model = model_of(rules)
+    found = loader.status(model, site_of(config))
     if found.state == "ready":
         return None
-    if found.state in ("missing", "bad") and not _get(config, rules):
+    if found.state in ("missing", "bad") and not _get(config, model):
         return None
     return found
 
@@ -165,16 +171,17 @@ def would_build(config: Config, rules: Ruleset) -> bool:
     builds it, and no store holds it): what a request's table-build budget pays for. Never
     for rules no table can value (banked rolls): the ask itself answers ``no_strategy``."""
     try:
-        model_of(rules)
-    except RulesError:  # before the cache's paths, which would raise it as a move's error
+        model = model_of(rules)
+    except RulesError:  # no table can value it: the ask itself answers no_strategy
         return False
-    if not may_build(config, rules) or status(config, rules).state not in ("missing", "bad"):
+    site = site_of(config)
+    if not may_build(config, rules) or loader.status(model, site).state not in ("missing", "bad"):
         return False
     # Queued already (a build asked for a moment ago, its builder not yet at work): no new one.
-    if rules in background.queued(site_of(config)):
+    if rules in [queued.ruleset for queued in background.queued(site)]:
         return False
     shelf = _shelf(config)
-    return shelf is None or not _in_store(shelf, rules)
+    return shelf is None or not _in_store(shelf, model)
 
 
 def solve(
@@ -184,37 +191,37 @@ def solve(
     release step): waits for a build running on this host (*progress* follows it), then
     fetches the table from the store, or builds it and uploads it; a store that fails raises
     :class:`TableStoreError`. Returns the table, checked."""
-    site = site_of(config)
-    while (found := loader.status(rules, site)).state == "building":
+    site, model = site_of(config), model_of(rules)
+    while (found := loader.status(model, site)).state == "building":
         if progress is not None:
             progress(found.percent or 0.0, 100.0)
         time.sleep(0.5)
-    builder.obtain(rules, site, progress=progress, workers=workers)
-    return loader.load_table(rules, site)
+    builder.obtain(model, site, progress=progress, workers=workers)
+    return loader.load_table(model, site)
 
 
-def _get(config: Config, rules: Ruleset) -> bool:
-    """Starts getting *rules*' table here if it is missing (or was refused): fetched when
+def _get(config: Config, model: Model) -> bool:
+    """Starts getting *model*'s table here if it is missing (or was refused): fetched when
     the store holds it, else built in the background if the service builds it; returns
     whether it is ready or on its way."""
     site = site_of(config)
     try:
-        if loader.status(rules, site).state not in ("missing", "bad"):
+        if loader.status(model, site).state not in ("missing", "bad"):
             return True
         shelf = _shelf(config)
-        if shelf is not None and _in_store(shelf, rules):
-            builder.fetch_soon(rules, site, shelf)
+        if shelf is not None and _in_store(shelf, model):
+            builder.fetch_soon(model, site, shelf)
             # From a folder it is done: a copy that failed its check is built instead. A
             # download runs on: should it fail, the store holds it no more, and the next
             # ask builds it.
-            if not shelf.local or loader.status(rules, site).state != "bad":
+            if not shelf.local or loader.status(model, site).state != "bad":
                 return True
-        if not may_build(config, rules):
+        if not may_build(config, model.ruleset):
             return False
-        background.start([rules], site)
+        background.start([model], site)
         return True
     except (OSError, DailyError) as e:  # a cache or store that fails: asked again, tried again
-        log.warning("%s: cannot get its table now: %s", spec_str(rules), e)
+        log.warning("%s: cannot get its table now: %s", model.ruleset.spec, e)
         return False
 
 
@@ -228,15 +235,15 @@ def _shelf(config: Config) -> Shelf | None:
         return None
 
 
-def _in_store(shelf: Shelf, rules: Ruleset) -> bool:
-    """Whether the store holds *rules*' table; a store that fails counts as not holding it
+def _in_store(shelf: Shelf, model: Model) -> bool:
+    """Whether the store holds *model*'s table; a store that fails counts as not holding it
     (the builder then tries it again, and builds here if it still fails)."""
-    key = (shelf.url, model_of(rules).key)
+    key = (shelf.url, model.key)
     with _absent_lock:
         if time.monotonic() - _absent.get(key, -ABSENT_SECONDS) < ABSENT_SECONDS:
             return False
     try:
-        if shelf.has(rules):
+        if shelf.has(model):
             return True
     except TableStoreError as e:
         log.warning("%s", e)

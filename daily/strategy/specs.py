@@ -1,18 +1,16 @@
-"""A strategy table as the rest of the service names it: its ruleset as a short spec, where
-the table stands (missing, building, ready, or bad: refused by its digest check), and which
-rulesets and options the solver plays.
+"""A strategy table as the rest of the service names it: where the table stands (missing,
+building, ready, or bad: refused by its digest check), and which rulesets and options the
+solver plays (a table's ruleset is named by its :attr:`~daily.core.rules.Ruleset.spec`).
 
 Pure values: :mod:`daily.tables` finds the files behind them, and the web layer shows them.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Literal
 
-from daily.core.errors import RulesError
-from daily.core.rules import Option, OptionValue, Ruleset, find_ruleset
+from daily.core.rules import Option, Ruleset, find_ruleset
 
 State = Literal["missing", "building", "ready", "bad"]
 
@@ -29,48 +27,6 @@ class TableStatus:
     eta: float | None = None  # building: the estimated seconds left, once it can be told
     #: Why the last table found here was refused (``bad``, or ``building`` its replacement).
     problem: str | None = None
-
-
-def spec_str(ruleset: Ruleset) -> str:
-    """The ruleset as a short spec: its id and the options that differ from the defaults.
-
-    >>> spec_str(find_ruleset("maxi", {"bonus": "50@75"}))
-    'maxi:bonus=50@75'
-    >>> spec_str(find_ruleset("yatzy"))
-    'yatzy'
-    """
-    base = find_ruleset(ruleset.id).options_dict()
-    changed = [
-        f"{name}={json.dumps(value) if not isinstance(value, str) else value}"
-        for name, value in ruleset.options_dict().items()
-        if base.get(name) != value
-    ]
-    return ruleset.id + (":" + ",".join(changed) if changed else "")
-
-
-def parse_spec(text: str) -> Ruleset:
-    """Reads a spec of :func:`spec_str`; raises :class:`RulesError` for a bad one.
-
-    >>> parse_spec("yatzy:forced=true") == find_ruleset("yatzy", {"forced": True})
-    True
-    """
-    name, _, rest = text.strip().partition(":")
-    options: dict[str, OptionValue] = {}
-    for item in filter(None, rest.split(",")):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise RulesError(f"an option is name=value, got {item!r}")
-        options[key] = json.loads(value) if value in ("true", "false") or value.isdigit() else value
-    return find_ruleset(name, options)
-
-
-def parse_specs(specs: tuple[str, ...]) -> tuple[Ruleset, ...]:
-    """The rulesets of a list of specs (``DAILY_TABLES``, read once by the config).
-
-    >>> [r.id for r in parse_specs(("yacht", " yatzy"))]
-    ['yacht', 'yatzy']
-    """
-    return tuple(parse_spec(spec) for spec in specs)
 
 
 def unsolved(ruleset: Ruleset) -> str | None:

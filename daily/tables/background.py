@@ -32,9 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from daily.core.errors import RulesError
-from daily.core.rules import Ruleset
-from daily.strategy.model import model_of
-from daily.strategy.specs import parse_spec, spec_str
+from daily.core.rules import parse_spec
+from daily.strategy.model import Model, model_of
 from daily.tables import builder, loader
 from daily.tables.files import Site, host_lock, locked
 
@@ -49,22 +48,22 @@ def _queue_dir(cache_dir: Path) -> Path:
     return Path(cache_dir) / "queue"
 
 
-def enqueue(rulesets: Sequence[Ruleset], cache_dir: Path) -> None:
-    """Queues the tables of *rulesets* (in order, after those queued before; once each)."""
+def enqueue(models: Sequence[Model], cache_dir: Path) -> None:
+    """Queues the tables of *models* (in order, after those queued before; once each)."""
     folder = _queue_dir(cache_dir)
     folder.mkdir(parents=True, exist_ok=True)
     base = time.time_ns()
-    for n, ruleset in enumerate(rulesets):
-        entry = folder / model_of(ruleset).key
+    for n, model in enumerate(models):
+        entry = folder / model.key
         if entry.exists():
             continue  # queued already: it keeps its place
         tmp = folder / f".{entry.name}.{os.getpid()}.{threading.get_ident()}"
-        tmp.write_text(spec_str(ruleset))
+        tmp.write_text(model.ruleset.spec)
         os.utime(tmp, ns=(base + n, base + n))
         os.replace(tmp, entry)
 
 
-def queued(site: Site) -> list[Ruleset]:
+def queued(site: Site) -> list[Model]:
     """The tables waiting in the queue, first to build first."""
     folder = _queue_dir(site.cache)
     if not folder.is_dir():
@@ -80,21 +79,21 @@ def queued(site: Site) -> list[Ruleset]:
     found = []
     for _, name, spec in sorted(entries):
         try:
-            ruleset = parse_spec(spec)
+            model = model_of(parse_spec(spec))
         except RulesError:  # not a table this version knows: dropped, never retried
             (folder / name).unlink(missing_ok=True)
             continue
         # A client that saw the table missing can queue it just after its build ended:
         # such an entry is done already, so it is taken off rather than left waiting.
-        if loader.status(ruleset, site).state == "ready":
+        if loader.status(model, site).state == "ready":
             (folder / name).unlink(missing_ok=True)
             continue
-        found.append(ruleset)
+        found.append(model)
     return found
 
 
-def _dequeue(ruleset: Ruleset, cache_dir: Path) -> None:
-    (_queue_dir(cache_dir) / model_of(ruleset).key).unlink(missing_ok=True)
+def _dequeue(model: Model, cache_dir: Path) -> None:
+    (_queue_dir(cache_dir) / model.key).unlink(missing_ok=True)
 
 
 def run_queue(site: Site, workers: int = 1, *, held: int | None = None) -> list[str]:
@@ -118,24 +117,24 @@ def run_queue(site: Site, workers: int = 1, *, held: int | None = None) -> list[
     return done
 
 
-def _run_one(ruleset: Ruleset, site: Site, workers: int) -> str:
+def _run_one(model: Model, site: Site, workers: int) -> str:
     """Obtains one queued table and takes it off the queue; its line of :func:`run_queue`."""
-    warm(ruleset)
+    warm(model)
     started = time.monotonic()
     try:
-        outcome = builder.obtain_held(ruleset, site, None, workers, strict=False)
-        line = _line(ruleset, outcome, started)
+        outcome = builder.obtain_held(model, site, None, workers, strict=False)
+        line = _line(model, outcome, started)
     except Exception as e:  # one failed build must not hold up the tables after it
-        line = f"{spec_str(ruleset)}: failed: {type(e).__name__}: {e}"
-    _dequeue(ruleset, site.cache)
+        line = f"{model.ruleset.spec}: failed: {type(e).__name__}: {e}"
+    _dequeue(model, site.cache)
     return line
 
 
-def _line(ruleset: Ruleset, outcome: builder.Outcome, started: float) -> str:
+def _line(model: Model, outcome: builder.Outcome, started: float) -> str:
     """What obtaining a table did, as the builder prints it: ``maxi: built in 61.2 s``."""
     took = f"{time.monotonic() - started:.1f} s"
     done = {"built": f"built in {took}", "fetched": f"fetched in {took}"}
-    return f"{spec_str(ruleset)}: {done.get(outcome, 'already built')}"
+    return f"{model.ruleset.spec}: {done.get(outcome, 'already built')}"
 
 
 @contextlib.contextmanager
@@ -147,15 +146,15 @@ def _handed(fd: int) -> Iterator[bool]:
         os.close(fd)  # the last descriptor: the lock is let go
 
 
-def warm(ruleset: Ruleset) -> None:
+def warm(model: Model) -> None:
     """Compiles (and caches on disk) the re-roll kernel the requests use, so that no request
     pays for it: the heuristic computer runs it on its first game."""
     import numpy as np
 
     from daily.strategy import kernels
 
-    c = model_of(ruleset).combos
-    kernels.turn_values(c, np.zeros((c.n_rolls, 1), model_of(ruleset).dtype), 0)
+    c = model.combos
+    kernels.turn_values(c, np.zeros((c.n_rolls, 1), model.dtype), 0)
 
 
 # The process
@@ -165,15 +164,15 @@ _CHILD: list[subprocess.Popen[bytes]] = []
 _CHILD_LOCK = threading.Lock()
 
 
-def start(rulesets: Sequence[Ruleset], site: Site) -> bool:
-    """Queues every table of *rulesets* still missing (or refused) and starts the background
+def start(models: Sequence[Model], site: Site) -> bool:
+    """Queues every table of *models* still missing (or refused) and starts the background
     process that builds the queue, unless one runs; returns whether it started one. Never
     waits.
 
     However many requests ask for however many tables, one build runs at a time, and a host
     starts one builder: the build lock is taken here and handed to the child.
     """
-    todo = [r for r in rulesets if loader.status(r, site).state in ("missing", "bad")]
+    todo = [m for m in models if loader.status(m, site).state in ("missing", "bad")]
     if not todo:
         return False
     enqueue(todo, site.cache)
@@ -317,15 +316,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in run_queue(site, args.workers, held=args.lock_fd):
                 print(line, flush=True)
         for spec in args.specs:
-            print(_obtain_one(parse_spec(spec), site, args.workers), flush=True)
+            print(_obtain_one(model_of(parse_spec(spec)), site, args.workers), flush=True)
     return 0
 
 
-def _obtain_one(ruleset: Ruleset, site: Site, workers: int) -> str:
-    warm(ruleset)
+def _obtain_one(model: Model, site: Site, workers: int) -> str:
+    warm(model)
     started = time.monotonic()
-    outcome = builder.obtain(ruleset, site, workers=workers, strict=False)
-    return _line(ruleset, outcome, started)
+    outcome = builder.obtain(model, site, workers=workers, strict=False)
+    return _line(model, outcome, started)
 
 
 if __name__ == "__main__":

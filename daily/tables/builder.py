@@ -33,10 +33,8 @@ from typing import Literal
 
 from daily.core import metrics
 from daily.core.errors import BadTableError, TableStoreError
-from daily.core.rules import Ruleset
-from daily.strategy.model import Model, model_of
+from daily.strategy.model import Model
 from daily.strategy.solver import Progress, Table, fill
-from daily.strategy.specs import spec_str
 from daily.tables import digests
 from daily.tables.files import (
     Paths,
@@ -56,76 +54,74 @@ Outcome = Literal["built", "fetched", "found"]
 log = logging.getLogger(__name__)
 
 
-def build(
-    ruleset: Ruleset, site: Site, *, progress: Progress | None = None, workers: int = 1
-) -> bool:
-    """Builds the table of *ruleset* unless it is here (and sound), holding the lock; waits
+def build(model: Model, site: Site, *, progress: Progress | None = None, workers: int = 1) -> bool:
+    """Builds the table of *model* unless it is here (and sound), holding the lock; waits
     for a running build (of this table or any other in the cache) instead of starting a
     second. Returns whether this call built it (see :func:`obtain`).
 
     *progress* is called with (done, total) in units of work, as :func:`solver.fill` does.
     """
-    return obtain(ruleset, site, progress=progress, workers=workers) == "built"
+    return obtain(model, site, progress=progress, workers=workers) == "built"
 
 
 def obtain(
-    ruleset: Ruleset,
+    model: Model,
     site: Site,
     *,
     progress: Progress | None = None,
     workers: int = 1,
     strict: bool = True,
 ) -> Outcome:
-    """Makes the table of *ruleset* ready in the site's cache, and in its store if it has
+    """Makes the table of *model* ready in the site's cache, and in its store if it has
     one: fetched from the store, else built (under the store's lease) and uploaded.
 
     With *strict* false (the background builder) a store that fails is logged and the table
     built here alone; with it true (``daily solve``) the :class:`TableStoreError` is raised.
     """
     with locked(host_lock(site.cache), wait=True):
-        return obtain_held(ruleset, site, progress, workers, strict)
+        return obtain_held(model, site, progress, workers, strict)
 
 
 def obtain_held(
-    ruleset: Ruleset, site: Site, progress: Progress | None, workers: int, strict: bool
+    model: Model, site: Site, progress: Progress | None, workers: int, strict: bool
 ) -> Outcome:
     """:func:`obtain`, the caller holding the host's build lock (the queue's builder)."""
-    paths = paths_of(ruleset, site.cache)
+    paths = paths_of(model, site.cache)
     with locked(paths.lock, wait=True):
         shelf = _opened(site, strict)
-        if _is_sound(ruleset, site, paths):
+        if _is_sound(model, site, paths):
             if shelf is not None:
-                _share(ruleset, site, shelf, strict)
+                _share(model, site, shelf, strict)
             return "found"
-        _clean(ruleset, site)  # we hold the lock: their builder is gone
+        _clean(model, site)  # we hold the lock: their builder is gone
         report = _reporter(paths.progress, time.time(), progress)
         report(0, 1)
         try:
             if shelf is None:
-                _solve(ruleset, site, report, workers)
+                _solve(model, site, report, workers)
                 return "built"
-            return _through(shelf, ruleset, site, report, workers, strict)
+            return _through(shelf, model, site, report, workers, strict)
         finally:
             paths.progress.unlink(missing_ok=True)
-            _clean(ruleset, site)
+            _clean(model, site)
 
 
-def _is_sound(ruleset: Ruleset, site: Site, paths: Paths) -> bool:
-    """Whether the cache holds a table of *ruleset* that passes its check; one that fails
+def _is_sound(model: Model, site: Site, paths: Paths) -> bool:
+    """Whether the cache holds a table of *model* that passes its check; one that fails
     is refused (the caller holds its lock)."""
     if not (paths.table.exists() or paths.table.is_symlink()):
         return False
     try:
-        digests.check(site, ruleset)
+        digests.check(site, model)
         return True
     except BadTableError as e:
-        log.warning("%s: refused, built or fetched again: %s", spec_str(ruleset), e)
-        digests.refuse(site, ruleset, str(e))
+        log.warning("%s: refused, built or fetched again: %s", model.ruleset.spec, e)
+        digests.refuse(site, model, str(e))
         return False
 
 
-def _clean(ruleset: Ruleset, site: Site) -> None:
-    for stale in temp_files(ruleset, site.cache):
+def _clean(model: Model, site: Site) -> None:
+    for stale in temp_files(model, site.cache):
         stale.unlink(missing_ok=True)
 
 
@@ -140,16 +136,16 @@ def _opened(site: Site, strict: bool) -> Shelf | None:
 
 
 def _through(
-    shelf: Shelf, ruleset: Ruleset, site: Site, report: Progress, workers: int, strict: bool
+    shelf: Shelf, model: Model, site: Site, report: Progress, workers: int, strict: bool
 ) -> Outcome:
     """Fetches the store's table, or builds it under the store's lease and uploads it; a
     store's copy that fails its check is dropped there, and built again."""
-    paths = paths_of(ruleset, site.cache)
+    paths = paths_of(model, site.cache)
     try:
         for _ in range(2):  # the second time, a bad copy is gone from the store
-            with shelf.lease(ruleset, waiting=report) as lease:
+            with shelf.lease(model, waiting=report) as lease:
                 if not lease.held:  # in the store, or another host built it meanwhile
-                    if _fetched(shelf, ruleset, site, report):
+                    if _fetched(shelf, model, site, report):
                         return "fetched"
                     continue
 
@@ -157,63 +153,63 @@ def _through(
                     lease.share = done / total  # what the lease shows the hosts that wait
                     report(done, total)
 
-                digest = _solve(ruleset, site, shown, workers)
-                shelf.upload(ruleset, paths.table, digest)
+                digest = _solve(model, site, shown, workers)
+                shelf.upload(model, paths.table, digest)
                 return "built"
     except TableStoreError as e:
         if strict:
             raise
-        log.warning("%s: %s", spec_str(ruleset), e)
+        log.warning("%s: %s", model.ruleset.spec, e)
         if paths.table.exists():
             return "built"  # not uploaded: the next `daily solve` of it here does
-    _solve(ruleset, site, report, workers)  # no store to be had: this host builds
+    _solve(model, site, report, workers)  # no store to be had: this host builds
     return "built"
 
 
-def _fetched(shelf: Shelf, ruleset: Ruleset, site: Site, report: Progress | None) -> bool:
+def _fetched(shelf: Shelf, model: Model, site: Site, report: Progress | None) -> bool:
     """Fetches the store's table into the cache; False when the store's copy fails its
     check (its record is then taken out of the store, and the refusal noted here)."""
     try:
-        fetch_into(shelf, ruleset, site, report)
+        fetch_into(shelf, model, site, report)
         return True
     except BadTableError as e:
-        log.warning("%s: the store's copy is refused: %s", spec_str(ruleset), e)
-        shelf.forget(ruleset)
-        digests.refuse(site, ruleset, f"the store's copy: {e}")
+        log.warning("%s: the store's copy is refused: %s", model.ruleset.spec, e)
+        shelf.forget(model)
+        digests.refuse(site, model, f"the store's copy: {e}")
         return False
 
 
 def _solve(
-    ruleset: Ruleset, site: Site, report: Progress | None, workers: int, batch: int = 0
+    model: Model, site: Site, report: Progress | None, workers: int, batch: int = 0
 ) -> digests.Digest:
     """Solves the table into the cache, counted in the metrics, and writes its digest."""
     started = time.time()
-    metrics.table_build_started(spec_str(ruleset))
+    metrics.table_build_started(model.ruleset.spec)
     write_table(
-        model_of(ruleset),
-        paths_of(ruleset, site.cache).table,
+        model,
+        paths_of(model, site.cache).table,
         progress=report,
         workers=workers,
         batch=batch,
     )
     seconds = time.time() - started
-    digest = digests.seal_file(site, ruleset, seconds)
-    metrics.table_build_finished(spec_str(ruleset), seconds)
+    digest = digests.seal_file(site, model, seconds)
+    metrics.table_build_finished(model.ruleset.spec, seconds)
     return digest
 
 
 def solve(
-    ruleset: Ruleset,
+    model: Model,
     site: Site,
     *,
     progress: Progress | None = None,
     workers: int = 1,
     batch: int = 0,
 ) -> Table:
-    """Solves *ruleset* into the site's cache (no lock: see :func:`build`) and writes its
+    """Solves *model* into the site's cache (no lock: see :func:`build`) and writes its
     digest; returns the table, memory-mapped."""
-    _solve(ruleset, site, progress, workers, batch)
-    return load_table(ruleset, site)
+    _solve(model, site, progress, workers, batch)
+    return load_table(model, site)
 
 
 def write_table(
@@ -243,63 +239,63 @@ def write_table(
         tmp.unlink(missing_ok=True)
 
 
-def _share(ruleset: Ruleset, site: Site, shelf: Shelf, strict: bool) -> None:
+def _share(model: Model, site: Site, shelf: Shelf, strict: bool) -> None:
     """Uploads a table built here to a store that lacks it (built before there was one)."""
     try:
-        if not shelf.has(ruleset):
-            digest = digests.record_of(site, ruleset)
-            shelf.upload(ruleset, paths_of(ruleset, site.cache).table, digest)
+        if not shelf.has(model):
+            digest = digests.record_of(site, model)
+            shelf.upload(model, paths_of(model, site.cache).table, digest)
     except TableStoreError as e:
         if strict:
             raise
-        log.warning("%s: %s", spec_str(ruleset), e)
+        log.warning("%s: %s", model.ruleset.spec, e)
 
 
-def fetch_into(shelf: Shelf, ruleset: Ruleset, site: Site, report: Progress | None) -> None:
+def fetch_into(shelf: Shelf, model: Model, site: Site, report: Progress | None) -> None:
     """Copies the store's table into the cache, checked as it comes, and writes its digest
     (the caller holds the table's lock)."""
-    path = paths_of(ruleset, site.cache).table
-    digest = shelf.fetch(ruleset, path, progress=report)
+    path = paths_of(model, site.cache).table
+    digest = shelf.fetch(model, path, progress=report)
     seen = digests.fingerprint(os.stat(path))
     digests.remember(
-        site, ruleset, digests.Digest(digest.key, digest.size, digest.sha256, digest.seconds, seen)
+        site, model, digests.Digest(digest.key, digest.size, digest.sha256, digest.seconds, seen)
     )
 
 
-def fetch(ruleset: Ruleset, site: Site, shelf: Shelf) -> bool:
-    """Fetches the store's table of *ruleset* into the cache, unless it is there or on its
+def fetch(model: Model, site: Site, shelf: Shelf) -> bool:
+    """Fetches the store's table of *model* into the cache, unless it is there or on its
     way (being built or fetched here: then it returns at once); returns whether it did.
 
     No builder process starts: a host that fetches never builds. Raises
     :class:`TableStoreError` when the store fails (the copy is then thrown away); a copy
     that fails its check is refused (:func:`_fetched`) and False returned.
     """
-    paths = paths_of(ruleset, site.cache)
+    paths = paths_of(model, site.cache)
     with locked(paths.lock, wait=False) as mine:
-        if not mine or _is_sound(ruleset, site, paths):
+        if not mine or _is_sound(model, site, paths):
             return False
-        _clean(ruleset, site)
+        _clean(model, site)
         try:
-            return _fetched(shelf, ruleset, site, _reporter(paths.progress, time.time(), None))
+            return _fetched(shelf, model, site, _reporter(paths.progress, time.time(), None))
         finally:
             paths.progress.unlink(missing_ok=True)
-            _clean(ruleset, site)
+            _clean(model, site)
 
 
-def fetch_soon(ruleset: Ruleset, site: Site, shelf: Shelf) -> None:
+def fetch_soon(model: Model, site: Site, shelf: Shelf) -> None:
     """:func:`fetch`, now from a folder (a local copy), in a thread of this process from an
     object store (a download: the table shows as building, with its progress, meanwhile)."""
 
     def run() -> None:
         try:
-            fetch(ruleset, site, shelf)
+            fetch(model, site, shelf)
         except TableStoreError as e:  # asked again, it is tried again
-            log.warning("%s: %s", spec_str(ruleset), e)
+            log.warning("%s: %s", model.ruleset.spec, e)
 
     if shelf.local:
         run()
     else:
-        threading.Thread(target=run, daemon=True, name=f"fetch-{spec_str(ruleset)}").start()
+        threading.Thread(target=run, daemon=True, name=f"fetch-{model.ruleset.spec}").start()
 
 
 def _reporter(path: Path, started: float, progress: Progress | None) -> Progress:

@@ -34,9 +34,7 @@ from itsdangerous import Signer
 
 from daily.core import metrics
 from daily.core.errors import BadTableError
-from daily.core.rules import Ruleset
-from daily.strategy.model import model_of
-from daily.strategy.specs import spec_str
+from daily.strategy.model import Model
 from daily.tables.files import Site, paths_of, read_json, write_json
 
 #: The salt that keeps these signatures apart from every other use of the secret.
@@ -146,19 +144,19 @@ def fingerprint(stat: os.stat_result) -> str:
     )
 
 
-def record_of(site: Site, ruleset: Ruleset) -> Digest:
-    """The digest of *ruleset*'s table that the cache's signed record vouches for; raises
+def record_of(site: Site, model: Model) -> Digest:
+    """The digest of *model*'s table that the cache's signed record vouches for; raises
     :class:`BadTableError` when there is none this service signed."""
-    paths = paths_of(ruleset, site.cache)
-    return unseal(read_json(paths.digest), site.key, model_of(ruleset).key)
+    paths = paths_of(model, site.cache)
+    return unseal(read_json(paths.digest), site.key, model.key)
 
 
-def check(site: Site, ruleset: Ruleset) -> Digest:
-    """Checks *ruleset*'s table in the cache against its record: at once when the file is the
+def check(site: Site, model: Model) -> Digest:
+    """Checks *model*'s table in the cache against its record: at once when the file is the
     one last hashed, else by hashing it (and the record then remembers this file). Raises
     :class:`BadTableError` for a table that does not match, or cannot be read."""
-    path = paths_of(ruleset, site.cache).table
-    digest = record_of(site, ruleset)
+    path = paths_of(model, site.cache).table
+    digest = record_of(site, model)
     try:
         stat = os.stat(path)
         if stat.st_size != digest.size:
@@ -174,15 +172,15 @@ def check(site: Site, ruleset: Ruleset) -> Digest:
     if fingerprint(after) == fingerprint(stat):  # unchanged while it was read
         remember(
             site,
-            ruleset,
+            model,
             Digest(digest.key, digest.size, digest.sha256, digest.seconds, fingerprint(after)),
         )
     return digest
 
 
-def remember(site: Site, ruleset: Ruleset, digest: Digest) -> None:
-    """Writes the cache's record of *ruleset*'s table, signed; a refusal it ends is cleared."""
-    paths = paths_of(ruleset, site.cache)
+def remember(site: Site, model: Model, digest: Digest) -> None:
+    """Writes the cache's record of *model*'s table, signed; a refusal it ends is cleared."""
+    paths = paths_of(model, site.cache)
     try:
         write_json(paths.digest, seal(digest, site.key))
         paths.bad.unlink(missing_ok=True)
@@ -190,20 +188,20 @@ def remember(site: Site, ruleset: Ruleset, digest: Digest) -> None:
         pass
 
 
-def seal_file(site: Site, ruleset: Ruleset, seconds: float) -> Digest:
-    """Hashes *ruleset*'s table just put in the cache (by its builder or fetcher, holding its
+def seal_file(site: Site, model: Model, seconds: float) -> Digest:
+    """Hashes *model*'s table just put in the cache (by its builder or fetcher, holding its
     lock) and writes its record."""
-    path = paths_of(ruleset, site.cache).table
+    path = paths_of(model, site.cache).table
     size, sha256 = sha256_of(path)
-    digest = Digest(model_of(ruleset).key, size, sha256, seconds, fingerprint(os.stat(path)))
-    remember(site, ruleset, digest)
+    digest = Digest(model.key, size, sha256, seconds, fingerprint(os.stat(path)))
+    remember(site, model, digest)
     return digest
 
 
-def refuse(site: Site, ruleset: Ruleset, problem: str) -> None:
-    """Moves *ruleset*'s refused table aside and writes why, for ``/healthz`` and the metrics;
+def refuse(site: Site, model: Model, problem: str) -> None:
+    """Moves *model*'s refused table aside and writes why, for ``/healthz`` and the metrics;
     the caller holds the table's lock (no build is putting a good one in place meanwhile)."""
-    paths = paths_of(ruleset, site.cache)
+    paths = paths_of(model, site.cache)
     _remove(paths.refused)
     try:
         os.replace(paths.table, paths.refused)  # kept for a look; the next refusal replaces it
@@ -213,7 +211,7 @@ def refuse(site: Site, ruleset: Ruleset, problem: str) -> None:
         _remove(paths.table)
     paths.digest.unlink(missing_ok=True)
     write_json(paths.bad, {"problem": problem, "at": time.time()})
-    metrics.table_refused(spec_str(ruleset))
+    metrics.table_refused(model.ruleset.spec)
 
 
 def _remove(path: Path) -> None:
@@ -223,8 +221,8 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def refusal(site: Site, ruleset: Ruleset) -> str | None:
-    """Why the last table of *ruleset* found in the cache was refused, while nothing good has
+def refusal(site: Site, model: Model) -> str | None:
+    """Why the last table of *model* found in the cache was refused, while nothing good has
     replaced it; None otherwise."""
-    problem = read_json(paths_of(ruleset, site.cache).bad).get("problem")
+    problem = read_json(paths_of(model, site.cache).bad).get("problem")
     return str(problem) if problem else None

@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from daily.core.config import Config
-from daily.core.rules import Ruleset
-from daily.strategy.model import model_of
+from daily.strategy.model import Model
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +56,9 @@ class Paths:
     refused: Path
 
 
-def paths_of(ruleset: Ruleset, cache: Path) -> Paths:
-    """The files of *ruleset*'s table in the folder *cache*."""
-    stem = Path(cache) / model_of(ruleset).key
+def paths_of(model: Model, cache: Path) -> Paths:
+    """The files of *model*'s table in the folder *cache*."""
+    stem = Path(cache) / model.key
     named = [
         stem.with_name(f"{stem.name}{suffix}")
         for suffix in (".npy", ".json", ".lock", ".progress", ".bad", ".npy.bad")
@@ -67,15 +66,14 @@ def paths_of(ruleset: Ruleset, cache: Path) -> Paths:
     return Paths(*named)
 
 
-def table_path(ruleset: Ruleset, cache: Path) -> Path:
-    """Where the table of *ruleset* lives in the folder *cache*."""
-    return paths_of(ruleset, cache).table
+def table_path(model: Model, cache: Path) -> Path:
+    """Where the table of *model* lives in the folder *cache*."""
+    return paths_of(model, cache).table
 
 
-def temp_files(ruleset: Ruleset, cache: Path) -> list[Path]:
-    """The temporary files of *ruleset*'s table in *cache* (a build's, or a dead one's)."""
-    key = model_of(ruleset).key
-    return sorted(Path(cache).glob(f"{key}.*.tmp"))
+def temp_files(model: Model, cache: Path) -> list[Path]:
+    """The temporary files of *model*'s table in *cache* (a build's, or a dead one's)."""
+    return sorted(Path(cache).glob(f"{model.key}.*.tmp"))
 
 
 def host_lock(cache: Path) -> Path:
@@ -112,10 +110,10 @@ def is_locked(path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def holding(ruleset: Ruleset, cache: Path) -> Iterator[None]:
-    """Holds the build lock of *ruleset*'s table (waiting for it): the table counts as
+def holding(model: Model, cache: Path) -> Iterator[None]:
+    """Holds the build lock of *model*'s table (waiting for it): the table counts as
     being built meanwhile, and no other builder starts."""
-    with locked(paths_of(ruleset, cache).lock, wait=True):
+    with locked(paths_of(model, cache).lock, wait=True):
         yield
 
 

@@ -19,23 +19,22 @@ from pathlib import Path
 import numpy as np
 
 from daily.core.errors import BadTableError, TableBuildingError, TableMissingError
-from daily.core.rules import Ruleset
-from daily.strategy.model import Model, model_of
+from daily.strategy.model import Model
 from daily.strategy.solver import Table, mapped
-from daily.strategy.specs import TableStatus, spec_str
+from daily.strategy.specs import TableStatus
 from daily.tables import digests
-from daily.tables.files import Site, is_locked, locked, paths_of, read_json
+from daily.tables.files import Paths, Site, is_locked, locked, paths_of, read_json
 
 
-def status(ruleset: Ruleset, site: Site) -> TableStatus:
-    """Where the table of *ruleset* stands in the cache (it reads no table: a few ``stat``
+def status(model: Model, site: Site) -> TableStatus:
+    """Where the table of *model* stands in the cache (it reads no table: a few ``stat``
     calls and the signed record); the one function ``/healthz`` and the metrics read."""
-    paths = paths_of(ruleset, site.cache)
-    spec = spec_str(ruleset)
-    problem = digests.refusal(site, ruleset)
+    paths = paths_of(model, site.cache)
+    spec = model.ruleset.spec
+    problem = digests.refusal(site, model)
     if paths.table.exists():
         try:
-            digest = digests.record_of(site, ruleset)
+            digest = digests.record_of(site, model)
             if os.stat(paths.table).st_size == digest.size:
                 return TableStatus(spec, "ready", seconds=digest.seconds)
             problem = "the table's size differs from its digest"
@@ -52,57 +51,57 @@ def status(ruleset: Ruleset, site: Site) -> TableStatus:
     return TableStatus(spec, "building", 100 * share, spent, eta, problem)
 
 
-def statuses(rulesets: Sequence[Ruleset], site: Site) -> list[TableStatus]:
-    """The :func:`status` of each of *rulesets*."""
-    return [status(r, site) for r in rulesets]
+def statuses(models: Sequence[Model], site: Site) -> list[TableStatus]:
+    """The :func:`status` of each of *models*."""
+    return [status(m, site) for m in models]
 
 
-def load_table(ruleset: Ruleset, site: Site) -> Table:
-    """Opens the table of *ruleset*, checked against its digest; never builds it.
+def load_table(model: Model, site: Site) -> Table:
+    """Opens the table of *model*, checked against its digest; never builds it.
 
     Raises :class:`TableBuildingError` while a build (or a fetch) runs, and
     :class:`TableMissingError` when there is no table, or the one there is refused (it is
     then moved aside, for the next build or fetch to replace): a caller never waits minutes
     by accident, and never maps a table that does not match its digest.
     """
-    paths = paths_of(ruleset, site.cache)
+    paths = paths_of(model, site.cache)
     if not paths.table.exists():
-        raise _absent(ruleset, site)
+        raise _absent(model, site)
     try:
-        digests.check(site, ruleset)
+        digests.check(site, model)
     except BadTableError as e:
         try:
-            _refuse(ruleset, site, str(e))
+            _refuse(model, site, str(e))
         except OSError as moved:  # a cache it cannot write to: refused all the same
-            message = f"the strategy table of {ruleset.id} was refused ({e}): {moved}"
-            raise TableMissingError(ruleset, message) from None
-    return mapped_table(model_of(ruleset), paths.table)
+            message = f"the strategy table of {model.ruleset.id} was refused ({e}): {moved}"
+            raise TableMissingError(model.ruleset, message) from None
+    return mapped_table(model, paths.table)
 
 
-def _absent(ruleset: Ruleset, site: Site) -> TableMissingError:
-    found = status(ruleset, site)
+def _absent(model: Model, site: Site) -> TableMissingError:
+    found = status(model, site)
     if found.state == "building":
-        return TableBuildingError(ruleset, found)
+        return TableBuildingError(model.ruleset, found)
     why = f" (the last one was refused: {found.problem})" if found.problem else ""
     return TableMissingError(
-        ruleset,
-        f"no strategy table for {ruleset.id} yet{why}: the service builds it, "
-        f"or run `daily solve {spec_str(ruleset)}`",
+        model.ruleset,
+        f"no strategy table for {model.ruleset.id} yet{why}: the service builds it, "
+        f"or run `daily solve {model.ruleset.spec}`",
     )
 
 
-def _refuse(ruleset: Ruleset, site: Site, problem: str) -> None:
+def _refuse(model: Model, site: Site, problem: str) -> None:
     """Moves a table that failed its check aside, unless a build or fetch holds it (then it
     is on its way): raises what :func:`load_table` raises either way."""
-    paths = paths_of(ruleset, site.cache)
+    paths = paths_of(model, site.cache)
     with locked(paths.lock, wait=False) as mine:
         if mine:
             try:  # looked at again: a build may have put a good one in place meanwhile
-                digests.check(site, ruleset)
+                digests.check(site, model)
                 return
             except BadTableError as e:
-                digests.refuse(site, ruleset, str(e))
-    raise _absent(ruleset, site)
+                digests.refuse(site, model, str(e))
+    raise _absent(model, site)
 
 
 def mapped_table(model: Model, path: Path) -> Table:
@@ -122,23 +121,25 @@ def mapped_table(model: Model, path: Path) -> Table:
     return Table(model, values)
 
 
-_OPEN: dict[tuple[Ruleset, Site], tuple[str, Table]] = {}
+_OPEN: dict[tuple[Path, Site], tuple[str, Table]] = {}
 _OPENING = threading.Lock()
 
 
-def table_for(ruleset: Ruleset, site: Site) -> Table:
+def table_for(model: Model, site: Site) -> Table:
     """:func:`load_table` once per process and file: each server worker maps each table once,
     and checks it again only when the file or its record changes (two ``stat`` calls tell)."""
-    seen = _seen(ruleset, site)
-    found = _OPEN.get((ruleset, site))
+    paths = paths_of(model, site.cache)
+    seen = _seen(paths)
+    opened = (paths.table, site)
+    found = _OPEN.get(opened)
     if found is not None and seen is not None and found[0] == seen:
         return found[1]
     with _OPENING:  # one check at a time: a Maxi table is hashed once, not by every thread
-        _OPEN.pop((ruleset, site), None)
-        table = load_table(ruleset, site)
-        after = _seen(ruleset, site)  # the record may have been written: seen next time
+        _OPEN.pop(opened, None)
+        table = load_table(model, site)
+        after = _seen(paths)  # the record may have been written: seen next time
         if after is not None and after == seen:
-            _OPEN[(ruleset, site)] = (after, table)
+            _OPEN[opened] = (after, table)
         return table
 
 
@@ -148,14 +149,13 @@ def forget() -> None:
         _OPEN.clear()
 
 
-def table_path_of(ruleset: Ruleset, site: Site) -> Path:
-    """Where the table of *ruleset* lives in *site*'s cache."""
-    return paths_of(ruleset, site.cache).table
+def table_path_of(model: Model, site: Site) -> Path:
+    """Where the table of *model* lives in *site*'s cache."""
+    return paths_of(model, site.cache).table
 
 
-def _seen(ruleset: Ruleset, site: Site) -> str | None:
-    """The fingerprints of *ruleset*'s table and of its record; None when either is gone."""
-    paths = paths_of(ruleset, site.cache)
+def _seen(paths: Paths) -> str | None:
+    """The fingerprints of a table and of its record; None when either is gone."""
     try:
         return digests.fingerprint(os.stat(paths.table)) + digests.fingerprint(
             os.stat(paths.digest)

@@ -39,8 +39,7 @@ from typing import Any
 import fsspec
 
 from daily.core.errors import BadTableError, TableStoreError
-from daily.core.rules import Ruleset
-from daily.strategy.model import model_of
+from daily.strategy.model import Model
 from daily.tables.digests import Digest, seal, unseal
 from daily.tables.files import Site, settle
 
@@ -82,40 +81,38 @@ class Shelf:
         protocols = (self.fs.protocol,) if isinstance(self.fs.protocol, str) else self.fs.protocol
         self.local = "file" in protocols
 
-    def path(self, ruleset: Ruleset, suffix: str) -> str:
-        """The store's file of *ruleset*'s table with *suffix* (``npy``, ``json``, ``lock``)."""
-        return f"{self.root}/{model_of(ruleset).key}.{suffix}"
+    def path(self, model: Model, suffix: str) -> str:
+        """The store's file of *model*'s table with *suffix* (``npy``, ``json``, ``lock``)."""
+        return f"{self.root}/{model.key}.{suffix}"
 
-    def meta(self, ruleset: Ruleset) -> Digest | None:
-        """The digest of *ruleset*'s table that the store's signed record vouches for, or None
+    def meta(self, model: Model) -> Digest | None:
+        """The digest of *model*'s table that the store's signed record vouches for, or None
         if it holds none this service signed (a record of another key, or of an older
         version, counts as none: the table is built and uploaded again); raises
         :class:`TableStoreError` when the store does not answer."""
         try:
-            text = self._call(self.fs.cat_file, self.path(ruleset, "json"))
+            text = self._call(self.fs.cat_file, self.path(model, "json"))
         except FileNotFoundError:
             return None
         try:
             body = json.loads(text)
-            return unseal(
-                body if isinstance(body, dict) else None, self._key, model_of(ruleset).key
-            )
+            return unseal(body if isinstance(body, dict) else None, self._key, model.key)
         except (ValueError, BadTableError) as e:
-            log.warning("%s: not used: %s", self.path(ruleset, "json"), e)
+            log.warning("%s: not used: %s", self.path(model, "json"), e)
             return None
 
-    def has(self, ruleset: Ruleset) -> bool:
-        """Whether the store holds *ruleset*'s table, whole, vouched for by this service."""
-        return self.meta(ruleset) is not None
+    def has(self, model: Model) -> bool:
+        """Whether the store holds *model*'s table, whole, vouched for by this service."""
+        return self.meta(model) is not None
 
-    def fetch(self, ruleset: Ruleset, target: Path, progress: Progress | None = None) -> Digest:
-        """Copies the store's table of *ruleset* to *target*, checked against its digest as it
+    def fetch(self, model: Model, target: Path, progress: Progress | None = None) -> Digest:
+        """Copies the store's table of *model* to *target*, checked against its digest as it
         comes (a copy that does not match raises :class:`BadTableError` and is thrown away),
         made read-only and renamed into place; returns the digest."""
-        digest = self.meta(ruleset)
+        digest = self.meta(model)
         if digest is None:
-            raise TableStoreError(f"the tables' store holds no {ruleset.id} table")
-        source = self.path(ruleset, "npy")
+            raise TableStoreError(f"the tables' store holds no {model.ruleset.id} table")
+        source = self.path(model, "npy")
         tmp = target.with_name(f"{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             with self._guarded():
@@ -146,18 +143,18 @@ class Shelf:
         if sha256.hexdigest() != digest.sha256:
             raise BadTableError(f"{source}'s SHA-256 does not match its digest")
 
-    def upload(self, ruleset: Ruleset, table: Path, digest: Digest) -> None:
-        """Puts the table file *table* of *ruleset* in the store, then its signed record."""
+    def upload(self, model: Model, table: Path, digest: Digest) -> None:
+        """Puts the table file *table* of *model* in the store, then its signed record."""
         record = seal(Digest(digest.key, digest.size, digest.sha256, digest.seconds), self._key)
         with self._guarded():
-            self._put(self.path(ruleset, "npy"), table)
-            self._write(self.path(ruleset, "json"), json.dumps(record).encode())
+            self._put(self.path(model, "npy"), table)
+            self._write(self.path(model, "json"), json.dumps(record).encode())
 
-    def forget(self, ruleset: Ruleset) -> None:
-        """Takes *ruleset*'s record out of the store (its table failed its check): no host
+    def forget(self, model: Model) -> None:
+        """Takes *model*'s record out of the store (its table failed its check): no host
         fetches that table again, and the next to need it builds and uploads it."""
         with contextlib.suppress(FileNotFoundError):
-            self._call(self.fs.rm_file, self.path(ruleset, "json"))
+            self._call(self.fs.rm_file, self.path(model, "json"))
 
     def _put(self, path: str, source: Path) -> None:
         if not self.local:
@@ -184,22 +181,22 @@ class Shelf:
         os.replace(tmp, path)
 
     @contextlib.contextmanager
-    def lease(self, ruleset: Ruleset, waiting: Progress | None = None) -> Iterator[Lease]:
-        """Holds the store's build lease of *ruleset*, waiting while another host holds it
+    def lease(self, model: Model, waiting: Progress | None = None) -> Iterator[Lease]:
+        """Holds the store's build lease of *model*, waiting while another host holds it
         (*waiting* is told that host's progress); yields a :class:`Lease` not held when the
         table came to the store meanwhile. Whoever holds it builds, uploads, lets go."""
         hold = self._flock if self.local else self._object_lease
-        with hold(ruleset, waiting) as lease:
+        with hold(model, waiting) as lease:
             yield lease
 
     @contextlib.contextmanager
-    def _flock(self, ruleset: Ruleset, waiting: Progress | None) -> Iterator[Lease]:
-        path = Path(self.path(ruleset, "lock"))
+    def _flock(self, model: Model, waiting: Progress | None) -> Iterator[Lease]:
+        path = Path(self.path(model, "lock"))
         with self._guarded():
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            if not self._flocked(ruleset, fd, path, waiting):
+            if not self._flocked(model, fd, path, waiting):
                 yield Lease(False)
                 return
             lease = Lease(True)
@@ -208,25 +205,25 @@ class Shelf:
         finally:
             os.close(fd)  # closing the last descriptor drops the lock
 
-    def _flocked(self, ruleset: Ruleset, fd: int, path: Path, waiting: Progress | None) -> bool:
+    def _flocked(self, model: Model, fd: int, path: Path, waiting: Progress | None) -> bool:
         """Takes the folder's lock (waiting); False when the table came to the store first."""
         with self._guarded():
-            while not self.has(ruleset):
+            while not self.has(model):
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     # The last holder may have let go just after putting the table there.
-                    return not self.has(ruleset)
+                    return not self.has(model)
                 except BlockingIOError:
                     _tell(waiting, _read_lease(path.read_bytes()))
                     time.sleep(POLL)
         return False
 
     @contextlib.contextmanager
-    def _object_lease(self, ruleset: Ruleset, waiting: Progress | None) -> Iterator[Lease]:
-        path = self.path(ruleset, "lock")
+    def _object_lease(self, model: Model, waiting: Progress | None) -> Iterator[Lease]:
+        path = self.path(model, "lock")
         lease = Lease(True)
         while True:
-            if self.has(ruleset):
+            if self.has(model):
                 yield Lease(False)
                 return
             try:
@@ -235,7 +232,7 @@ class Shelf:
             except FileExistsError:
                 self._wait_for(path, waiting)
         try:
-            if self.has(ruleset):  # the last holder put it there just before letting go
+            if self.has(model):  # the last holder put it there just before letting go
                 yield Lease(False)
                 return
             with _beating(lambda: self._call(self.fs.pipe_file, path, _lease_body(lease))):

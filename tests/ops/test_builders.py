@@ -23,6 +23,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from daily.core.rules import find_ruleset
+from daily.strategy.model import model_of
 from daily.tables import background
 from daily.tables.loader import status
 from tests.built_tables import site
@@ -72,7 +73,7 @@ def niceness(pid: int) -> int:
 def building(cache: Path) -> bool:
     """Whether maxi's build in *cache* is under way (the solver's workers then run), far
     enough to show in ``/healthz`` (a tenth of a percent)."""
-    return (status(MAXI, site(cache)).percent or 0.0) >= 0.1
+    return (status(model_of(MAXI), site(cache)).percent or 0.0) >= 0.1
 
 
 def get_json(port: int, path: str) -> Any:
@@ -119,7 +120,7 @@ def test_serve_stops_its_builder(
     process.wait(60)
     wait_until(lambda: all(is_gone(p) for p in everyone), "the builder stopping", timeout=15)
     assert builders(cache) == set() and background.running(cache) is None
-    assert status(MAXI, site(cache)).state == "missing"  # the next start builds it again
+    assert status(model_of(MAXI), site(cache)).state == "missing"  # the next start builds it again
 
 
 def test_gunicorn_starts_one_builder_a_host_and_stops_it(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ import pytest
 
 from daily.core.rules import find_ruleset
 from daily.service import upkeep
+from daily.strategy.model import model_of
 from daily.tables import background
 from daily.tables.files import table_path
 from daily.tables.loader import status
@@ -49,7 +50,7 @@ def test_a_second_host_answers_a_maxi_hint_from_the_store_without_building(
 ) -> None:
     release, first, second = tmp_path / "release", tmp_path / "first", tmp_path / "second"
     release.mkdir()
-    built = table_path(MAXI, maxi_table).resolve()  # the run's one Maxi build
+    built = table_path(model_of(MAXI), maxi_table).resolve()  # the run's one Maxi build
     link_table(built, release)  # and its signed digest
     with s3.bucket(monkeypatch) as url:
         monkeypatch.setenv("DAILY_TABLES_URL", url)
@@ -59,7 +60,7 @@ def test_a_second_host_answers_a_maxi_hint_from_the_store_without_building(
         done = subprocess.run([str(BIN / "daily"), "solve", "--missing"], env=env,
                               capture_output=True, text=True, timeout=600)  # fmt: skip
         assert done.returncode == 0, done.stderr
-        assert Shelf(url, SECRET).has(MAXI)
+        assert Shelf(url, SECRET).has(model_of(MAXI))
         hosts = []
         try:
             game: dict[str, Any] = {}
@@ -80,7 +81,7 @@ def test_a_second_host_answers_a_maxi_hint_from_the_store_without_building(
     (took_one, answer_one), (took_two, answer_two) = hosts
     assert took_one < 20 and took_two < 20
     assert answer_one == answer_two and len(answer_two) > 1
-    assert table_path(MAXI, second).read_bytes() == built.read_bytes()
+    assert table_path(model_of(MAXI), second).read_bytes() == built.read_bytes()
 
 
 def _answers_a_hint_without_building(client: Any, game_id: str, cache: Path) -> tuple[float, Any]:
@@ -102,7 +103,7 @@ def _answers_a_hint_without_building(client: Any, game_id: str, cache: Path) -> 
         watcher.join()
     assert seen == set() and background.running(cache) is None
     assert not (cache / "queue").exists() and not (cache / "build.lock").exists()
-    assert status(MAXI, site(cache)).state == "ready"
+    assert status(model_of(MAXI), site(cache)).state == "ready"
     return time.monotonic() - started, answer.get_json()["actions"]
 
 

@@ -21,6 +21,7 @@ from daily.core.rules import (
     new_game,
     parse_dice,
     parse_options,
+    parse_spec,
 )
 
 from .scripted import Script, at, reroll
@@ -671,3 +672,27 @@ def test_chance_of_completing_a_straight_with_two_rolls(
 
 def _has_straight(potential: dict[str, int]) -> bool:
     return potential["small_straight"] > 0 or potential["large_straight"] > 0
+
+
+def _every_variant() -> list[Ruleset]:
+    return [
+        find_ruleset(base.id, {o.name: v for o, v in zip(base.option_specs, values, strict=True)})
+        for base in BASE_RULESETS.values()
+        for values in itertools.product(*(o.values for o in base.option_specs))
+    ]
+
+
+@pytest.mark.parametrize("ruleset", _every_variant(), ids=lambda r: r.spec)
+def test_a_spec_names_its_ruleset_and_reads_back_as_it(ruleset: Ruleset) -> None:
+    # The spec is what `daily solve` and DAILY_TABLES take: every variant reads back as itself,
+    # and names only the options that differ from the defaults.
+    assert parse_spec(ruleset.spec) == ruleset
+    defaults = find_ruleset(ruleset.id).options_dict()
+    changed = {name for name, value in ruleset.options if defaults[name] != value}
+    assert ruleset.spec.startswith(ruleset.id) and ruleset.spec.count("=") == len(changed)
+
+
+@pytest.mark.parametrize("spec", ["chess", "maxi:bonus", "maxi:bonus=60@70", "yatzy:colour=red"])
+def test_a_bad_spec_is_a_rules_error(spec: str) -> None:
+    with pytest.raises(RulesError):
+        parse_spec(spec)

@@ -21,6 +21,7 @@ from daily.service import games, results, reviews
 from daily.store import game_fields, keys, members, review_queue, saved_games
 from daily.store.connection import connect
 from daily.strategy import clairvoyant, luck, solver
+from daily.strategy.model import model_of
 from daily.strategy.solver import Table
 from daily.tables.loader import load_table
 from tests.built_tables import SECRET, session_tables, site
@@ -39,7 +40,7 @@ def client(redis_url: str) -> redis.Redis:
 
 @pytest.fixture(scope="module")
 def table(small_tables: Path) -> Table:
-    return load_table(YATZY, site(small_tables))
+    return load_table(model_of(YATZY), site(small_tables))
 
 
 def settings() -> config.Config:

@@ -27,7 +27,7 @@ def cache_dir(strategy_cache: Path) -> Path:
 def yatzy_table(cache_dir: Path) -> Table:
     """The full yatzy table (about 15 s to solve: once a version of the code, built_tables)."""
     link_table(shared_table("yatzy"), cache_dir)
-    return load_table(find_ruleset("yatzy"), site(cache_dir))
+    return load_table(model_of(find_ruleset("yatzy")), site(cache_dir))
 
 
 @pytest.fixture(scope="session")

@@ -12,15 +12,24 @@ import pytest
 
 from daily.core.dice import stream
 from daily.core.errors import TableMissingError
-from daily.core.rules import GameState, Ruleset, apply, find_ruleset, legal_moves, new_game
+from daily.core.rules import (
+    GameState,
+    Ruleset,
+    apply,
+    find_ruleset,
+    legal_moves,
+    new_game,
+    parse_spec,
+)
 from daily.strategy.hints import hint
 from daily.strategy.layout import compact, dense, kept
 from daily.strategy.model import Model, level_states, model_of, with_layout
 from daily.strategy.solver import Table, fill, state_of
-from daily.strategy.specs import parse_spec
+from daily.tables import digests
 from daily.tables.builder import write_table
 from daily.tables.files import table_path
-from daily.tables.loader import mapped_table
+from daily.tables.loader import mapped_table, table_for
+from tests.built_tables import site
 
 SPECS = ["yatzy", "yatzy:forced=true", "yacht", "yahtzee", "yahtzee:forced=true", "maxi",
          "maxi:forced=true", "maxi:bonus=50@75"]  # fmt: skip
@@ -137,10 +146,23 @@ def test_whole_tables_and_hints_match_the_dense_layout(spec: str, tmp_path: Path
 def test_a_table_of_another_layout_is_refused(tmp_path: Path) -> None:
     ruleset = find_ruleset("yatzy")
     dense_model = with_layout(model_of(ruleset), "dense")
-    path = table_path(ruleset, tmp_path)
+    path = table_path(model_of(ruleset), tmp_path)
     np.lib.format.open_memmap(path, mode="w+", dtype=dense_model.dtype, shape=dense_model.shape)
     with pytest.raises(TableMissingError, match="delete it, and it is built again"):
         mapped_table(model_of(ruleset), path)
+
+
+def test_each_layout_of_a_ruleset_is_a_table_of_its_own(tmp_path: Path) -> None:
+    # The tables' files are named by the model handed to them, layout included: a host
+    # that opens one layout's table never gets the other's from its cache of open tables.
+    compact_model = model_of(find_ruleset("yacht"))
+    dense_model = with_layout(compact_model, "dense")
+    for model in (compact_model, dense_model):
+        write_table(model, table_path(model, tmp_path))
+        digests.seal_file(site(tmp_path), model, 0.0)
+    small, big = (table_for(m, site(tmp_path)) for m in (compact_model, dense_model))
+    assert small.model is compact_model and big.model is dense_model
+    assert small.values.size < big.values.size and small.optimum == big.optimum
 
 
 def test_the_heuristic_computer_reads_states_back() -> None:

@@ -12,10 +12,9 @@ import numpy.typing as npt
 import pytest
 
 from daily.core.errors import RulesError, TableMissingError
-from daily.core.rules import Ruleset, find_ruleset
+from daily.core.rules import Ruleset, find_ruleset, parse_spec
 from daily.strategy.model import level_states, model_of, turn, turn_value
 from daily.strategy.solver import Table, level_work, state_count, state_of, state_work
-from daily.strategy.specs import parse_spec
 from daily.tables import builder
 from daily.tables.files import table_path
 from daily.tables.loader import load_table, table_for
@@ -63,9 +62,9 @@ def test_yatzy_reaches_the_published_optimum(yatzy_table: Table) -> None:
 @pytest.mark.slow
 def test_yahtzee_reaches_the_published_optima(tmp_path: Path) -> None:
     yahtzee = find_ruleset("yahtzee")
-    assert abs(builder.solve(yahtzee, site(tmp_path)).optimum - 254.5877) < 5e-5
+    assert abs(builder.solve(model_of(yahtzee), site(tmp_path)).optimum - 254.5877) < 5e-5
     plain = dataclasses.replace(yahtzee, extra_bonus=0, joker_row="")  # no extra bonus, no joker
-    assert abs(builder.solve(plain, site(tmp_path)).optimum - 245.8708) < 5e-5
+    assert abs(builder.solve(model_of(plain), site(tmp_path)).optimum - 245.8708) < 5e-5
 
 
 @pytest.mark.slow  # brute force; the quick loop keeps test_hints.py's brute-force checks
@@ -109,7 +108,7 @@ def test_maxi_state_count() -> None:
 
 
 def test_table_is_memory_mapped_read_only(yatzy_table: Table, cache_dir: Path) -> None:
-    table = load_table(find_ruleset("yatzy"), site(cache_dir))
+    table = load_table(model_of(find_ruleset("yatzy")), site(cache_dir))
     base: npt.NDArray[Any] | None = table.values  # walked down its chain of bases
     while base is not None and not isinstance(base, np.memmap):
         base = base.base
@@ -122,19 +121,19 @@ def test_table_is_memory_mapped_read_only(yatzy_table: Table, cache_dir: Path) -
 def test_tables_build_only_when_asked(tmp_path: Path) -> None:
     yacht = find_ruleset("yacht")
     with pytest.raises(TableMissingError, match="no strategy table for yacht yet"):
-        load_table(yacht, site(tmp_path))
+        load_table(model_of(yacht), site(tmp_path))
     assert list(tmp_path.iterdir()) == []  # looking creates nothing
-    assert builder.build(yacht, site(tmp_path))
-    table = load_table(yacht, site(tmp_path))
-    assert table_path(yacht, tmp_path).exists()
+    assert builder.build(model_of(yacht), site(tmp_path))
+    table = load_table(model_of(yacht), site(tmp_path))
+    assert table_path(model_of(yacht), tmp_path).exists()
     assert 190 < table.optimum < 193  # 191.7743692: see docs/strategy.md
 
 
 def test_maxi_is_not_built_on_a_request(tmp_path: Path) -> None:
     with pytest.raises(RulesError, match="daily solve maxi"):
-        load_table(find_ruleset("maxi"), site(tmp_path))
+        load_table(model_of(find_ruleset("maxi")), site(tmp_path))
     with pytest.raises(TableMissingError):
-        table_for(find_ruleset("maxi"), site(tmp_path))
+        table_for(model_of(find_ruleset("maxi")), site(tmp_path))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -162,20 +161,20 @@ def test_the_compiled_kernel_matches_the_numpy_turn(
 
 def test_saved_rolls_are_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(RulesError, match="saved_rolls"):
-        builder.solve(find_ruleset("maxi", {"saved_rolls": True}), site(tmp_path))
+        builder.solve(model_of(find_ruleset("maxi", {"saved_rolls": True})), site(tmp_path))
 
 
 def test_options_change_the_table_file(tmp_path: Path) -> None:
     paths = {
-        table_path(find_ruleset("maxi", options), tmp_path)
+        table_path(model_of(find_ruleset("maxi", options)), tmp_path)
         for options in ({}, {"bonus": "50@75"}, {"full_straight": 25}, {"forced": True})
     }
     assert len(paths) == 4
 
 
 def test_table_for_maps_each_table_once(yatzy_table: Table, cache_dir: Path) -> None:
-    first = table_for(find_ruleset("yatzy"), site(cache_dir))
-    assert table_for(find_ruleset("yatzy"), site(cache_dir)) is first
+    first = table_for(model_of(find_ruleset("yatzy")), site(cache_dir))
+    assert table_for(model_of(find_ruleset("yatzy")), site(cache_dir)) is first
     assert first.optimum == yatzy_table.optimum
 
 
@@ -183,7 +182,7 @@ def test_forced_lower_rows_are_independent_turns(tmp_path: Path) -> None:
     # In forced order the lower rows come last, one turn each, and no bonus is left to
     # play for: their value is the sum of nine single-row turns, each brute-forced alone.
     ruleset = find_ruleset("yatzy", {"forced": True})
-    table = builder.solve(ruleset, site(tmp_path))
+    table = builder.solve(model_of(ruleset), site(tmp_path))
     lower = tuple(row.id for row in ruleset.rows if not row.face)
     zeros = {row.id: 0 for row in ruleset.rows}
     brute = Brute(ruleset)
@@ -199,7 +198,9 @@ def test_forced_lower_rows_are_independent_turns(tmp_path: Path) -> None:
 def test_progress_counts_work_evenly_to_the_end(tmp_path: Path) -> None:
     ruleset = find_ruleset("yacht")
     seen: list[tuple[float, float]] = []
-    builder.solve(ruleset, site(tmp_path), progress=lambda done, total: seen.append((done, total)))
+    builder.solve(
+        model_of(ruleset), site(tmp_path), progress=lambda done, total: seen.append((done, total))
+    )
     done = [d for d, _ in seen]
     assert done == sorted(done) and done[-1] == seen[-1][1]
     model = model_of(ruleset)

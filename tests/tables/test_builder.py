@@ -17,7 +17,7 @@ import pytest
 
 from daily.core.errors import TableBuildingError, TableMissingError
 from daily.core.rules import find_ruleset
-from daily.strategy.specs import spec_str
+from daily.strategy.model import model_of
 from daily.tables import background
 from daily.tables.files import table_path, temp_files
 from daily.tables.loader import load_table, status
@@ -25,8 +25,8 @@ from tests.built_tables import builder_process, site
 
 pytestmark = pytest.mark.slow
 
-YACHT = find_ruleset("yacht")
-YATZY = find_ruleset("yatzy")
+YACHT = model_of(find_ruleset("yacht"))  # the yacht table's model
+YATZY = model_of(find_ruleset("yatzy"))
 
 
 def spawn(cache: Path, *specs: str) -> subprocess.Popen[str]:
@@ -90,8 +90,8 @@ def test_the_build_is_estimated_from_its_start(tmp_path: Path) -> None:
 
 
 def test_many_clients_asking_for_many_tables_start_one_build_at_a_time(tmp_path: Path) -> None:
-    wanted = [YACHT, find_ruleset("yacht", {"forced": True}), YATZY,
-              find_ruleset("yatzy", {"forced": True})]  # fmt: skip
+    wanted = [YACHT, model_of(find_ruleset("yacht", {"forced": True})), YATZY,
+              model_of(find_ruleset("yatzy", {"forced": True}))]  # fmt: skip
     barrier = threading.Barrier(8)
 
     def client(n: int) -> None:  # each asks for every table, in its own order
@@ -106,7 +106,7 @@ def test_many_clients_asking_for_many_tables_start_one_build_at_a_time(tmp_path:
     deadline = time.monotonic() + 300
     while any(status(r, site(tmp_path)).state != "ready" for r in wanted):
         assert time.monotonic() < deadline, "timed out"
-        building = {spec_str(r) for r in wanted
+        building = {r.ruleset.spec for r in wanted
                     if status(r, site(tmp_path)).state == "building"}  # fmt: skip
         most, seen = max(most, len(building)), seen | building
         background.start(wanted, site(tmp_path))  # clients keep asking while they get 503s

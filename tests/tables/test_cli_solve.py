@@ -12,6 +12,7 @@ from prometheus_client import REGISTRY
 
 from daily.cli import main, parse_option
 from daily.core.rules import find_ruleset
+from daily.strategy.model import model_of
 from daily.tables.files import holding, table_path, temp_files
 from daily.tables.loader import load_table
 from tests.built_tables import SECRET, site
@@ -37,10 +38,10 @@ def test_solve_builds_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert out == "yacht {'forced': False}: optimum 191.7743692\n"
     # The bar: percent of the work, the time spent and the time left.
     assert "solving yacht: 100.0%|" in err and " elapsed, " in err and " left" in err
-    assert table_path(find_ruleset("yacht"), tmp_path).exists()
+    assert table_path(model_of(find_ruleset("yacht")), tmp_path).exists()
     # Nothing else is left in the folder but the locks (the table's, the folder's one build
     # at a time) and the build time.
-    key = table_path(find_ruleset("yacht"), tmp_path).stem
+    key = table_path(model_of(find_ruleset("yacht")), tmp_path).stem
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "build.lock",
         *(f"{key}.{e}" for e in ("json", "lock", "npy")),
@@ -53,7 +54,7 @@ def test_solve_missing_builds_the_configured_tables(
     monkeypatch.setenv("DAILY_TABLES", "yacht,yacht:forced=true")
     assert main(["solve", "--missing", "--cache", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    forced = load_table(find_ruleset("yacht", {"forced": True}), site(tmp_path)).optimum
+    forced = load_table(model_of(find_ruleset("yacht", {"forced": True})), site(tmp_path)).optimum
     assert out.splitlines() == [
         "yacht {'forced': False}: optimum 191.7743692",
         f"yacht {{'forced': True}}: optimum {forced:.7f}",
@@ -66,7 +67,7 @@ def test_solve_missing_builds_the_configured_tables(
 def test_solve_takes_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "yatzy", "--option", "forced=true", "--cache", str(tmp_path)]) == 0
     assert "yatzy {'forced': True}: optimum" in capsys.readouterr().out
-    assert table_path(find_ruleset("yatzy", {"forced": True}), tmp_path).exists()
+    assert table_path(model_of(find_ruleset("yatzy", {"forced": True})), tmp_path).exists()
 
 
 @pytest.mark.parametrize(
@@ -99,16 +100,16 @@ def test_solve_waits_for_a_build_running_elsewhere(tmp_path: Path) -> None:
     yacht = find_ruleset("yacht")
     daily = Path(sys.executable).parent / "daily"
     command = [str(daily), "solve", "yacht", "--cache", str(tmp_path)]
-    with holding(yacht, tmp_path):  # another builder has the lock
+    with holding(model_of(yacht), tmp_path):  # another builder has the lock
         solving = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         time.sleep(1.0)
         assert solving.poll() is None  # it follows that build instead of starting its own
-        assert not table_path(yacht, tmp_path).exists()
+        assert not table_path(model_of(yacht), tmp_path).exists()
     # That builder went away without a table: the lock is free, and `daily solve` builds it.
     out, _ = solving.communicate(timeout=120)
     assert solving.returncode == 0
     assert out == "yacht {'forced': False}: optimum 191.7743692\n"
-    assert temp_files(yacht, tmp_path) == []
+    assert temp_files(model_of(yacht), tmp_path) == []
 
 
 def test_the_release_step_builds_into_the_store_once(
@@ -119,7 +120,7 @@ def test_the_release_step_builds_into_the_store_once(
     store = tmp_path / "store"
     monkeypatch.setenv("DAILY_TABLES", "yacht")
     monkeypatch.setenv("DAILY_TABLES_URL", str(store))
-    key = table_path(find_ruleset("yacht"), tmp_path).stem
+    key = table_path(model_of(find_ruleset("yacht")), tmp_path).stem
     procfile = (Path(__file__).parents[2] / "Procfile").read_text().splitlines()
     command = next(line for line in procfile if line.startswith("release:")).split()[1:]
     assert command[:3] == ["daily", "solve", "--missing"]
@@ -142,4 +143,4 @@ def test_a_store_that_fails_fails_the_release(
     err = capsys.readouterr().err  # the progress bar, then one line
     assert err.splitlines()[-1].startswith(f"daily solve: the tables' store {store} failed: ")
     assert "Traceback" not in err
-    assert not table_path(find_ruleset("yacht"), tmp_path / "c").exists()
+    assert not table_path(model_of(find_ruleset("yacht")), tmp_path / "c").exists()

@@ -16,11 +16,12 @@ from prometheus_client import REGISTRY
 
 from daily.core.errors import BadTableError, TableBuildingError, TableMissingError
 from daily.core.rules import find_ruleset
+from daily.strategy.model import model_of
 from daily.tables import builder, digests, loader
 from daily.tables.files import holding, paths_of, table_path
 from tests.built_tables import SECRET, shared_table, site
 
-YACHT = find_ruleset("yacht")
+YACHT = model_of(find_ruleset("yacht"))  # the yacht table's model
 OPTIMUM = 191.7743692
 
 
@@ -76,9 +77,9 @@ def _another_key(path: Path) -> None:
 def _another_table(path: Path) -> None:
     # Another table's file and its own record, both genuine, put in this one's place.
     other = find_ruleset("yacht", {"forced": True})
-    builder.build(other, site(path.parent))
-    for source, target in ((table_path(other, path.parent), path),
-                           (paths_of(other, path.parent).digest,
+    builder.build(model_of(other), site(path.parent))
+    for source, target in ((table_path(model_of(other), path.parent), path),
+                           (paths_of(model_of(other), path.parent).digest,
                             paths_of(YACHT, path.parent).digest)):  # fmt: skip
         target.unlink()
         shutil.copyfile(source, target)

@@ -16,13 +16,14 @@ from daily.core.config import Config, load
 from daily.core.errors import TableBuildingError, TableStoreError
 from daily.core.rules import find_ruleset
 from daily.service import tables
+from daily.strategy.model import model_of
 from daily.tables import background, builder, digests, shelf
 from daily.tables.files import table_path, temp_files
 from daily.tables.loader import load_table, status, table_for
 from daily.tables.shelf import Shelf, open_shelf
 from tests.built_tables import SECRET, builder_process, site
 
-YACHT = find_ruleset("yacht")
+YACHT = model_of(find_ruleset("yacht"))  # the yacht table's model
 OPTIMUM = 191.7743692
 
 
@@ -179,10 +180,10 @@ def test_the_service_fetches_without_starting_a_builder(
     config = config_of(cache, s3_store)
     monkeypatch.setattr(background, "start", _no_builder)
     try:
-        table = tables.exact_table(config, YACHT)  # the download may finish at once
+        table = tables.exact_table(config, YACHT.ruleset)  # the download may finish at once
     except TableBuildingError:  # a download in a thread of this process
-        wait_for(lambda: tables.status(config, YACHT).state == "ready")
-        table = tables.exact_table(config, YACHT)
+        wait_for(lambda: tables.status(config, YACHT.ruleset).state == "ready")
+        table = tables.exact_table(config, YACHT.ruleset)
     assert table.optimum == pytest.approx(OPTIMUM, abs=1e-7)
     assert not (cache / "queue").exists() and background.running(cache) is None
 
@@ -194,7 +195,7 @@ def test_the_service_copies_a_folder_stores_table_at_once(
     builder.obtain(YACHT, site(tmp_path / "release", str(store)))
     config = config_of(tmp_path / "host", str(store))
     monkeypatch.setattr(background, "start", _no_builder)
-    assert tables.exact_table(config, YACHT) is table_for(YACHT, tables.site_of(config))
+    assert tables.exact_table(config, YACHT.ruleset) is table_for(YACHT, tables.site_of(config))
 
 
 def _no_builder(*args: object, **kwargs: object) -> bool:

@@ -106,7 +106,7 @@ def test_a_saved_rolls_game_answers_no_strategy(
     """Banked rolls are rules no table values: the documented 409, on the shipped limits and
     with Maxi among the tables the service builds (the build limit's check of the banked
     rules' table raised first: a 400 ``invalid_move``)."""
-    monkeypatch.setattr(background, "start", lambda rulesets, site: False)  # maxi: minutes
+    monkeypatch.setattr(background, "start", lambda models, site: False)  # maxi: minutes
     client = make_app(now=NOW, table_specs=("maxi",)).test_client()
     banked = {"saved_rolls": True}
     state = play_hasty(client, start(client, mode="solo", ruleset="maxi", options=banked))
@@ -131,7 +131,7 @@ def maxi_end_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Table:
     (the values of the earlier states are zero, so the tests check the plumbing, not them).
     """
     model = model_of(find_ruleset("maxi"))
-    path = table_path(model.ruleset, tmp_path)
+    path = table_path(model_of(model.ruleset), tmp_path)
     np.lib.format.open_memmap(path, mode="w+", dtype=model.dtype, shape=model.shape)
     fill(model, path, range(1, 3))
     seal(tmp_path, model.ruleset)
@@ -186,7 +186,7 @@ def test_the_analysis_page_of_an_unbuilt_table_says_so(client: Any) -> None:
 def building_yatzy(tmp_path: Path, make_app: Any) -> Any:
     """A client of an app whose fresh cache has the yatzy table being built (this test holds
     the build lock)."""
-    with holding(find_ruleset("yatzy"), tmp_path):
+    with holding(model_of(find_ruleset("yatzy")), tmp_path):
         yield make_app(now=NOW, cache_dir=tmp_path).test_client()
 
 

@@ -22,6 +22,7 @@ from daily.core.rules import Hold, Move, Roll, Score, find_ruleset
 from daily.service import reviews
 from daily.store import friend_codes
 from daily.strategy import clairvoyant, luck
+from daily.strategy.model import model_of
 from daily.tables.loader import load_table
 from tests.built_tables import site
 from tests.web.helpers import SECRET, play_daily
@@ -87,7 +88,7 @@ def test_the_scouting_line_is_held_for_review_then_released_once(
     small_tables: Path,
 ) -> None:
     monkeypatch.setattr(friend_codes, "dated_code", lambda made: CODE)
-    table = load_table(YATZY, site(small_tables))
+    table = load_table(model_of(YATZY), site(small_tables))
     client = make_app(now=NOON, metrics_token="scrape-token").test_client()
     held_before = held_count(client)
     ana = new_player(client, "Ana")

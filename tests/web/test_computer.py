@@ -18,6 +18,7 @@ from daily.service import tables
 from daily.store import keys, saved_games
 from daily.strategy import computer
 from daily.strategy.bots import LEVELS, play_games
+from daily.strategy.model import model_of
 from daily.tables.files import holding
 from daily.tables.loader import table_for
 from daily.web.context import current_redis
@@ -94,7 +95,9 @@ def test_the_expert_plays_the_optimal_game_on_your_dice(app: Any) -> None:
     while not state["finished"]:
         state = score_best(client, state)
     record = stored(app, state["id"])
-    table = table_for(find_ruleset("yatzy"), tables.site_of(app.extensions["daily.config"]))
+    table = table_for(
+        model_of(find_ruleset("yatzy")), tables.site_of(app.extensions["daily.config"])
+    )
     best = play_games(table, LEVELS["expert"], [source_of(record)], np.random.default_rng(0))[0]
     assert state["computer"]["total"] == best.state.total
     assert state["computer"]["scorecard"] == best.state.scorecard()
@@ -139,7 +142,7 @@ def test_the_computers_moves_are_derived_again_the_same_when_lost(app: Any) -> N
 
 def test_levels_draw_from_the_game_id_and_turn(small_tables: Path) -> None:
     rules = find_ruleset("yatzy")
-    table = table_for(rules, site(small_tables))
+    table = table_for(model_of(rules), site(small_tables))
     source = dice.stream(bytes(32))
     one = computer.catch_up(table, LEVELS["easy"], source, "game-a", (), 15)
     assert one == computer.catch_up(table, LEVELS["easy"], source, "game-a", (), 15)
@@ -241,7 +244,7 @@ def test_the_computer_page_says_when_the_exact_computer_is_being_built(
 ) -> None:
     assert "data-wait=" not in app.test_client().get("/computer").get_data(as_text=True)
     client = make_app(now=NOW, cache_dir=tmp_path).test_client()  # maxi being built there:
-    with holding(find_ruleset("maxi"), tmp_path):
+    with holding(model_of(find_ruleset("maxi")), tmp_path):
         html = client.get("/computer").get_data(as_text=True)
         # The script reloads the page in 5 s (no estimate yet) unless the player is choosing.
         assert html.count("data-wait=") == 1 and 'data-wait="maxi" data-refresh="5"' in html

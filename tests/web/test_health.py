@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from daily import __version__
-from daily.core.rules import Ruleset, find_ruleset
+from daily.core.rules import find_ruleset
 from daily.service import upkeep
-from daily.strategy.specs import spec_str
+from daily.strategy.model import Model, model_of
 from daily.tables import background
 from daily.tables.files import temp_files
 from daily.web.context import config_of
@@ -45,8 +45,8 @@ def test_healthz_lists_each_table_the_service_builds(
 ) -> None:
     asked: list[str] = []  # what would be built (maxi: minutes), recorded, not built
 
-    def build(rulesets: list[Ruleset], site: object) -> bool:
-        asked.extend(spec_str(r) for r in rulesets)
+    def build(models: list[Model], site: object) -> bool:
+        asked.extend(m.ruleset.spec for m in models)
         return True
 
     monkeypatch.setattr(background, "start", build)
@@ -144,4 +144,4 @@ def test_serve_builds_the_missing_tables_as_it_starts(redis_url: str, tmp_path: 
     finally:
         server.terminate()
         server.wait(10)
-    assert temp_files(find_ruleset("yacht"), tmp_path) == []
+    assert temp_files(model_of(find_ruleset("yacht")), tmp_path) == []

@@ -14,6 +14,7 @@ from daily.core.rules import find_ruleset, replay
 from daily.service import tables
 from daily.store import saved_games
 from daily.strategy.hints import hint
+from daily.strategy.model import model_of
 from daily.tables.loader import table_for
 from daily.web.context import current_redis
 from daily.web.strategy_answers import action_answer
@@ -61,7 +62,7 @@ def test_a_hint_ranks_every_legal_action_like_the_strategy_engine(client: Any) -
     source = dice.stream(dice.seed_from_ref(record.seed_ref, SECRET))
     game = replay(find_ruleset("yatzy"), source, [])
     site = tables.site_of(client.application.extensions["daily.config"])
-    expected = hint(table_for(find_ruleset("yatzy"), site), game)
+    expected = hint(table_for(model_of(find_ruleset("yatzy")), site), game)
     assert actions == [_json(action_answer(a, game.dice)) for a in expected]
 
 

@@ -16,6 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from daily.core import metrics
 from daily.core.rules import find_ruleset
+from daily.strategy.model import model_of
 from daily.tables import background, builder
 from tests.built_tables import site
 from tests.web.helpers import start
@@ -161,12 +162,12 @@ def test_a_table_build_and_its_state_are_scraped(
 ) -> None:
     cache = tmp_path / "cache"
     # The app starts no build of its own: this test builds the table, in this process.
-    monkeypatch.setattr(background, "start", lambda rulesets, site: False)
+    monkeypatch.setattr(background, "start", lambda models, site: False)
     client = make_app(now=NOON, metrics_token=TOKEN, table_specs=("yacht",),
                       cache_dir=cache).test_client()  # fmt: skip
     before = scrape(client)
     assert table_states(before, "yacht") == {"missing": 1, "building": 0, "ready": 0, "bad": 0}
-    assert builder.build(find_ruleset("yacht"), site(cache))
+    assert builder.build(model_of(find_ruleset("yacht")), site(cache))
     after = scrape(client)
     assert table_states(after, "yacht") == {"missing": 0, "building": 0, "ready": 1, "bad": 0}
     seconds = "daily_strategy_table_build_seconds"

@@ -25,9 +25,8 @@ from prometheus_client import REGISTRY
 from daily.core.rules import find_ruleset
 from daily.service import reviews, tables, upkeep
 from daily.store import review_queue
-from daily.strategy.model import model_of
+from daily.strategy.model import Model, model_of
 from daily.strategy.solver import fill
-from daily.strategy.specs import spec_str
 from daily.tables import background, digests
 from daily.tables.files import holding, paths_of, table_path
 from daily.tables.shelf import Shelf
@@ -67,7 +66,7 @@ def _unreadable(path: Path) -> None:
 def _forge(path: Path) -> None:
     # The table altered and its record rewritten to match: the record's signature fails.
     _alter(path)
-    record = paths_of(MAXI, path.parent).digest
+    record = paths_of(model_of(MAXI), path.parent).digest
     body = json.loads(record.read_text())
     size, sha256 = digests.sha256_of(path)
     record.write_text(json.dumps(body | {"size": size, "sha256": sha256}))
@@ -87,7 +86,7 @@ def end_maxi(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache folder holding a Maxi table with its last two levels solved, and its digest."""
     folder = tmp_path_factory.mktemp("end-maxi")
     model = model_of(MAXI)
-    path = table_path(MAXI, folder)
+    path = table_path(model_of(MAXI), folder)
     np.lib.format.open_memmap(path, mode="w+", dtype=model.dtype, shape=model.shape)
     fill(model, path, range(1, 3))
     seal(folder, MAXI)
@@ -100,8 +99,8 @@ def store(
 ) -> Iterator[str]:
     """A tables' store holding the daily's table, as the release step leaves it."""
     with _store_url(request.param, tmp_path, monkeypatch) as url:
-        digest = digests.record_of(site(end_maxi), MAXI)
-        Shelf(url, SECRET).upload(MAXI, table_path(MAXI, end_maxi), digest)
+        digest = digests.record_of(site(end_maxi), model_of(MAXI))
+        Shelf(url, SECRET).upload(model_of(MAXI), table_path(model_of(MAXI), end_maxi), digest)
         yield url
 
 
@@ -114,8 +113,8 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The builds the hosts would start (Maxi: minutes of both cores), asked for, not run."""
     asked: list[str] = []
 
-    def start(rulesets: list[Any], where: Any) -> bool:
-        asked.extend(spec_str(r) for r in rulesets)
+    def start(models: list[Model], where: Any) -> bool:
+        asked.extend(m.ruleset.spec for m in models)
         return True
 
     monkeypatch.setattr(background, "start", start)
@@ -159,7 +158,7 @@ def test_a_broken_table_never_breaks_a_daily(
     app = host(make_app, tmp_path / "host", store)
     wait_ready(app)  # fetched as the host started: the table it will map
     assert play_daily(app.test_client())["finished"] and sweep(app) == 0
-    path = table_path(MAXI, tmp_path / "host")
+    path = table_path(model_of(MAXI), tmp_path / "host")
     refused = _refusals()
     for way, breaking in BREAKS.items():
         breaking(path)
@@ -182,9 +181,9 @@ def test_a_bad_copy_in_the_store_is_never_used(
     # The red team's case: the table altered in the store that every host fetches from.
     shelf = Shelf(store, SECRET)
     altered = tmp_path / "altered.npy"
-    shelf.fs.get_file(shelf.path(MAXI, "npy"), str(altered))
+    shelf.fs.get_file(shelf.path(model_of(MAXI), "npy"), str(altered))
     _alter(altered)
-    shelf.fs.put_file(str(altered), shelf.path(MAXI, "npy"))
+    shelf.fs.put_file(str(altered), shelf.path(model_of(MAXI), "npy"))
     app = host(make_app, tmp_path / "fresh", store)  # a host with a cold cache
     client = app.test_client()
     game = play_daily(client)
@@ -194,8 +193,8 @@ def test_a_bad_copy_in_the_store_is_never_used(
         assert time.monotonic() < deadline, found
         time.sleep(0.05)
     assert "SHA-256 does not match" in found["problem"]
-    assert not table_path(MAXI, tmp_path / "fresh").exists()  # never mapped
-    assert not shelf.has(MAXI)  # its record is gone from the store: it is built again
+    assert not table_path(model_of(MAXI), tmp_path / "fresh").exists()  # never mapped
+    assert not shelf.has(model_of(MAXI))  # its record is gone from the store: it is built again
     assert sweep(app) == 1  # the game waits for its check
     hint = client.get(f"/api/v1/games/{game['id']}/analysis")
     assert hint.status_code == 503  # no numbers from that table, and no 500
@@ -209,7 +208,7 @@ def test_a_finish_waits_while_its_table_is_missing_or_built(
     app = make_app(now=NOON, cache_dir=empty, table_specs=("maxi",))
     assert table_state(app)["state"] == "missing"
     assert play_daily(app.test_client())["finished"] and sweep(app) == 1
-    with holding(MAXI, empty):  # a build under way
+    with holding(model_of(MAXI), empty):  # a build under way
         assert table_state(app)["state"] == "building"
         assert play_daily(app.test_client())["finished"] and sweep(app) == 2
 

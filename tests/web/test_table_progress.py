@@ -14,6 +14,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from daily.core.rules import find_ruleset
+from daily.strategy.model import model_of
 from daily.tables import background, builder
 from tests.built_tables import site
 
@@ -45,7 +46,7 @@ def test_the_build_progress_is_scraped(
 ) -> None:
     cache = tmp_path / "cache"
     # The app starts no build of its own: this test builds the table, in this process.
-    monkeypatch.setattr(background, "start", lambda rulesets, site: False)
+    monkeypatch.setattr(background, "start", lambda models, site: False)
     client = make_app(metrics_token=TOKEN, table_specs=("yatzy",), cache_dir=cache).test_client()
     percent, eta = progress(client, "yatzy")
     assert percent == 0 and math.isnan(eta)
@@ -59,7 +60,9 @@ def test_the_build_progress_is_scraped(
             last[0] = time.monotonic()
             seen.append(progress(client, "yatzy"))
 
-    assert builder.build(find_ruleset("yatzy"), site(cache), progress=scraped)  # a few seconds
+    assert builder.build(
+        model_of(find_ruleset("yatzy")), site(cache), progress=scraped
+    )  # a few seconds
     # The builder writes its progress once a second: some scrape saw it under way.
     assert any(0 < percent < 100 and eta > 0 for percent, eta in seen), seen
     percent, eta = progress(client, "yatzy")

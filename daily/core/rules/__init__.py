@@ -27,6 +27,7 @@ from daily.core.rules.rulesets import (
     find_ruleset,
     parse_dice,
     parse_options,
+    parse_spec,
 )
 from daily.core.rules.scoring import Dice
 
@@ -55,5 +56,6 @@ __all__ = [
     "parse_dice",
     "parse_move",
     "parse_options",
+    "parse_spec",
     "replay",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -139,6 +140,24 @@ class Ruleset:
     def options_dict(self) -> dict[str, OptionValue]:
         """The options as a JSON-ready dict."""
         return dict(self.options)
+
+    @property
+    def spec(self) -> str:
+        """The ruleset as a short spec: its id and the options that differ from the defaults
+        (what ``daily solve`` and ``DAILY_TABLES`` take, and the tables' metrics name).
+
+        >>> find_ruleset("maxi", {"bonus": "50@75"}).spec
+        'maxi:bonus=50@75'
+        >>> find_ruleset("yatzy").spec
+        'yatzy'
+        """
+        defaults = {option.name: option.default for option in self.option_specs}
+        changed = [
+            f"{name}={json.dumps(value) if not isinstance(value, str) else value}"
+            for name, value in self.options
+            if defaults.get(name) != value
+        ]
+        return self.id + (":" + ",".join(changed) if changed else "")
 
     def joker_points_of(self, row: str, dice_sum: int) -> int:
         """The points of the forced joker in the lower row *row*: its fixed points, else the
@@ -319,6 +338,22 @@ def find_ruleset(ruleset_id: str, options: Mapping[str, Any] | None = None) -> R
     """
     parsed = parse_options(ruleset_id, options)
     return _build(ruleset_id, tuple(parsed.items()))
+
+
+def parse_spec(text: str) -> Ruleset:
+    """The ruleset of a spec of :attr:`Ruleset.spec`; raises :class:`RulesError` for a bad one.
+
+    >>> parse_spec("yatzy:forced=true") == find_ruleset("yatzy", {"forced": True})
+    True
+    """
+    name, _, rest = text.strip().partition(":")
+    options: dict[str, OptionValue] = {}
+    for item in filter(None, rest.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise RulesError(f"an option is name=value, got {item!r}")
+        options[key] = json.loads(value) if value in ("true", "false") or value.isdigit() else value
+    return find_ruleset(name, options)
 
 
 @lru_cache(maxsize=64)
