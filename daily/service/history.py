@@ -262,18 +262,19 @@ def own_game(
 def own_game_unless_deleted(
     client: redis.Redis,
     game_id: str,
-    player_id: str,
+    player_id: str | None,
     config: Config | None = None,
     counting: Sequence[Counter] = (),
     check: CountCheck | None = None,
 ) -> Record | None:
     """*player_id*'s game *game_id*, as :func:`own_game` finds it, or None when *player_id*
-    was deleted: both read in one round trip, for a move's request, which also counts the
-    request on *counting*; *check* sees the counts before anything else is decided."""
-    if len(game_id) > MAX_GAME_ID or day_of(game_id) is not None:
+    was deleted: both read in one round trip, which also counts the request on *counting*
+    (a move's); *check* sees the counts before anything else is decided. No player (None)
+    owns no game."""
+    if player_id is None or len(game_id) > MAX_GAME_ID or day_of(game_id) is not None:
         if counting and check is not None:
             check(counters.count(client, counting))
-        if players.is_deleted(client, player_id):
+        if player_id is not None and players.is_deleted(client, player_id):
             return None
         return own_game(client, game_id, player_id, config)
     reader = archive.reader(config) if config is not None else None

@@ -121,9 +121,9 @@ def own_game(game_id: str, moving: bool = False) -> Record:
         raise
     counting = limits.move_counters(player_id) if moving else ()
     check = limits.check_moves if moving else None
-    client, config = current_redis(), current_config()
     if player_id is None or "player_deleted" in g:
-        return history.own_game(client, game_id, current_player_id(), config, counting, check)
+        player_id = current_player_id()  # a deletion known already is refused here
+    client, config = current_redis(), current_config()
     found = history.own_game_unless_deleted(client, game_id, player_id, config, counting, check)
     g.player_deleted = found is None
     if found is None:
