@@ -32,8 +32,9 @@ The attackers run in a process of their own, started each flooded spell, so that
 threads do not hold the bystander's interpreter lock; they share the machine's cores with the
 server and the bystander all the same.
 
-``--nginx-rate '25r/s burst=50'``: nginx's per-address ``limit_req`` rate and burst set
-so in the rendered copy (a what-if: deploy/nginx.conf itself is not changed).
+``--nginx-rate '25r/s burst=50 delay=10'``: the rate and the burst of nginx's per-address
+zone of the requests other than moves (``daily_other``) set so in the rendered copy (a
+what-if: deploy/nginx.conf itself is not changed).
 
 ``--pin``: the server side (redis-server, gunicorn, the bystander) on core 1 and the flood's
 side (its process, nginx) on core 0, so that the load generator does not take the server's
@@ -263,7 +264,7 @@ def main() -> None:
     parser.add_argument("--nginx", action="store_true",
                         help="also through deploy/nginx.conf in front of the same server, "
                         "rounds alternating between the two")  # fmt: skip
-    parser.add_argument("--nginx-rate", metavar="'25r/s burst=50'",
+    parser.add_argument("--nginx-rate", metavar="'25r/s burst=50 delay=10'",
                         help="with --nginx: this per-address limit_req instead of "
                         "deploy/nginx.conf's (a what-if; the file is not changed)")  # fmt: skip
     parser.add_argument("--pin", action="store_true",

@@ -49,14 +49,16 @@ def available() -> bool:
 
 def site(upstream: int, listen: int, rate: str | None = None) -> str:
     """deploy/nginx.conf with its marked lines set for this machine; nothing else changed,
-    unless *rate* (``"25r/s burst=50"``) replaces the per-address ``limit_req`` rate and burst
-    (a bench's what-if; the tests run the file's own)."""
+    unless *rate* (``"25r/s burst=50 delay=10"``) replaces the rate and the burst of the zone
+    of the requests other than moves (a bench's what-if; the tests run the file's own)."""
     text = CONF.read_text()
     if rate:
-        per_second, burst = rate.split()
-        text, rates = re.subn(r"\brate=\d+r/s;", f"rate={per_second};", text)
-        text, bursts = re.subn(r"\bburst=\d+\b", burst, text)
-        assert rates == bursts == 1, "deploy/nginx.conf's limit_req lines changed"
+        per_second, burst = rate.split(maxsplit=1)
+        text, rates = re.subn(
+            r"(zone=daily_other:\w+) rate=\d+r/s;", rf"\1 rate={per_second};", text
+        )
+        text, bursts = re.subn(r"(limit_req zone=daily_other) [^;]*;", rf"\1 {burst};", text)
+        assert rates == bursts == 1, "deploy/nginx.conf's daily_other lines changed"
     marked = {
         "upstream": f"server 127.0.0.1:{upstream};",
         "listen": f"listen 127.0.0.1:{listen};",

@@ -94,3 +94,56 @@ def test_a_flood_meets_nginx_and_a_class_does_not(stack: int) -> None:
     with ThreadPoolExecutor(16) as pool:
         flood = list(pool.map(lambda n: get(stack, "/static/icon.svg")[0], range(2500)))
     assert set(flood) <= {200, 429} and flood.count(429) > 0, (flood.count(200), len(flood))
+
+
+def test_requests_other_than_moves_are_held_to_a_pace_not_refused(stack: int) -> None:
+    # deploy/nginx.conf's second zone: 40 requests a second an address, the first 200 over
+    # it at once, the next 1,000 held in nginx. /healthz is under it and has no limit in the
+    # app, so every answer here is nginx's doing.
+    # A class pressing Play together: 240 requests at 60 a second, all served.
+    def load(at: float) -> int:
+        time.sleep(max(0.0, at - time.monotonic()))
+        return get(stack, "/healthz")[0]
+
+    with ThreadPoolExecutor(16) as pool:
+        started = time.monotonic()
+        loads = list(pool.map(load, [started + n / 60 for n in range(240)]))
+    assert loads.count(200) == 240, sorted(set(loads))
+    time.sleep(3)  # the address's bucket drains (80 over the rate, at 40 a second)
+    # A flood: 16 connections as fast as they can for 3 seconds. Held, never refused, it
+    # reaches the app at the zone's pace: the 200 let through at once and 40 a second.
+    answered: list[int] = []
+    until = time.monotonic() + 3
+
+    waits: list[float] = []
+
+    def flood() -> None:
+        while time.monotonic() < until:
+            asked = time.monotonic()
+            status = get(stack, "/healthz")[0]
+            with lock:
+                answered.append(status)
+                waits.append(time.monotonic() - asked)
+
+    lock = threading.Lock()
+    threads = [threading.Thread(target=flood) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert set(answered) == {200}, sorted(set(answered))
+    assert 200 <= len(answered) <= 200 + 40 * 3 + 16 + 40, len(answered)
+    # A move has its address's zone alone: sent while the flood's reads wait their turn in
+    # nginx, it reaches the app at once (a 404: no such game).
+    until, waits[:] = time.monotonic() + 1.5, []
+    threads = [threading.Thread(target=flood) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.5)
+    json_body = {"Content-Type": "application/json"}
+    asked = time.monotonic()
+    status, _, _ = call(stack, "POST", "/api/v1/games/none/roll", b'{"hold": []}', json_body)
+    took = time.monotonic() - asked
+    for thread in threads:
+        thread.join()
+    assert status == 404 and took < 1.0 and max(waits) > 0.25, (status, took, max(waits))
