@@ -3,7 +3,9 @@ class of 120 pupils behind one address makes its players (paying the proofs of w
 free allowance, solved as a client solves them), starts 120 dailies and plays them to the end,
 24 at a time, and nothing is refused; a burst of 100 creations that solves nothing makes at
 most the free allowance; a newcomer past the network's budget of newcomers' dailies plays and
-is told when they rank; an established player's daily from that network ranks.
+is told when they rank; an established player's daily from that network ranks. All of it
+twice: reaching gunicorn directly, and through deploy/nginx.conf, whose zones hold a flood's
+requests to a pace that a class never meets.
 
 **Pace.** Each pupil plays a move every :data:`PACE` (0.2) seconds, not the issue's 0.8 s.
 What bounds one pupil's pace is their own budgets, counted on the player and never on the
@@ -30,12 +32,13 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from altcha import v1
 
 from daily import create_app
+from tests.ops.nginxsite import available, nginx
 from tests.ops.slowclients import SHIPPED, gunicorn, redis_server
 from tests.web.helpers import SECRET
 
@@ -50,14 +53,30 @@ PUPILS, AT_ONCE, PACE = 120, 24, 0.2
 FREE = 30  # DAILY_LIMIT_PLAYERS as shipped: new players an hour from one address, free
 
 
-class Client:
-    """One device: a kept-alive connection to gunicorn from *address*, with a player's token
-    once it has one; every answer's status is tallied in *statuses*."""
+class Front(NamedTuple):
+    """Where the devices connect: gunicorn's port (each naming its address in
+    ``X-Forwarded-For``, as a trusted proxy would), or nginx's (deploy/nginx.conf, each
+    connecting from a loopback address standing for its own); and the Redis URL."""
 
-    def __init__(self, port: int, address: str, statuses: Counter[str] | None = None) -> None:
-        self.port, self.address, self.token = port, address, ""
+    port: int
+    url: str
+    nginx: bool
+
+
+class Client:
+    """One device: a kept-alive connection from *address* to the service at *front*, with a
+    player's token once it has one; every answer's status is tallied in *statuses*."""
+
+    def __init__(self, front: Front, address: str, statuses: Counter[str] | None = None) -> None:
+        self.address, self.token = address, ""
         self.statuses = statuses if statuses is not None else Counter()
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        # Through nginx, A.B.C.D connects from 127.B.C.D: its /24 stays apart from the others'.
+        source = ("127." + address.split(".", 1)[1], 0) if front.nginx else None
+        self.connection = http.client.HTTPConnection(
+            "127.0.0.1", front.port, timeout=60, source_address=source
+        )
+        self.forwarded = {} if front.nginx else {"X-Forwarded-For": address}
+        self.server = ""  # the last answer's Server header: nginx's, or gunicorn's
 
     def __enter__(self) -> Client:
         return self
@@ -67,7 +86,7 @@ class Client:
 
     def call(self, method: str, path: str, body: Any = None, **extra: str) -> tuple[int, Any]:
         """One request; its status and JSON."""
-        headers = {"Content-Type": "application/json", "X-Forwarded-For": self.address, **extra}
+        headers = {"Content-Type": "application/json", **self.forwarded, **extra}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         data = None if body is None else json.dumps(body)
@@ -78,7 +97,7 @@ class Client:
             self.connection.close()
             self.connection.request(method, path, data, headers)
             answer = self.connection.getresponse()
-        status, raw = answer.status, answer.read()
+        status, raw, self.server = answer.status, answer.read(), answer.getheader("Server", "")
         self.statuses[f"{method} {path.split('/')[3]} {status}"] += 1
         return status, json.loads(raw or b"null")
 
@@ -130,14 +149,21 @@ def solve(challenge: dict[str, Any]) -> str:
                       challenge["salt"], challenge["signature"]).to_base64()  # fmt: skip
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[int, str]]:
-    """gunicorn as the Procfile runs it (day 2) on a redis-server: its port and Redis URL."""
+@pytest.fixture(params=["direct", "through nginx"])
+def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Front]:
+    """gunicorn as the Procfile runs it (day 2) on a redis-server, reached directly or
+    through deploy/nginx.conf, whose zones a class must not meet either."""
+    if request.param == "through nginx" and not available():
+        pytest.skip("nginx is needed (.ci/run installs it)")
     env = {"SECRET_KEY": SECRET, "DAILY_ENV": "development", "DAILY_TABLES": "",
            "DAILY_TRUSTED_PROXIES": "127.0.0.1", "DAILY_NOW": DAY2.isoformat(),
            "DAILY_ESTABLISHED_DAYS": "1", "DAILY_LIMIT_NETWORK_DAILIES": "50 per day"}  # fmt: skip
     with redis_server(tmp_path) as url, gunicorn(SHIPPED, {**env, "REDIS_URL": url}) as (_, port):
-        yield port, url
+        if request.param == "direct":
+            yield Front(port, url, nginx=False)
+            return
+        with nginx(port, tmp_path) as front:
+            yield Front(front, url, nginx=True)
 
 
 def established_on_day_one(url: str, tmp_path: Path) -> str:
@@ -162,10 +188,9 @@ def established_on_day_one(url: str, tmp_path: Path) -> str:
 
 
 def test_a_class_behind_one_address_plays_its_dailies_and_nothing_is_refused(
-    served: tuple[int, str], tmp_path: Path
+    served: Front, tmp_path: Path
 ) -> None:
-    port, url = served
-    ana = established_on_day_one(url, tmp_path)
+    ana = established_on_day_one(served.url, tmp_path)
     statuses: Counter[str] = Counter()
     lock = threading.Lock()
     paid: list[bool] = []
@@ -173,7 +198,7 @@ def test_a_class_behind_one_address_plays_its_dailies_and_nothing_is_refused(
 
     def pupil(n: int) -> None:
         tally: Counter[str] = Counter()
-        with Client(port, SCHOOL, tally) as phone:
+        with Client(served, SCHOOL, tally) as phone:
             made_paid = phone.new_player(f"Pupil {n}")
             final = phone.play_daily(PACE)
         with lock:
@@ -202,7 +227,7 @@ def test_a_class_behind_one_address_plays_its_dailies_and_nothing_is_refused(
 
     # A burst of 100 creations that solves nothing, from another address of the /24.
     def bot(n: int) -> tuple[int, Any]:
-        with Client(port, NEIGHBOUR) as device:
+        with Client(served, NEIGHBOUR) as device:
             return device.call("POST", "/api/v1/players", {"name": f"Bot {n}"})
 
     with ThreadPoolExecutor(25) as pool:
@@ -212,7 +237,7 @@ def test_a_class_behind_one_address_plays_its_dailies_and_nothing_is_refused(
     assert all("altcha" in a["error"] for s, a in burst if s == 429)
 
     # A newcomer of the /24, past its network's budget of newcomers' dailies: plays, is told.
-    neighbour = Client(port, NEIGHBOUR)
+    neighbour = Client(served, NEIGHBOUR)
     neighbour.token = made[0]["token"] if made else ""
     if not neighbour.token:
         neighbour.new_player("Newcomer")
@@ -220,7 +245,8 @@ def test_a_class_behind_one_address_plays_its_dailies_and_nothing_is_refused(
         told = neighbour.play_daily()["standing"]
     assert told["rank"] is None and told["new"] and told["days_left"] == 0, told
     # Ana, established on day 1, from the same /24: her daily ranks.
-    with Client(port, ANA) as her:
+    with Client(served, ANA) as her:
         her.token = ana
         standing = her.play_daily()["standing"]
     assert standing["rank"] is not None and not standing["new"], standing
+    assert her.server.startswith("nginx") == served.nginx, her.server
