@@ -125,10 +125,11 @@ def _solve_one(config: Config, ruleset: Ruleset, workers: int) -> Table:
 
 
 def _cmd_verify(args: argparse.Namespace) -> None:
+    from daily.core.config import load
     from daily.core.rules import GameState
     from daily.core.verify import party_str, sheet_str, verify
 
-    state = verify(sys.stdin.read(), os.environ.get("SECRET_KEY"))
+    state = verify(sys.stdin.read(), load().secret_keys)  # SECRET_KEY, read by the settings
     print(sheet_str(state) if isinstance(state, GameState) else party_str(state))
 
 

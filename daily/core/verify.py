@@ -19,7 +19,6 @@ from typing import Any
 
 from daily.core import dice, party
 from daily.core.codes import parse_code
-from daily.core.config import parse_secret_keys
 from daily.core.errors import CodeError, ReplayError, VerifyError
 from daily.core.rules import GameState, find_ruleset, replay
 
@@ -40,8 +39,12 @@ FIELDS = {
 }
 
 
-def verify(text: str, secret: str | None = None) -> GameState | party.Party:
+def verify(text: str, keys: tuple[str, ...] = ()) -> GameState | party.Party:
     """Replays the record in *text*: its final sheet, or every sheet of a party record.
+
+    *keys* are SECRET_KEY's keys, newest first, as the settings read them
+    (:attr:`daily.core.config.Config.secret_keys`): a record that names its dice by a date or
+    a code needs them, to derive its seed from the oldest.
 
     Raises :class:`VerifyError` if the record cannot be read or does not replay to what it
     claims.
@@ -49,7 +52,7 @@ def verify(text: str, secret: str | None = None) -> GameState | party.Party:
     record = _parse(text)
     rules = find_ruleset(_str(record, "ruleset"), _options(record))
     names = _players(record)
-    seed = _seed(record, secret)
+    seed = _seed(record, keys)
     if "commitment" in record and hashlib.sha256(seed).hexdigest() != record["commitment"]:
         raise VerifyError("the seed does not match the commitment")
     moves = record.get("moves")
@@ -162,7 +165,7 @@ def _options(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return options
 
 
-def _seed(record: Mapping[str, Any], secret: str | None) -> bytes:
+def _seed(record: Mapping[str, Any], keys: tuple[str, ...]) -> bytes:
     given = [name for name in ("seed", "date", "code") if name in record]
     if len(given) != 1:
         raise VerifyError('a record names its dice by exactly one of "seed", "date" or "code"')
@@ -174,7 +177,6 @@ def _seed(record: Mapping[str, Any], secret: str | None) -> bytes:
         if len(seed) != 32:
             raise VerifyError(f"the seed must be 32 bytes (64 hex digits), got {len(seed)}")
         return seed
-    keys = parse_secret_keys(secret or "")
     if not keys:
         raise VerifyError(f'a record with "{given[0]}" needs SECRET_KEY to derive its seed')
     secret = keys[-1]  # the dice key: SECRET_KEY's last (oldest) key, see docs/dice.md

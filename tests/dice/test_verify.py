@@ -91,11 +91,11 @@ def test_a_daily_record_needs_the_secret(monkeypatch: pytest.MonkeyPatch, capsys
 
 def test_friend_record_reads_the_code() -> None:
     record = {"ruleset": "yatzy", "code": "k7p2-qx9d", "moves": []}
-    state = verify(json.dumps(record), SECRET)
+    state = verify(json.dumps(record), (SECRET,))
     assert isinstance(state, GameState)  # one player's record: one sheet, not a party
     assert state.dice == dice.faces(dice.friend_seed(SECRET, "K7P2QX9D"), 1, (), 5)
     with pytest.raises(VerifyError):
-        verify(json.dumps({**record, "code": "??"}), SECRET)
+        verify(json.dumps({**record, "code": "??"}), (SECRET,))
 
 
 def _party_record() -> dict[str, Any]:

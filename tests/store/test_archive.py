@@ -172,7 +172,7 @@ def test_old_games_leave_redis_and_still_read_back(make_app: Any, tmp_path: Path
         record = web.get(url, headers=entry["who"]).get_json()
         before = {k: v for k, v in entry["record"].items() if k != "date"}
         assert record == before | {"seed": record["seed"]}  # the day's seed is public now
-        assert verify(json.dumps(record), SECRET).total == entry["game"]["total"]
+        assert verify(json.dumps(record), (SECRET,)).total == entry["game"]["total"]
         game = web.get(f"{API}/games/{entry['game']['id']}", headers=entry["who"])
         assert game.status_code == 200 and game.get_json()["total"] == entry["game"]["total"]
         move = web.post(f"{API}/games/{entry['game']['id']}/score", json={"category": "ones"},
@@ -329,7 +329,7 @@ def test_a_killed_archiver_loses_and_duplicates_nothing(make_app: Any, tmp_path:
     for entry in played:
         url = f"{API}/games/{entry['game']['id']}/record"
         record = web.get(url, headers=entry["who"]).get_json()
-        assert verify(json.dumps(record), SECRET).total == entry["game"]["total"]
+        assert verify(json.dumps(record), (SECRET,)).total == entry["game"]["total"]
 
 
 def _url(app: Any) -> str:
@@ -375,7 +375,7 @@ def test_an_object_store_archive_is_read_back(make_app: Any, tmp_path: Path, s3_
     for who, game in played:
         url = f"{API}/games/{game['id']}/record"
         record = later.test_client().get(url, headers=who).get_json()
-        assert verify(json.dumps(record), SECRET).total == game["total"]
+        assert verify(json.dumps(record), (SECRET,)).total == game["total"]
 
 
 def test_daily_archive_and_the_sweep_move_old_games(

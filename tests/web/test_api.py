@@ -432,7 +432,7 @@ def test_daily_record_names_its_date_until_the_seed_is_revealed(make_app: Any) -
     url = f"/api/v1/games/{final['id']}/record"
     hidden = client.get(url, headers=headers).get_json()
     assert "seed" not in hidden and hidden["date"] == "2026-12-03"
-    assert verify(json.dumps(hidden), SECRET).total == final["total"]
+    assert verify(json.dumps(hidden), (SECRET,)).total == final["total"]
     later = make_app(now=NOON + timedelta(days=1)).test_client()
     shown = later.get(url, headers=headers).get_json()
     assert shown["seed"] == dice.daily_seed(SECRET, DAY).hex() and "date" not in shown
@@ -445,7 +445,7 @@ def test_friend_record_never_gives_the_seed(app: Any) -> None:
     final = play_out(client, headers, start(client, headers, mode="friend", ruleset="yacht"))[-1]
     record = client.get(f"/api/v1/games/{final['id']}/record", headers=headers).get_json()
     assert "seed" not in record and record["code"] == final["code"].replace("-", "")
-    assert verify(json.dumps(record), SECRET).total == final["total"]
+    assert verify(json.dumps(record), (SECRET,)).total == final["total"]
 
 
 def _first_form(player_id: str, **result: str) -> Mapping[Any, Any]:
@@ -476,7 +476,7 @@ def test_a_game_of_the_first_form_verifies_plays_on_and_is_rewritten(app: Any) -
         redis.rpush(keys.game_moves(under_way), *(json.dumps(m) for m in log[:2]))
         redis.expire(keys.game(under_way), 3600)
     record = client.get(f"/api/v1/games/{done}/record", headers=headers).get_json()
-    assert record["moves"] == log and verify(json.dumps(record), SECRET).total == total
+    assert record["moves"] == log and verify(json.dumps(record), (SECRET,)).total == total
     url = f"/api/v1/games/{under_way}"
     answer = client.post(f"{url}/score", json={"category": "twos", "move": 2}, headers=headers)
     assert answer.status_code == 200 and answer.get_json()["move_count"] == 3

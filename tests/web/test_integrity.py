@@ -479,9 +479,9 @@ def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_ap
         config = current_config()
     secret = config.secret_key
     assert record["stream"] == "v2" and record["date"] == DAY.isoformat()
-    assert verify(json.dumps(record), secret).total == state["total"]
-    as_v1 = verify(json.dumps({**record, "stream": "v1", "total": None}), secret)
-    as_v2 = verify(json.dumps(record), secret)
+    assert verify(json.dumps(record), (secret,)).total == state["total"]
+    as_v1 = verify(json.dumps({**record, "stream": "v1", "total": None}), (secret,))
+    as_v2 = verify(json.dumps(record), (secret,))
     assert isinstance(as_v1, GameState) and isinstance(as_v2, GameState)  # one player's sheet
     assert as_v1.scorecard() != as_v2.scorecard()  # other re-rolls
     # A daily stored before v2 (no "stream" field) goes on dealing v1's re-rolls.
@@ -499,4 +499,4 @@ def test_new_games_deal_v2_and_a_stored_v1_game_plays_and_verifies_as_v1(make_ap
     finished = play_out(client, bo, rolled.get_json())
     old_record = client.get(f"{API}/games/{old.id}/record", headers=bo).get_json()
     assert "stream" not in old_record
-    assert verify(json.dumps(old_record), secret).total == finished["total"]
+    assert verify(json.dumps(old_record), (secret,)).total == finished["total"]

@@ -203,9 +203,9 @@ def test_verify_takes_the_dice_key_from_a_key_list(make_app: Any) -> None:
     game = play_daily(client)
     record = client.get(f"/api/v1/games/{game['id']}/record").get_json()
     assert "seed" not in record  # the day is not revealed: verify derives the seed
-    assert verify(json.dumps(record), f"{NEW},{OLD}").total == game["total"]
+    assert verify(json.dumps(record), (NEW, OLD)).total == game["total"]
     with pytest.raises(ValueError, match="commitment"):
-        verify(json.dumps(record), f"{OLD},{NEW}")
+        verify(json.dumps(record), (OLD, NEW))
 
 
 def test_production_refuses_a_changed_dice_key(make_app: Any) -> None:
