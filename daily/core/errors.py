@@ -139,7 +139,6 @@ class ErrorCode(StrEnum):
     UNAUTHORIZED = "unauthorized"
     CROSS_SITE = "cross_site"
     HINTS_NOT_ALLOWED = "hints_not_allowed"
-    NO_ANALYSIS = "no_analysis"
     NOT_FOUND = "not_found"
     NOT_OPEN = "not_open"
     CONFLICT = "conflict"

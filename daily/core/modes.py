@@ -94,7 +94,6 @@ class Mode:
     one_per: OnePer | None = None
     shares: bool = False  # a finished game gets a fresh friend code to share its dice
     hints: bool = False  # the player may ask for the best move during the game
-    analysis: bool = True  # a finished game may be analysed move by move
     reviewed: bool = False  # reaches a public board, so the clairvoyance check looks at it
     opponent: Opponent | None = None
     ruleset: str | None = None  # the one ruleset the mode is played with (None: any)

@@ -27,8 +27,6 @@ from daily.core import dice, party
 from daily.core.config import Config
 from daily.core.errors import (
     ConflictError,
-    ErrorCode,
-    NotAllowedError,
     ReplayError,
     RulesError,
 )
@@ -95,11 +93,9 @@ KEEP_PAST_ARCHIVE = timedelta(days=14)
 def analyse(client: redis.Redis, config: Config, record: Record, player: int = 0
             ) -> GameAnalysis:  # fmt: skip
     """The analysis of the finished game *record*, computed on the first ask and kept (a
-    party's: its *player*'s own game, every player's skill beside it); NotAllowedError in a
-    mode without one, ConflictError while the game goes on, TableMissingError while its
-    table is not built (and nothing was kept)."""
-    if not record.kind.analysis:
-        raise NotAllowedError(ErrorCode.NO_ANALYSIS, f"{record.mode} games are not analysed")
+    party's: its *player*'s own game, every player's skill beside it; every mode has one);
+    ConflictError while the game goes on, TableMissingError while its table is not built
+    (and nothing was kept)."""
     if not record.finished or record.total is None:
         raise ConflictError("the game is not finished yet")
     if record.kind.is_party:
@@ -139,9 +135,9 @@ def _party(config: Config, record: Record, player: int) -> GameAnalysis:
 
 def kept_skill(record: Record) -> Skill | None:
     """The skill and luck kept with *record*, once its analysis was asked for (no table is
-    read); None before, and in modes without an analysis."""
+    read); None before."""
     text = record.extra.get(kept_analyses.SUMMARY)
-    if text is None or record.total is None or not record.kind.analysis:
+    if text is None or record.total is None:
         return None
     try:
         return parse_skill(text, record.total)
@@ -154,8 +150,6 @@ def is_ready(config: Config, record: Record) -> bool:
     kept already, or its table is built (the first ask then computes them in a moment)."""
     if kept_skill(record) is not None:
         return True
-    if not record.kind.analysis:
-        return False
     try:
         return tables.status(config, record.rules).state == "ready"
     except RulesError:  # rules no table can value (saved rolls): no analysis

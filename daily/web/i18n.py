@@ -122,7 +122,6 @@ ERROR_MESSAGES: dict[ErrorCode, LazyString] = {
     ErrorCode.UNAUTHORIZED: STATUS_MESSAGES[401],
     ErrorCode.CROSS_SITE: STATUS_MESSAGES[403],
     ErrorCode.HINTS_NOT_ALLOWED: lazy_gettext("Best-move hints are not allowed in this game."),
-    ErrorCode.NO_ANALYSIS: lazy_gettext("Party games are not analysed."),
     ErrorCode.NOT_FOUND: STATUS_MESSAGES[404],
     ErrorCode.NOT_OPEN: lazy_gettext("That puzzle is not open yet."),
     ErrorCode.CONFLICT: STATUS_MESSAGES[409],
