@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from daily import __version__
+from daily.core.modes import Mode, find_mode
 from daily.core.rules import find_ruleset
 from daily.web import assets, pages, sheets
 
@@ -161,6 +162,25 @@ def test_templates_and_the_script_read_a_modes_flags_never_its_id(path: Path) ->
         if MODE_ID.search(line)
     ]
     assert found == []
+
+
+# A flag read of a mode: `mode.board`, `game.mode.hints`, `{% if mode.shares %}`.
+MODE_FLAG = re.compile(r"\bmode\.([A-Za-z_]\w*)")
+
+
+def test_every_mode_flag_read_is_one_a_mode_has() -> None:
+    # Jinja reads a missing attribute as nothing, and the script reads mode_meta's JSON: a flag
+    # that a mode no longer has would hide what it guards without an error anywhere.
+    flags = {name for name in dir(Mode) if not name.startswith("_")} - {"id"}
+    assert set(sheets.mode_meta(find_mode("daily"))) <= flags  # what the script is sent
+    found = {
+        f"{path.name}: mode.{flag}"
+        for path in SCRIPTS_AND_TEMPLATES
+        for flag in MODE_FLAG.findall(path.read_text(encoding="utf-8"))
+        if flag not in flags
+    }
+    assert found == set()
+    assert MODE_FLAG.findall("{% if mode.analysis %}") == ["analysis"]  # the check sees one
 
 
 # -- function length -------------------------------------------------------------------------

@@ -221,11 +221,11 @@ export function showSkill(skill) {
   line.hidden = false;
 }
 
-/* The game's skill and luck: kept with the game once asked for, else asked for now (the
-   first ask computes them); null where the mode has none or its table is not ready. */
+/* The game's skill and luck (every mode has them): kept with the game once asked for, else
+   asked for now (the first ask computes them); null while its table is not ready. */
 async function skillOf(game) {
   if (game.state.skill) return game.state.skill;
-  return game.mode.analysis && game.skillReady ? askSkill(game.id) : null;
+  return game.skillReady ? askSkill(game.id) : null;
 }
 
 /* The verdict under the final score: the bonus, the head-to-head on a friend's code, the rank
