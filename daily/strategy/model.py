@@ -49,6 +49,12 @@ class Model:
     scoring: tuple[IntArray, ...] = field(repr=False)  # scoring[j]: the rolls worth points in j
     dtype: type[np.floating] = field(repr=False)
     layout: Layout = field(repr=False)
+    #: A file name stem that changes whenever the rules or the solver change (:func:`_key`):
+    #: worked out once, as the model is made (a Maxi model's points are hashed in 0.24 ms).
+    key: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", _key(self))
 
     @property
     def uppers(self) -> int:
@@ -69,24 +75,6 @@ class Model:
     def start(self) -> int:
         """The mask of a new game: every row open."""
         return (1 << self.rows) - 1
-
-    @property
-    def key(self) -> str:
-        """A file name stem that changes whenever the rules or the solver change: every rule
-        field of the ruleset (:data:`~daily.core.rules.rulesets.RULE_FIELDS`) is in it, so a
-        new option's effect names another table without a word here."""
-        r = self.ruleset
-        # A dense table keeps the name it had before the compact layout (version 1), so the
-        # tables an older checkout built stay readable as the reference.
-        dense = self.layout.kind == "dense"
-        version = (1,) if dense else (SOLVER_VERSION, self.layout.kind)
-        named = tuple(r.row_ids if name == "rows" else getattr(r, name) for name in _NAMED)
-        text = repr((*version, *named, np.dtype(self.dtype).str))
-        others = _other_rules(r)
-        if others:  # none for the rulesets and options the names were fixed for
-            text += repr(others)
-        text += self.points.tobytes().hex()  # the rows' scorers, as points
-        return f"{r.id}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
     def entry(
         self, mask: npt.NDArray[np.int64], upper: npt.NDArray[np.int64], flag: npt.NDArray[np.int64]
@@ -123,6 +111,24 @@ _NAMED = (
     *("extra_bonus", "joker_row", "forced", "rerolls"),
 )
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(Ruleset)}
+
+
+def _key(model: Model) -> str:
+    """A file name stem that changes whenever the rules or the solver change: every rule
+    field of the ruleset (:data:`~daily.core.rules.rulesets.RULE_FIELDS`) is in it, so a
+    new option's effect names another table without a word here."""
+    r = model.ruleset
+    # A dense table keeps the name it had before the compact layout (version 1), so the
+    # tables an older checkout built stay readable as the reference.
+    dense = model.layout.kind == "dense"
+    version = (1,) if dense else (SOLVER_VERSION, model.layout.kind)
+    named = tuple(r.row_ids if name == "rows" else getattr(r, name) for name in _NAMED)
+    text = repr((*version, *named, np.dtype(model.dtype).str))
+    others = _other_rules(r)
+    if others:  # none for the rulesets and options the names were fixed for
+        text += repr(others)
+    text += model.points.tobytes().hex()  # the rows' scorers, as points
+    return f"{r.id}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
 def _other_rules(ruleset: Ruleset) -> tuple[tuple[str, object], ...]:
