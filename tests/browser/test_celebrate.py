@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_site import _start
+from tests.browser.helpers import start_game
 
 pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
 
@@ -85,7 +85,7 @@ def test_a_daily_results_cheers_cover_no_figure(
 ) -> None:
     base = serve(now=NOW)
     page = new_context(**SIZES[size], reduced_motion="no-preference").new_page()
-    game = _start(page, base, {"mode": "daily"})
+    game = start_game(page, base, {"mode": "daily"})
     _finish(page, base, game)
     page.goto(f"{base}/play/{game['id']}")
     page.wait_for_selector("#results:not([hidden])")
@@ -118,7 +118,7 @@ def test_a_party_winners_cheer_covers_neither_header_nor_winner(
     base = serve(now=NOW)
     page = new_context(**SIZES[size], reduced_motion=motion).new_page()
     spec = {"mode": "party", "ruleset": "yacht", "options": {}, "players": ["Ada", "Bo"]}
-    game = _start(page, base, spec)
+    game = start_game(page, base, spec)
     _finish(page, base, game)
     page.goto(f"{base}/party/{game['id']}")  # the winner is cheered once, as the page opens
     page.wait_for_selector("#results:not([hidden])")

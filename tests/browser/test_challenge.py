@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.browser.test_site import AXE_JS, DECEMBER, PHONE, SERIOUS, _name, _play
+from tests.browser.helpers import AXE_JS, DECEMBER, PHONE, SERIOUS, play_game, set_name
 
 
 def _serious(page: Any) -> list[str]:
@@ -25,9 +25,9 @@ def test_the_creators_page_shows_a_friends_result_without_a_reload(
 ) -> None:
     base = serve(now=DECEMBER)
     ana, bo = new_context(viewport=PHONE), new_context(viewport=PHONE)
-    _name(ana, base, "Ana")
-    _name(bo, base, "Bo")
-    mine = _play(ana, base, {"mode": "friend", "ruleset": "yatzy"})
+    set_name(ana, base, "Ana")
+    set_name(bo, base, "Bo")
+    mine = play_game(ana, base, {"mode": "friend", "ruleset": "yatzy"})
     page = ana.new_page()
     requests: list[str] = []
     page.on(
@@ -35,7 +35,7 @@ def test_the_creators_page_shows_a_friends_result_without_a_reload(
     )
     page.goto(f"{base}/f/{mine['code']}")
     assert page.locator("#challengers-card").is_hidden()
-    theirs = _play(bo, base, {"mode": "friend", "code": mine["code"]}, last=True)
+    theirs = play_game(bo, base, {"mode": "friend", "code": mine["code"]}, last=True)
     verdict = page.locator("#challengers li")
     verdict.wait_for(timeout=9000)  # the board is asked for every 4 s
     words = {"friendWins": "wins:", "creatorWins": "You win against", "friendTie": "A tie with"}
@@ -54,14 +54,14 @@ def test_the_home_page_and_the_result_hear_who_played(
     base = serve(now=DECEMBER)
     ana = new_context(viewport=PHONE, bypass_csp=True)  # axe is injected as a script
     bo = new_context(viewport=PHONE)
-    _name(ana, base, "Ana")
-    _name(bo, base, "Bo")
-    daily = _play(ana, base, {"mode": "daily"})
+    set_name(ana, base, "Ana")
+    set_name(bo, base, "Bo")
+    daily = play_game(ana, base, {"mode": "daily"})
     page = ana.new_page()
     page.goto(base + "/")
     card = page.locator("#heard-back")
     assert card.is_hidden()  # nobody has played Ana's code yet
-    theirs = _play(bo, base, {"mode": "friend", "code": daily["share_code"]}, last=True)
+    theirs = play_game(bo, base, {"mode": "friend", "code": daily["share_code"]}, last=True)
     line = card.locator(".challengers li")
     line.wait_for(timeout=9000)  # asked for every 4 s, without a reload
     key = "wins:" if theirs["total"] > daily["total"] else "You win against"

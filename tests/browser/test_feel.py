@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_site import PHONE
+from tests.browser.helpers import PHONE
 
 #: Records navigator.vibrate's calls (headless chromium has no vibration motor to ask).
 RECORD_BUZZ = (

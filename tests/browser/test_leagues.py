@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_site import AXE_JS, DESKTOP, PHONE, SERIOUS, _name, _play
+from tests.browser.helpers import AXE_JS, DESKTOP, PHONE, SERIOUS, play_game, set_name
 
 MONDAY = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
@@ -33,8 +33,8 @@ def test_a_league_made_joined_and_played_across_days(
 ) -> None:
     base = serve(now=MONDAY)
     ana, bo = new_context(viewport=PHONE), new_context(viewport=DESKTOP)
-    _name(ana, base, "Ana")
-    _name(bo, base, "Bo")
+    set_name(ana, base, "Ana")
+    set_name(bo, base, "Bo")
     page = ana.new_page()
     page.goto(base + "/leagues")
     page.get_by_label("League name").fill("Family")
@@ -42,7 +42,7 @@ def test_a_league_made_joined_and_played_across_days(
     invite = page.locator("input.invite").input_value()
     totals: dict[str, list[int]] = {
         "Ana": [],
-        "Bo": [_play(bo, base, {"mode": "daily"}, True)["total"]],
+        "Bo": [play_game(bo, base, {"mode": "daily"}, True)["total"]],
     }
     other = bo.new_page()
     other.goto(invite)
@@ -55,9 +55,9 @@ def test_a_league_made_joined_and_played_across_days(
     ]
     for n in range(3):  # Monday to Wednesday; Bo skips Tuesday
         day = serve(now=MONDAY + timedelta(days=n))  # cookies are per host, not port
-        totals["Ana"].append(_play(ana, day, {"mode": "daily"})["total"])
+        totals["Ana"].append(play_game(ana, day, {"mode": "daily"})["total"])
         if n == 2:
-            totals["Bo"].append(_play(bo, day, {"mode": "daily"}, last=True)["total"])
+            totals["Bo"].append(play_game(bo, day, {"mode": "daily"}, last=True)["total"])
     page.goto(day + invite.removeprefix(base))
     today = sorted(((totals[p][-1], p) for p in totals), reverse=True)
     assert [(r[1], int(r[2])) for r in _board(page, "December 2, 2026")] == [
@@ -87,7 +87,7 @@ def test_the_invite_link_is_copied_or_handed_to_the_share_sheet(
     phone = new_context(viewport=PHONE)  # a share sheet that records what it was handed
     record = "async (data) => { window.shared = data; }"
     phone.add_init_script(f"Object.defineProperty(navigator, 'share', {{value: {record}}})")
-    _name(phone, base, "Ana")
+    set_name(phone, base, "Ana")
     mine = phone.request.post(f"{base}/api/v1/leagues", data={"name": "Kin"}).json()
     sharing = phone.new_page()
     sharing.goto(f"{base}/leagues/{mine['id']}")
@@ -105,7 +105,7 @@ def test_league_pages_pass_axe(serve: Callable[..., str], new_context: Callable[
     found = {}
     for scheme in ("light", "dark"):
         context = new_context(viewport=PHONE, color_scheme=scheme, bypass_csp=True)
-        _name(context, base, "Ana")
+        set_name(context, base, "Ana")
         made = context.request.post(f"{base}/api/v1/leagues", data={"name": "Family"}).json()
         stranger = new_context(viewport=PHONE, color_scheme=scheme, bypass_csp=True).new_page()
         page = context.new_page()
@@ -126,8 +126,8 @@ def test_a_removed_member_stays_out_until_the_owner_readmits_him(
 ) -> None:
     base = serve(now=MONDAY)
     ana, bo = new_context(viewport=PHONE), new_context(viewport=PHONE)
-    _name(ana, base, "Ana")
-    _name(bo, base, "Bo")
+    set_name(ana, base, "Ana")
+    set_name(bo, base, "Bo")
     made = ana.request.post(f"{base}/api/v1/leagues", data={"name": "Family"}).json()
     mine, his = ana.new_page(), bo.new_page()
     his.goto(made["invite"])

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser.helpers import set_name
+
 pytestmark = [
     pytest.mark.parametrize("redis_server", ["embedded"], indirect=True),
     pytest.mark.slow,
@@ -49,12 +51,6 @@ def _play(context: Any, base: str, pick: Callable[..., Any] = max, leave: int = 
     return context.request.get(f"{base}/api/v1/games/{state['id']}").json()
 
 
-def _named(context: Any, base: str, name: str) -> None:
-    response = context.request.patch(f"{base}/api/v1/players/me", data=json.dumps({"name": name}),
-                                     headers=JSON)  # fmt: skip
-    assert response.ok, response.text()
-
-
 def _finish_in_page(page: Any, base: str, game: dict[str, Any]) -> None:
     """Opens *game* with one row left and scores it by a tap, as a player finishes."""
     page.goto(f"{base}/play/{game['id']}")
@@ -82,7 +78,7 @@ def test_four_new_players_over_four_days_read_figures_that_agree(
     games = {}
     for name, context in people.items():
         games[name] = _play(context, day1, pick=max if name != "Di" else min)
-        _named(context, day1, name)
+        set_name(context, day1, name)
         if name == "Ada":  # she plays, then makes a league; Bo plays, then joins it
             league = _post(context, f"{day1}/api/v1/leagues", {"name": "Friday"})
         if name == "Bo":

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tests.browser.helpers import DECEMBER, PHONE, play_game
 from tests.browser.test_challenge import _serious
-from tests.browser.test_site import DECEMBER, PHONE, _play
 
 
 def _almost(context: Any, base: str) -> str:
@@ -80,7 +80,7 @@ def test_the_first_share_asks_a_guest_for_a_name(
 ) -> None:
     base = serve(now=DECEMBER)
     context = new_context(viewport=PHONE, bypass_csp=True)  # axe is injected as a script
-    _play(context, base, {"mode": "daily"})  # finished through the API: nothing asked yet
+    play_game(context, base, {"mode": "daily"})  # finished through the API: nothing asked yet
     page = context.new_page()
     page.goto(base + "/")
     form = page.locator("#name-prompt")

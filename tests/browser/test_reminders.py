@@ -22,8 +22,8 @@ import pytest
 from daily.core.config import load
 from daily.service import backend, remind, reminders
 from daily.service.pushing import Pusher
+from tests.browser.helpers import PHONE
 from tests.browser.test_name import _almost, _finish
-from tests.browser.test_site import PHONE
 from tests.push_service import PushService, decrypt, push_service
 from tests.web.helpers import SECRET
 

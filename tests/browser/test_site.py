@@ -4,54 +4,24 @@ page wider than a 320-px phone in any language."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from daily.web.i18n import LANGUAGES
+from tests.browser.helpers import (
+    AXE_JS,
+    DECEMBER,
+    DESKTOP,
+    PHONE,
+    SERIOUS,
+    play_game,
+    set_name,
+)
 
 pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
-
-DECEMBER = datetime(2026, 12, 5, 10, 0, tzinfo=UTC)
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
-#: axe-core, installed from npm by .ci/run (``npm install axe-core`` in this folder).
-AXE = Path(__file__).resolve().parents[2] / ".cache" / "axe" / "node_modules" / "axe-core"
-AXE_JS = AXE / "axe.min.js"
-
-
-def _play(context: Any, base: str, body: dict[str, Any], last: bool = False) -> dict[str, Any]:
-    """Plays a whole game through the API (first or last open row each turn): the finished
-    game as a GET gives it (a move's answer carries only what the move changed)."""
-    response = context.request.post(f"{base}/api/v1/games", data=body)
-    assert response.status == 201, response.text()
-    state: dict[str, Any] = response.json()
-    while not state["finished"]:
-        rows = list(state["potential"])
-        url = f"{base}/api/v1/games/{state['id']}/score"
-        response = context.request.post(url, data={"category": rows[-1] if last else rows[0]})
-        assert response.ok, response.text()
-        state = response.json()
-    game: dict[str, Any] = context.request.get(f"{base}/api/v1/games/{state['id']}").json()
-    return game
-
-
-def _start(page: Any, base: str, spec: dict[str, Any]) -> dict[str, Any]:
-    """Starts a game of *spec* for *page*'s (or a context's) player: the game as started."""
-    response = page.request.post(f"{base}/api/v1/games", data=json.dumps(spec),
-                                 headers={"Content-Type": "application/json"})  # fmt: skip
-    assert response.ok, response.text()
-    game: dict[str, Any] = response.json()
-    return game
-
-
-def _name(context: Any, base: str, name: str) -> None:
-    response = context.request.patch(f"{base}/api/v1/players/me", data={"name": name})
-    assert response.ok, response.text()
 
 
 @pytest.fixture
@@ -59,10 +29,10 @@ def world(serve: Callable[..., str], new_context: Callable[..., Any]) -> dict[st
     """A December server where Ana played the daily and Bo played Ana's code as his daily."""
     base = serve(now=DECEMBER)
     ana, bo = new_context(viewport=PHONE), new_context(viewport=PHONE)
-    _name(ana, base, "Ana")
-    _name(bo, base, "Bo")
-    daily = _play(ana, base, {"mode": "daily"})
-    friend = _play(bo, base, {"mode": "friend", "code": daily["share_code"]}, last=True)
+    set_name(ana, base, "Ana")
+    set_name(bo, base, "Bo")
+    daily = play_game(ana, base, {"mode": "daily"})
+    friend = play_game(bo, base, {"mode": "friend", "code": daily["share_code"]}, last=True)
     return {"base": base, "ana": ana, "bo": bo, "daily": daily, "friend": friend}
 
 
@@ -182,14 +152,6 @@ def axe() -> Iterator[Path]:
     if not AXE_JS.exists():
         pytest.skip(f"{AXE_JS} is missing (.ci/run installs axe-core from npm)")
     yield AXE_JS
-
-
-#: Runs axe on the page: its serious and critical findings, each with its first elements.
-SERIOUS = """
-axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations
-  .filter((v) => ['serious', 'critical'].includes(v.impact))
-  .map((v) => v.id + ': ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))
-"""
 
 
 def test_axe_finds_nothing_serious(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_site import AXE_JS, SERIOUS, _start
+from tests.browser.helpers import AXE_JS, SERIOUS, start_game
 
 pytestmark = pytest.mark.parametrize("redis_server", ["embedded"], indirect=True)
 
@@ -43,7 +43,7 @@ def _apart(one: dict[str, float], other: dict[str, float]) -> bool:
 
 def _play(context: Any, base: str, spec: dict[str, Any]) -> dict[str, Any]:
     """Plays a whole game through the API, the first open row each turn: the finished game."""
-    state = _start(context, base, spec)
+    state = start_game(context, base, spec)
     while not state["finished"]:
         row = next(iter(state["potential"]))
         response = context.request.post(
@@ -66,7 +66,7 @@ def test_the_lesson_leaves_the_keyboard_line_and_the_dice_clear(
 ) -> None:
     base = serve(now=NOW)
     page = new_context(**SIZES[size]).new_page()
-    game = _start(page, base, {"mode": "solo", "ruleset": "maxi", "options": {}})
+    game = start_game(page, base, {"mode": "solo", "ruleset": "maxi", "options": {}})
     page.goto(f"{base}/play/{game['id']}")
     page.wait_for_selector("#teach:not([hidden])")
     lesson = _box(page, "#teach")
@@ -90,7 +90,7 @@ def test_a_guests_first_finish_asks_for_a_name_after_the_result(
 ) -> None:
     base = serve(now=NOW)
     page = new_context(**SIZES[size]).new_page()
-    state = _start(page, base, {"mode": "daily"})
+    state = start_game(page, base, {"mode": "daily"})
     while not state["finished"]:
         row = max(state["potential"], key=lambda r: state["potential"][r])
         response = page.request.post(

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from tests.browser.test_site import DECEMBER, DESKTOP, PHONE, _play
+from tests.browser.helpers import DECEMBER, DESKTOP, PHONE, play_game
 
 
 def test_stats_after_three_days(
@@ -17,7 +17,7 @@ def test_stats_after_three_days(
     totals = []
     for n in range(3):
         base = serve(now=DECEMBER + timedelta(days=n))  # cookies are per host, not port
-        totals.append(_play(phone, base, {"mode": "daily"}, last=n % 2 == 1)["total"])
+        totals.append(play_game(phone, base, {"mode": "daily"}, last=n % 2 == 1)["total"])
     page = phone.new_page()
     page.goto(base + "/")
     panel = page.locator("#stats")
