@@ -79,17 +79,17 @@ TABLE_CACHE = TABLES_ROOT / code_version()
 
 def shared_table(name: str) -> Path:
     """The table file of ruleset *name*, built once (or found) under :data:`TABLE_CACHE`."""
-    ruleset = find_ruleset(name)
+    model = model_of(find_ruleset(name))
     if not TABLE_CACHE.exists():
         _prune_unused()
-    if not table_path(model_of(ruleset), TABLE_CACHE).exists():
+    if not table_path(model, TABLE_CACHE).exists():
         # On every core: the run's own build (tests/conftest.py) is at low priority, so it
         # takes what the tests leave idle, and at the end, when the tests that need Maxi
         # wait for it, all of the machine (one core left half of it idle then).
-        builder.build(model_of(ruleset), site(TABLE_CACHE), workers=os.cpu_count() or 1)
-    load_table(model_of(ruleset), site(TABLE_CACHE))
+        builder.build(model, site(TABLE_CACHE), workers=os.cpu_count() or 1)
+    load_table(model, site(TABLE_CACHE))
     os.utime(TABLE_CACHE)  # used now: see _prune_unused
-    return table_path(model_of(ruleset), TABLE_CACHE)
+    return table_path(model, TABLE_CACHE)
 
 
 def maxi_is_built() -> bool:
